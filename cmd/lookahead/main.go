@@ -1,0 +1,38 @@
+// Command lookahead is the grid user's and operator's CLI: offline planning
+// and simulation, and (against a running broker) submit, status, plan and
+// audit.
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/internal/cli"
+)
+
+func main() {
+	cli.Main("lookahead", func(ctx context.Context) error {
+		return newRootCommand().ExecuteContext(ctx)
+	})
+}
+
+// newRootCommand builds the command tree; commands are added explicitly.
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lookahead",
+		Short: "Plan parallel grid jobs into the forecast idle time of Torque/Maui clusters",
+		Long: `lookahead lets clusters run by Torque and Maui lend their idle future to a grid.
+Agents on each cluster publish forecast time slots with prices; a broker
+co-allocates grid jobs across sites and protects the plan with Maui
+reservations. This CLI talks to the broker and also works offline on
+forecast files.`,
+		Version:       cli.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+	// commands are added here, one file each (cmd_<name>.go)
+	)
+	return root
+}

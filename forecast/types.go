@@ -1,0 +1,98 @@
+package forecast
+
+// Version is the only contract version this code reads and writes.
+const Version = 1
+
+// Criterion names how the planner ranks the feasible allocations of a job.
+const (
+	EarliestStart  = "earliest-start"
+	EarliestFinish = "earliest-finish"
+)
+
+// Node is a compute node a site offers to the grid. Speed is relative to the
+// reference CPU (1.0); walltimes are stated on the reference CPU.
+type Node struct {
+	Name     string   `json:"name"`
+	Procs    int      `json:"procs"`
+	Speed    float64  `json:"speed"`
+	MemMB    int64    `json:"mem_mb"`
+	Features []string `json:"features,omitempty"`
+}
+
+// Slot says that Procs processors of Node may be used by a grid job over
+// [Start, End) at Price credits per CPU-hour. Slots of one node may overlap
+// or abut: at any instant the usable processors of a node are the sum of
+// Procs over its slots that contain that instant.
+type Slot struct {
+	Node  string  `json:"node"`
+	Procs int     `json:"procs"`
+	Start int64   `json:"start"`
+	End   int64   `json:"end"`
+	Price float64 `json:"price"`
+}
+
+// Forecast is what an agent publishes for its site: the nodes and the
+// priced slots of the site's future up to Horizon, generated at Generated.
+// Seq grows with every forecast a site publishes (the forecast revision).
+type Forecast struct {
+	Version   int    `json:"version"`
+	Site      string `json:"site"`
+	Seq       uint64 `json:"seq"`
+	Generated int64  `json:"generated"`
+	Horizon   int64  `json:"horizon"`
+	Nodes     []Node `json:"nodes"`
+	Slots     []Slot `json:"slots"`
+}
+
+// JobRequest is a grid job as a grid user submits it (v1). Walltime is on
+// the reference CPU; MaxPrice is in credits per CPU-hour; MaxSites 0 means
+// any number of sites.
+type JobRequest struct {
+	ID        string   `json:"id"`
+	Procs     int      `json:"procs"`
+	Walltime  int64    `json:"walltime"`
+	MaxPrice  float64  `json:"max_price"`
+	MinSpeed  float64  `json:"min_speed"`
+	MemMB     int64    `json:"mem_mb"`
+	Features  []string `json:"features"`
+	Criterion string   `json:"criterion"`
+	MaxSites  int      `json:"max_sites"`
+	User      string   `json:"user"`
+	Account   string   `json:"account"`
+	Submitted int64    `json:"submitted"`
+}
+
+// Part is the share of an allocation held on one node of one site.
+type Part struct {
+	Site  string `json:"site"`
+	Node  string `json:"node"`
+	Procs int    `json:"procs"`
+}
+
+// Allocation is the planner's answer for one job: every part is held over
+// [Start, End). When nothing fits within the horizon, Error says why and the
+// other fields are zero.
+type Allocation struct {
+	Job   string  `json:"job"`
+	Start int64   `json:"start,omitempty"`
+	End   int64   `json:"end,omitempty"`
+	Parts []Part  `json:"parts,omitempty"`
+	Cost  float64 `json:"cost,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
+
+// Placed reports whether the allocation holds processors.
+func (a Allocation) Placed() bool { return a.Error == "" && len(a.Parts) > 0 }
+
+// Sites lists the distinct sites of the allocation's parts, in part order.
+func (a Allocation) Sites() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range a.Parts {
+		if !seen[p.Site] {
+			seen[p.Site] = true
+			out = append(out, p.Site)
+		}
+	}
+	return out
+}

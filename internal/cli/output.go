@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Output formats of commands that print data.
+const (
+	FormatTable = "table"
+	FormatJSON  = "json"
+)
+
+// AddOutputFlag adds -o/--output to cmd, bound to *format.
+func AddOutputFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVarP(format, "output", "o", FormatTable, "output format: table or json")
+}
+
+// CheckFormat refuses output formats other than table and json.
+func CheckFormat(format string) error {
+	if format != FormatTable && format != FormatJSON {
+		return Usagef("--output %q: must be %q or %q", format, FormatTable, FormatJSON)
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package wire
+
+// Message types: every message carries Type, a versioned name, so a reader
+// can refuse what it does not understand.
+const (
+	TypeForecast     = "forecast.v1"
+	TypeHeartbeat    = "heartbeat.v1"
+	TypeReserve      = "reserve.v1"
+	TypeReserveReply = "reserve-reply.v1"
+	TypeRelease      = "release.v1"
+	TypeReleaseReply = "release-reply.v1"
+	TypeList         = "list.v1"
+	TypeListReply    = "list-reply.v1"
+	TypeAudit        = "audit.v1"
+	TypeJobEvent     = "jobevent.v1"
+)
+
+// Stable result codes of agent and broker endpoints. A refusal is an answer
+// with one of these codes, not a transport error.
+const (
+	CodeOK          = "ok"
+	CodeStale       = "stale"       // the request was planned on an older forecast that no longer fits
+	CodeInvalid     = "invalid"     // malformed request, bad identity, bad times
+	CodeNoCapacity  = "no-capacity" // the site does not have the processors asked for
+	CodeTooLong     = "too-long"    // duration over the configured maximum
+	CodeInPast      = "in-past"     // start time already passed
+	CodeSchedulerEr = "scheduler"   // Maui refused or failed
+	CodeNotFound    = "not-found"   // nothing to release / unknown job
+	CodeForbidden   = "forbidden"   // identity not allowed
+	CodeOverBudget  = "over-budget" // job's worst-case cost exceeds the budget left
+	CodeInternal    = "internal"    // the machinery failed
+)
+
+// Identity is what the ACL of a grid job's reservation matches: plain names
+// only (see forecast.IsPlainName).
+type Identity struct {
+	User    string `json:"user,omitempty"`
+	Group   string `json:"group,omitempty"`
+	Account string `json:"account,omitempty"`
+}
+
+// NodeProcs is a processor count on one named node.
+type NodeProcs struct {
+	Node  string `json:"node"`
+	Procs int    `json:"procs"`
+}
+
+// ReserveRequest asks one site to protect a grid job's part with a
+// reservation. Revision is the forecast Seq the plan was made on. Either
+// Nodes (exact per-node counts) or Procs (a count for the site) is set.
+// Retrying with the same Job is a no-op on the agent.
+type ReserveRequest struct {
+	Type        string      `json:"type"`
+	Job         string      `json:"job"`
+	Site        string      `json:"site"`
+	Revision    uint64      `json:"revision"`
+	Start       int64       `json:"start"`
+	Duration    int64       `json:"duration"`
+	Nodes       []NodeProcs `json:"nodes,omitempty"`
+	Procs       int         `json:"procs,omitempty"`
+	Identity    Identity    `json:"identity"`
+	RequestedBy string      `json:"requested_by,omitempty"`
+}
+
+// Reservation is one advance reservation a site holds for a grid job.
+type Reservation struct {
+	ID       string      `json:"id"`
+	Job      string      `json:"job"`
+	Site     string      `json:"site,omitempty"`
+	Start    int64       `json:"start"`
+	End      int64       `json:"end"`
+	Nodes    []NodeProcs `json:"nodes"`
+	Identity Identity    `json:"identity"`
+	// Submit is what the grid job's part must add to qsub to run inside
+	// the reservation, e.g. "-A acct -W x=FLAGS:ADVRES:g17.0".
+	Submit string `json:"submit,omitempty"`
+}
+
+// ReserveReply is an agent's answer. Code is CodeOK when Reservations hold
+// the job's part; CodeStale carries the site's current Revision.
+type ReserveReply struct {
+	Type         string        `json:"type"`
+	Job          string        `json:"job"`
+	Site         string        `json:"site"`
+	Code         string        `json:"code"`
+	Message      string        `json:"message,omitempty"`
+	Revision     uint64        `json:"revision,omitempty"`
+	Reservations []Reservation `json:"reservations,omitempty"`
+}
+
+// ReleaseRequest asks a site to release every reservation of Job.
+// Idempotent: releasing what does not exist succeeds with a note.
+type ReleaseRequest struct {
+	Type        string `json:"type"`
+	Job         string `json:"job"`
+	Site        string `json:"site"`
+	Reason      string `json:"reason,omitempty"`
+	RequestedBy string `json:"requested_by,omitempty"`
+}
+
+// ReleaseReply lists what was released; Note says when there was nothing.
+type ReleaseReply struct {
+	Type     string   `json:"type"`
+	Job      string   `json:"job"`
+	Site     string   `json:"site"`
+	Code     string   `json:"code"`
+	Released []string `json:"released,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// ListRequest asks a site for its lookahead reservations, read from Maui.
+type ListRequest struct {
+	Type string `json:"type"`
+}
+
+// ListReply is a site's lookahead reservations as Maui reports them.
+type ListReply struct {
+	Type         string        `json:"type"`
+	Site         string        `json:"site"`
+	Code         string        `json:"code"`
+	Message      string        `json:"message,omitempty"`
+	Reservations []Reservation `json:"reservations"`
+}
+
+// AuditRecord is one entry of the audit trail: who asked what, when, under
+// which ACL, what ran, and what came of it.
+type AuditRecord struct {
+	Type     string   `json:"type"`
+	Time     int64    `json:"time"`
+	Origin   string   `json:"origin"` // site name or "broker"
+	Action   string   `json:"action"` // reserve, release, commit, rollback, charge, refund, ...
+	Job      string   `json:"job,omitempty"`
+	Site     string   `json:"site,omitempty"`
+	Actor    string   `json:"actor,omitempty"` // who asked
+	Identity Identity `json:"identity,omitempty"`
+	Command  []string `json:"command,omitempty"` // exact argument vector run, if any
+	Code     string   `json:"code"`
+	Message  string   `json:"message,omitempty"`
+	Detail   any      `json:"detail,omitempty"`
+}
+
+// JobEvent is what a site saw of a grid job's part.
+type JobEvent struct {
+	Type  string `json:"type"`
+	Site  string `json:"site"`
+	Job   string `json:"job"`
+	State string `json:"state"` // started, finished, failed
+	Time  int64  `json:"time"`
+}

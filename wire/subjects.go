@@ -1,0 +1,68 @@
+package wire
+
+import "fmt"
+
+// Subjects, buckets and streams. Each subject has a wildcard form (for
+// subscriptions and permissions) and a template (for one site or one verb).
+const (
+	// ForecastSubjectT is where site %s publishes its forecasts and heartbeats.
+	ForecastSubjectT = "lookahead.forecast.%s"
+	ForecastSubjects = "lookahead.forecast.*"
+
+	// ForecastBucket keeps the latest forecast per site, keyed by site name.
+	ForecastBucket = "lookahead-forecasts"
+
+	// AgentServiceName is the micro service every agent registers; its
+	// endpoints live under AgentSubjectT (site, verb).
+	AgentServiceName = "lookahead-agent"
+	AgentSubjectT    = "lookahead.agent.%s.%s"
+	AgentSubjects    = "lookahead.agent.>"
+	VerbReserve      = "reserve"
+	VerbRelease      = "release"
+	VerbList         = "list"
+
+	// JobEventSubjectT carries what a site saw of grid jobs (started,
+	// finished) so the broker can follow them: site, grid job id.
+	JobEventSubjectT = "lookahead.jobevent.%s.%s"
+	JobEventSubjects = "lookahead.jobevent.>"
+
+	// BrokerServiceName is the broker's micro service; its endpoints are
+	// BrokerSubjectT (verb).
+	BrokerServiceName = "lookahead-broker"
+	BrokerSubjectT    = "lookahead.broker.%s"
+	BrokerSubjects    = "lookahead.broker.>"
+	VerbSubmit        = "submit"
+	VerbCancel        = "cancel"
+	VerbStatus        = "status"
+	VerbPlan          = "plan"
+	VerbSites         = "sites"
+
+	// JobStream keeps the grid queue durably (submissions, cancels, state
+	// changes) under JobSubjects.
+	JobStream   = "LOOKAHEAD_JOBS"
+	JobSubjectT = "lookahead.jobs.%s"
+	JobSubjects = "lookahead.jobs.>"
+
+	// AuditStream is the append-only audit trail; records are published on
+	// AuditSubjectT (origin: a site name or "broker", action).
+	AuditStream   = "LOOKAHEAD_AUDIT"
+	AuditSubjectT = "lookahead.audit.%s.%s"
+	AuditSubjects = "lookahead.audit.>"
+)
+
+// ForecastSubject is the subject site publishes its forecasts on.
+func ForecastSubject(site string) string { return fmt.Sprintf(ForecastSubjectT, site) }
+
+// AgentSubject is the subject of one agent endpoint.
+func AgentSubject(site, verb string) string { return fmt.Sprintf(AgentSubjectT, site, verb) }
+
+// BrokerSubject is the subject of one broker endpoint.
+func BrokerSubject(verb string) string { return fmt.Sprintf(BrokerSubjectT, verb) }
+
+// AuditSubject is the subject an audit record of origin and action goes to.
+func AuditSubject(origin, action string) string {
+	return fmt.Sprintf(AuditSubjectT, origin, action)
+}
+
+// JobEventSubject is the subject a site reports a grid job's progress on.
+func JobEventSubject(site, job string) string { return fmt.Sprintf(JobEventSubjectT, site, job) }
