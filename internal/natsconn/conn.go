@@ -1,0 +1,114 @@
+// Package natsconn connects lookahead processes to NATS from one typed
+// config: URL, credentials (creds file, nkey seed, user/password or token),
+// TLS with a pinned CA and optional client certificate. Agent, broker and
+// CLI all connect through here so security options are handled once.
+package natsconn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Config is how to reach NATS. Empty fields are not used.
+type Config struct {
+	URL      string `mapstructure:"url" json:"url"`
+	Name     string `mapstructure:"name" json:"name"` // client name shown by the server
+	Creds    string `mapstructure:"creds" json:"creds"`
+	NKeySeed string `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
+	User     string `mapstructure:"user" json:"user"`
+	Password string `mapstructure:"password" json:"-"`
+	Token    string `mapstructure:"token" json:"-"`
+	TLSCA    string `mapstructure:"tls_ca" json:"tls_ca"`
+	TLSCert  string `mapstructure:"tls_cert" json:"tls_cert"`
+	TLSKey   string `mapstructure:"tls_key" json:"tls_key"`
+	// ConnectTimeout bounds the first connection; 0 means 5 s.
+	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout"`
+}
+
+// Validate reports options that cannot work together.
+func (c Config) Validate() error {
+	n := 0
+	for _, set := range []bool{c.Creds != "", c.NKeySeed != "", c.User != "", c.Token != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("nats: choose one of creds, nkey_seed, user/password, token")
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("nats: tls_cert and tls_key go together")
+	}
+	return nil
+}
+
+// Options turns the config into nats.go options.
+func (c Config) Options() ([]nats.Option, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	timeout := c.ConnectTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	opts := []nats.Option{nats.Name(c.Name), nats.Timeout(timeout), nats.MaxReconnects(-1)}
+	switch {
+	case c.Creds != "":
+		opts = append(opts, nats.UserCredentials(c.Creds))
+	case c.NKeySeed != "":
+		opt, err := nats.NkeyOptionFromSeed(c.NKeySeed)
+		if err != nil {
+			return nil, fmt.Errorf("nats nkey seed %s: %w", c.NKeySeed, err)
+		}
+		opts = append(opts, opt)
+	case c.User != "":
+		opts = append(opts, nats.UserInfo(c.User, c.Password))
+	case c.Token != "":
+		opts = append(opts, nats.Token(c.Token))
+	}
+	if c.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(c.TLSCA))
+	}
+	if c.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(c.TLSCert, c.TLSKey))
+	}
+	return opts, nil
+}
+
+// Connect dials NATS with the config's options.
+func Connect(ctx context.Context, c Config) (*nats.Conn, error) {
+	opts, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	url := c.URL
+	if url == "" {
+		url = nats.DefaultURL
+	}
+	type result struct {
+		nc  *nats.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		nc, err := nats.Connect(url, opts...)
+		done <- result{nc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("connect to nats at %s: %w", url, r.err)
+		}
+		return r.nc, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		return nil, fmt.Errorf("connect to nats at %s: %w", url, ctx.Err())
+	}
+}
