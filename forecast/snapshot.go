@@ -9,6 +9,20 @@ type Snapshot struct {
 	Taken int64          `json:"taken"`
 	Nodes []SnapshotNode `json:"nodes"`
 	Jobs  []LocalJob     `json:"jobs"`
+	// Reservations are advance reservations in force (grid jobs' holds):
+	// their processors are neither offered as slots nor used by local jobs
+	// that are not bound to them.
+	Reservations []Reservation `json:"reservations,omitempty"`
+}
+
+// Reservation holds processors on nodes over [Start, End) for one grid job
+// (Job, the grid job id); ID is the scheduler's name for it.
+type Reservation struct {
+	ID    string      `json:"id"`
+	Job   string      `json:"job,omitempty"`
+	Start int64       `json:"start"`
+	End   int64       `json:"end"`
+	Hosts []HostProcs `json:"hosts"`
 }
 
 // Node states as pbsnodes reports them; a node may have several at once
