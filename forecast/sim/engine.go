@@ -76,20 +76,21 @@ func (e *Engine) Now() int64 { return e.now }
 // Capacity is the number of processors on usable nodes.
 func (e *Engine) Capacity() int { return e.total }
 
-// Submit queues j at j.Submit (a Submit before Now means now). A job that
+// Submit queues j at j.Submit; a job submitted before Now arrives now but
+// keeps its Submit for the queue order (a snapshot's queued jobs). A job that
 // can never run here (invalid request, wider than the usable cluster, a
 // ppn chunk larger than any node) is rejected: AdvanceTo reports it as a
 // Rejected event.
 func (e *Engine) Submit(j Job) {
-	if j.Submit < e.now {
-		j.Submit = e.now
-	}
+	arrive := max(j.Submit, e.now)
 	if reason := e.refuse(j); reason != "" {
-		e.out = append(e.out, Event{Kind: Rejected, Time: j.Submit, Job: j.ID, Reason: reason})
+		e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: reason})
 		return
 	}
 	e.seq++
-	e.pending.push(newJob(j, e.seq))
+	jb := newJob(j, e.seq)
+	jb.arrive = arrive
+	e.pending.push(jb)
 }
 
 func (e *Engine) refuse(j Job) string {
@@ -174,8 +175,8 @@ func (e *Engine) next() (int64, bool) {
 	if e.ends.len() > 0 {
 		t, ok = e.ends.peek().end, true
 	}
-	if e.pending.len() > 0 && e.pending.peek().Submit < t {
-		t, ok = e.pending.peek().Submit, true
+	if e.pending.len() > 0 && e.pending.peek().arrive < t {
+		t, ok = e.pending.peek().arrive, true
 	}
 	for _, r := range e.resvs {
 		if r.r.End < t {
@@ -198,7 +199,7 @@ func (e *Engine) apply() {
 		}
 		i++
 	}
-	for e.pending.len() > 0 && e.pending.peek().Submit <= e.now {
+	for e.pending.len() > 0 && e.pending.peek().arrive <= e.now {
 		e.enqueue(e.pending.pop())
 	}
 	e.dirty = true

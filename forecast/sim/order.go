@@ -4,6 +4,7 @@ package sim
 type job struct {
 	Job
 	seq     int
+	arrive  int64 // when it enters the queue
 	numID   uint64
 	isNum   bool
 	start   int64
@@ -122,8 +123,8 @@ func (h *jobHeap) pop() *job {
 }
 
 func bySubmit(a, b *job) bool {
-	if a.Submit != b.Submit {
-		return a.Submit < b.Submit
+	if a.arrive != b.arrive {
+		return a.arrive < b.arrive
 	}
 	return a.seq < b.seq
 }
