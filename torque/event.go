@@ -25,8 +25,12 @@ const (
 	// JobRerun: the job was requeued to run again (accounting R).
 	JobRerun EventKind = "job_rerun"
 	// JobModified: job attributes changed (qalter; "attributes set" on a
-	// job; checkpoint C and T restart records).
+	// job).
 	JobModified EventKind = "job_modified"
+	// JobCheckpointed: the job was checkpointed and held (accounting C).
+	JobCheckpointed EventKind = "job_checkpointed"
+	// JobRestarted: the job restarted from a checkpoint (accounting T).
+	JobRestarted EventKind = "job_restarted"
 	// JobStateChanged: a state transition logged by svr_setjobstate
 	// (loglevel ≥ 4); From/To hold "STATE-SUBSTATE".
 	JobStateChanged EventKind = "job_state"
