@@ -124,11 +124,27 @@ make_root() {
 # there. --nodeps skips only that dependency check; scriptlets still run.
 R() { "${as_root[@]}" rpm --root "$root" --dbpath /var/lib/rpm "$@"; }
 
+# systemctl_calls ROOT: the systemctl calls logged in ROOT since the last
+# call of this function (empty when the root has no fake systemctl).
+systemctl_calls() {
+	[ -f "$1/systemctl.log" ] || return 0
+	"${as_root[@]}" cat "$1/systemctl.log" | sort | tr '\n' ';'
+	"${as_root[@]}" rm -f "$1/systemctl.log"
+}
+# expect_calls ROOT WHAT WANT: the logged systemctl calls are WANT.
+expect_calls() {
+	local got
+	[ -x "$1/usr/bin/systemctl" ] || return 0
+	got=$(systemctl_calls "$1")
+	[ "$got" = "$3" ] && ok "$how: scriptlets on $2 ran: $got" || fail "$how: systemctl calls on $2: '$got', want '$3'"
+}
+
 check_install() {
 	local root=$1 how=$2
 	R -i --nodeps "$tmp"/v1/*.rpm 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "$how: install v1"; return; }
 	grep -v 'should not be used directly\|assuming you know what you are doing' "$tmp/err" >&2 || true
 	ok "$how: installed $(R -qa --qf '%{NAME}-%{VERSION}-%{RELEASE} ' | sort)"
+	expect_calls "$root" install "--no-reload preset lookahead-agent.service;--no-reload preset lookahead-broker.service;daemon-reload;daemon-reload;"
 	local name uid dir
 	for name in agent broker; do
 		uid=$(awk -F: -v u="lookahead-$name" '$1 == u {print $3}' "$root/etc/passwd")
@@ -154,6 +170,7 @@ check_install() {
 	[ "$v" = "S.5....T.  c /etc/lookahead/agent.yaml" ] && ok "$how: rpm -V sees the edit: $v" || fail "$how: rpm -V after edit: $v"
 	R -U --nodeps "$tmp"/v2/*.rpm 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "$how: upgrade to v2"; return; }
 	grep -v 'should not be used directly\|assuming you know what you are doing' "$tmp/err" >&2 || true
+	expect_calls "$root" upgrade "daemon-reload;daemon-reload;daemon-reload;daemon-reload;try-restart lookahead-agent.service;try-restart lookahead-broker.service;"
 	v=$(R -q --qf '%{VERSION}-%{RELEASE}\n' lookahead-agent lookahead-broker lookahead | sort -u)
 	[ "$v" = "$ver-$next_rel" ] && ok "$how: upgraded to $v" || fail "$how: after upgrade: $v"
 	grep -qx 'site: edited-by-admin' "$root/etc/lookahead/agent.yaml" && ok "$how: the edit of agent.yaml survived the upgrade" || fail "$how: edit of agent.yaml lost"
@@ -188,6 +205,7 @@ check_install() {
 	fi
 
 	R -e lookahead-agent lookahead-broker lookahead 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "$how: erase"; return; }
+	expect_calls "$root" erase "--no-reload disable --now lookahead-agent.service;--no-reload disable --now lookahead-broker.service;daemon-reload;daemon-reload;"
 	[ -z "$(R -qa)" ] && [ ! -e "$root/usr/bin/lookahead-agent" ] && ok "$how: erased" || fail "$how: files left after erase"
 	grep -qx 'site: edited-by-admin' "$root/etc/lookahead/agent.yaml.rpmsave" 2>/dev/null &&
 		ok "$how: the edited config is kept as agent.yaml.rpmsave on erase" || fail "$how: edited config not saved on erase"
@@ -198,6 +216,11 @@ make_root "$root" /usr/bin/systemd-sysusers
 check_install "$root" "sysusers root"
 root=$tmp/root-useradd
 make_root "$root" /usr/bin/getent /usr/sbin/groupadd /usr/sbin/useradd
+# This root also "runs systemd": a systemctl that logs its arguments, so the
+# scriptlets' systemctl calls (with rpm's real $1) can be checked.
+"${as_root[@]}" mkdir -p "$root/run/systemd/system" "$root/usr/bin"
+printf '#!/bin/sh\necho "$*" >>/systemctl.log\n' | "${as_root[@]}" tee "$root/usr/bin/systemctl" >/dev/null
+"${as_root[@]}" chmod 755 "$root/usr/bin/systemctl"
 check_install "$root" "useradd root"
 
 if [ "$failures" -gt 0 ]; then

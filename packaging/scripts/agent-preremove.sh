@@ -1,8 +1,13 @@
 #!/bin/sh
-# lookahead-agent %preun: what %systemd_preun does. On erase ($1 = 0), stop
-# and disable the service; on upgrade ($1 >= 1) leave it running.
+# lookahead-agent pre-uninstall: what %systemd_preun does. On erase, stop
+# and disable the service; on upgrade, leave it running.
+# RPM passes $1 = 0 on erase; dpkg passes "remove".
 unit=lookahead-agent.service
-if [ "${1:-0}" -eq 0 ] && command -v systemctl >/dev/null 2>&1; then
-	systemctl --no-reload disable --now "$unit" >/dev/null 2>&1 || :
-fi
+case "$1" in
+0 | remove)
+	if command -v systemctl >/dev/null 2>&1; then
+		systemctl --no-reload disable --now "$unit" >/dev/null 2>&1 || :
+	fi
+	;;
+esac
 exit 0
