@@ -27,6 +27,11 @@ type Deps struct {
 	Sources     []Source
 	Metrics     Metrics
 	Log         *zerolog.Logger
+	// Now is the agent's clock (default time.Now). A simulated site on an
+	// accelerated clock passes the same clock here, so forecasts and
+	// request checks use the site's time; timers (debounce, refresh) stay
+	// in real time.
+	Now func() time.Time
 }
 
 // Agent is one site's daemon. Create it with New, run it with Run; Notify
@@ -61,6 +66,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	a := &Agent{cfg: cfg, deps: deps, met: deps.Metrics, kick: make(chan struct{}, 1), acc: NewAccuracy()}
 	if a.met == nil {
 		a.met = nopMetrics{}
+	}
+	if a.deps.Now == nil {
+		a.deps.Now = time.Now
 	}
 	if deps.Log != nil {
 		a.log = deps.Log.With().Str("site", cfg.Site).Str("component", "agent").Logger()
@@ -119,7 +127,7 @@ func (a *Agent) Run(ctx context.Context) error {
 // BuildOnce takes a snapshot and forecasts it, without NATS: what
 // `lookahead-agent forecast --once` prints. Seq is 0.
 func (a *Agent) BuildOnce(ctx context.Context) (*forecast.Forecast, error) {
-	b, err := a.build(ctx, time.Now())
+	b, err := a.build(ctx, a.deps.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -40,7 +39,7 @@ func (a *Agent) audit(ctx context.Context, rec wire.AuditRecord) error {
 	rec.Origin = a.cfg.Site
 	rec.Site = a.cfg.Site
 	if rec.Time == 0 {
-		rec.Time = time.Now().Unix()
+		rec.Time = a.deps.Now().Unix()
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {

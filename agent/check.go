@@ -92,7 +92,7 @@ func checkIdentity(id wire.Identity) *Refusal {
 		return refuse(wire.CodeInvalid, "identity: one of user, group, account is required to bind the reservation")
 	}
 	for _, f := range []struct{ name, v string }{{"user", id.User}, {"group", id.Group}, {"account", id.Account}} {
-		if f.v != "" && !forecast.IsPlainName(f.v) {
+		if f.v != "" && (!forecast.IsPlainName(f.v) || reservedWord(f.v)) {
 			return refuse(wire.CodeInvalid, "identity %s %q: must be a plain name (letters, digits, '_', '.', '-'; 1-64 characters; not starting with '-' or '.')", f.name, clip(f.v))
 		}
 	}
@@ -109,7 +109,7 @@ func checkProcs(req wire.ReserveRequest) ([]wire.NodeProcs, *Refusal) {
 	seen := map[string]bool{}
 	for i, n := range req.Nodes {
 		switch {
-		case !forecast.IsPlainName(n.Node):
+		case !forecast.IsPlainName(n.Node) || reservedWord(n.Node):
 			return nil, refuse(wire.CodeInvalid, "nodes[%d] %q: must be a plain name", i, clip(n.Node))
 		case n.Procs <= 0:
 			return nil, refuse(wire.CodeInvalid, "nodes[%d] %s: procs %d, must be > 0", i, n.Node, n.Procs)
@@ -228,6 +228,17 @@ func Available(slots []forecast.Slot, a, b int64) int {
 		}
 	}
 	return least
+}
+
+// reservedWord reports names that Maui reads as keywords rather than
+// names: an ACL of user ALL would let everyone into the reservation, a
+// host list ALL would take every node.
+func reservedWord(s string) bool {
+	switch strings.ToUpper(s) {
+	case "ALL", "NONE", "DEFAULT":
+		return true
+	}
+	return false
 }
 
 func printable(s string) bool {

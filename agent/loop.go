@@ -43,7 +43,7 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 	if ctx.Err() != nil {
 		return
 	}
-	now := time.Now()
+	start, now := time.Now(), a.deps.Now()
 	b, err := a.build(ctx, now)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -52,7 +52,7 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 		a.setError(err)
 		return
 	}
-	a.met.ForecastBuilt(time.Since(now))
+	a.met.ForecastBuilt(time.Since(start))
 	if a.pub == nil {
 		return
 	}

@@ -18,7 +18,7 @@ import (
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
-	now := time.Now()
+	now := a.deps.Now()
 	var req wire.ReserveRequest
 	reply := wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}
 	rec := wire.AuditRecord{Action: wire.VerbReserve, Time: now.Unix()}
@@ -116,7 +116,7 @@ func (a *Agent) limits(now time.Time) Limits {
 func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
-	now := time.Now()
+	now := a.deps.Now()
 	var req wire.ReleaseRequest
 	reply := wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}
 	rec := wire.AuditRecord{Action: wire.VerbRelease, Time: now.Unix()}
