@@ -25,9 +25,9 @@ const t0 = int64(1763780000)
 // clock is a settable clock shared by a site and its agent.
 type clock struct{ t atomic.Int64 }
 
-func newClock(t int64) *clock         { c := &clock{}; c.t.Store(t); return c }
-func (c *clock) Now() time.Time       { return time.Unix(c.t.Load(), 0) }
-func (c *clock) Set(t int64)          { c.t.Store(t) }
+func newClock(t int64) *clock        { c := &clock{}; c.t.Store(t); return c }
+func (c *clock) Now() time.Time      { return time.Unix(c.t.Load(), 0) }
+func (c *clock) Set(t int64)         { c.t.Store(t) }
 func (c *clock) Add(d time.Duration) { c.t.Add(int64(d.Seconds())) }
 
 func startNATS(t testing.TB) *nats.Conn {
