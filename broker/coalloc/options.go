@@ -14,12 +14,14 @@ const maxDuration = int64(1) << 60
 // Options tune the planner. The zero value plans with exact speed tiers, no
 // multi-site penalty and no lower bound on starts.
 type Options struct {
-	// Tiers are speed thresholds for earliest-finish planning. nil means one
-	// tier per distinct speed among the nodes a job may use, which makes the
-	// answer exact (optimal). Configured tiers are coarser: each tier s plans
-	// with the nodes of speed >= s as if they all ran at s, and the slowest
-	// usable node speed is always added as the last tier so no node is left
-	// out. Values must be finite and > 0.
+	// Tiers are speed thresholds. nil means one tier per distinct speed
+	// among the nodes a job may use, which makes the answer exact (optimal
+	// by the job's criterion). Configured tiers are coarser and cheaper
+	// (one sweep per tier): each threshold t plans with the nodes of speed
+	// >= t as if they all ran at the slowest of them, the slowest usable
+	// speed is always a tier, and when no coarse tier fits the job the exact
+	// tiers are tried, so coarse tiers may cost optimality, never a fit.
+	// Values must be finite and > 0.
 	Tiers []float64
 	// MultiSiteFactor multiplies a job's runtime when its allocation spans
 	// more than one site (slower interconnect). 0 or 1 means none; otherwise

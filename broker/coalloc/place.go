@@ -51,19 +51,27 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 	if err := job.Validate(); err != nil {
 		return plan{}, InvalidPrefix + err.Error()
 	}
-	tiers := p.markBase(job)
-	if len(tiers) == 0 {
+	exact := p.markBase(job)
+	if len(exact) == 0 {
 		return plan{}, NoFitRequirements
 	}
+	tiers := exact
+	if p.opts.Tiers != nil {
+		tiers = coarse(p.opts.Tiers, exact)
+	}
 	best, ok := p.bestCandidate(job, tiers)
+	if !ok && len(tiers) < len(exact) {
+		// Coarse tiers trade optimality, never feasibility.
+		best, ok = p.bestCandidate(job, exact)
+	}
 	if !ok {
 		return plan{}, NoFitCapacity
 	}
 	return p.choose(job, best), ""
 }
 
-// markBase marks the nodes that meet the job's requirements and returns the
-// speed tiers to try, fastest first.
+// markBase marks the nodes that meet the job's requirements and returns
+// the distinct speeds of those nodes, fastest first: the exact tiers.
 func (p *Pool) markBase(job forecast.JobRequest) []float64 {
 	p.resetScratch()
 	var speeds []float64
@@ -75,25 +83,33 @@ func (p *Pool) markBase(job forecast.JobRequest) []float64 {
 			speeds = append(speeds, n.speed)
 		}
 	}
-	if len(speeds) == 0 {
-		return nil
-	}
 	slices.Sort(speeds)
 	speeds = slices.Compact(speeds)
-	if p.opts.Tiers != nil {
-		slowest, fastest := speeds[0], speeds[len(speeds)-1]
-		speeds = speeds[:0:0]
-		for _, t := range p.opts.Tiers {
-			if t > slowest && t <= fastest {
-				speeds = append(speeds, t)
-			}
-		}
-		speeds = append(speeds, slowest)
-		slices.Sort(speeds)
-		speeds = slices.Compact(speeds)
-	}
 	slices.Reverse(speeds)
 	return speeds
+}
+
+// coarse maps the configured tiers onto the exact ones (fastest first):
+// each configured threshold becomes the slowest node speed at or above it
+// (the same nodes, a shorter runtime), and the slowest speed is always a
+// tier so that every node can be used.
+func coarse(configured, exact []float64) []float64 {
+	var out []float64
+	for _, t := range configured {
+		// exact is descending: the last speed >= t is the slowest one.
+		i := len(exact) - 1
+		for i >= 0 && exact[i] < t {
+			i--
+		}
+		if i >= 0 {
+			out = append(out, exact[i])
+		}
+	}
+	out = append(out, exact[len(exact)-1])
+	slices.Sort(out)
+	out = slices.Compact(out)
+	slices.Reverse(out)
+	return out
 }
 
 func hasAll(have, want []string) bool {
