@@ -215,4 +215,3 @@ func (b *Broker) settle(ctx context.Context) error {
 	b.mu.Unlock()
 	return b.releaseOwed(ctx)
 }
-
