@@ -133,10 +133,12 @@ func (b *Broker) onForecastMsg(m *nats.Msg) {
 	if !forecast.IsPlainName(site) {
 		return
 	}
-	if _, err := wire.DecodeForecast(m.Data); err == nil {
-		b.takeForecast(site, m.Data, true)
-		b.kick()
-		return
+	if m.Header.Get(wire.HeaderType) != wire.TypeHeartbeat {
+		if _, err := wire.DecodeForecast(m.Data); err == nil {
+			b.takeForecast(site, m.Data, true)
+			b.kick()
+			return
+		}
 	}
 	b.heartbeat(site)
 }
