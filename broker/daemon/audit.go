@@ -111,9 +111,6 @@ func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) string {
 	b.mu.Unlock()
 	req := wire.ReserveRequest{Type: wire.TypeReserve, Job: r.Job, Site: r.Site, Revision: rev, Start: r.Start,
 		Duration: r.End - r.Start, Nodes: r.Nodes, Identity: r.Identity, RequestedBy: b.cfg.Name + " (audit repair)"}
-	for _, n := range r.Nodes {
-		req.Procs += n.Procs
-	}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
 	var reply wire.ReserveReply
