@@ -28,9 +28,12 @@ var (
 	betaCfg     = natsconn.Config{Name: "agent-beta", NKeySeed: "testdata/agent-beta.nk", InboxPrefix: "_INBOX_beta"}
 	brokerCfg   = natsconn.Config{Name: "broker", NKeySeed: "testdata/broker.nk", InboxPrefix: "_INBOX_broker"}
 	operatorCfg = natsconn.Config{Name: "operator", NKeySeed: "testdata/operator.nk", InboxPrefix: "_INBOX_operator"}
-	aliceCfg    = natsconn.Config{Name: "alice", User: "alice", Password: "alice-example-password", InboxPrefix: "_INBOX_alice"}
+	aliceCfg    = natsconn.Config{Name: "alice", NKeySeed: "testdata/alice.nk", InboxPrefix: "_INBOX_alice"}
 	portalCfg   = natsconn.Config{Name: "portal", User: "portal", Password: "portal-example-password", InboxPrefix: "_INBOX_portal"}
 )
+
+// aliceKey is alice's public nkey: what the server reports as her user.
+const aliceKey = "UBKUPIRANA2AOJLUKN7RKKCQN3PPOBHHOWOAX3N5UFKGWEQU6YHV6YUF"
 
 // client is a connection that collects the server's asynchronous errors
 // (permission violations arrive that way).
@@ -366,7 +369,7 @@ type requestInfo struct {
 	User    string `json:"user"`
 }
 
-func TestBrokerLearnsTheAuthenticatedSubmitter(t *testing.T) {
+func TestSubmitterIdentityIsEnforced(t *testing.T) {
 	s := startGrid(t)
 	broker := connect(t, s, brokerCfg)
 	svc, err := micro.AddService(broker.Conn, micro.Config{Name: wire.BrokerServiceName, Version: "0.0.1"})
@@ -374,11 +377,19 @@ func TestBrokerLearnsTheAuthenticatedSubmitter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	err = svc.AddEndpoint(wire.VerbSubmit, micro.HandlerFunc(func(r micro.Request) {
-		r.Respond([]byte(r.Headers().Get("Nats-Request-Info")))
-	}), micro.WithEndpointSubject(wire.BrokerSubject(wire.VerbSubmit)))
-	if err != nil {
-		t.Fatal(err)
+	// As the broker does: submit on the plain subject and on submit.<user>;
+	// the reply echoes the subject and the server-stamped identity.
+	echo := micro.HandlerFunc(func(r micro.Request) {
+		r.Respond([]byte(r.Subject() + " " + r.Headers().Get("Nats-Request-Info")))
+	})
+	for name, subject := range map[string]string{
+		"submit":    wire.BrokerSubject(wire.VerbSubmit),
+		"submit-as": wire.BrokerUserSubject(wire.VerbSubmit, "*"),
+		"status":    wire.BrokerSubject(wire.VerbStatus),
+	} {
+		if err := svc.AddEndpoint(name, echo, micro.WithEndpointSubject(subject)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	broker.Flush()
 
@@ -387,36 +398,54 @@ func TestBrokerLearnsTheAuthenticatedSubmitter(t *testing.T) {
 		want requestInfo
 	}{
 		{portalCfg, requestInfo{"USERS", "portal"}},
-		{aliceCfg, requestInfo{"USERS", "alice"}},
+		{aliceCfg, requestInfo{"USERS", aliceKey}},
 	} {
 		cli := connect(t, s, tc.cfg)
-		msg := nats.NewMsg(wire.BrokerSubject(wire.VerbSubmit))
+		own := wire.BrokerUserSubject(wire.VerbSubmit, tc.cfg.Name)
+		msg := nats.NewMsg(own)
 		// a forged identity must be replaced by the server
 		msg.Header.Set("Nats-Request-Info", `{"acc":"GRID","user":"broker"}`)
 		reply, err := cli.RequestMsg(msg, waitLimit)
 		if err != nil {
 			t.Fatalf("%s submit: %v", tc.cfg.Name, err)
 		}
+		subject, info, _ := strings.Cut(string(reply.Data), " ")
 		var got requestInfo
-		if err := json.Unmarshal(reply.Data, &got); err != nil {
-			t.Fatalf("%s: request info %q: %v", tc.cfg.Name, reply.Data, err)
+		if err := json.Unmarshal([]byte(info), &got); err != nil {
+			t.Fatalf("%s: request info %q: %v", tc.cfg.Name, info, err)
 		}
-		if got != tc.want {
-			t.Errorf("%s: broker saw %+v, want %+v", tc.cfg.Name, got, tc.want)
+		if subject != own || got != tc.want {
+			t.Errorf("%s: broker saw %s %+v, want %s %+v", tc.cfg.Name, subject, got, own, tc.want)
+		}
+		if _, err := cli.Request(wire.BrokerSubject(wire.VerbStatus), nil, waitLimit); err != nil {
+			t.Errorf("%s status: %v", tc.cfg.Name, err)
 		}
 		cli.noViolations(t)
+
+		// submitting as someone else, or anonymously, is refused by the server
+		for _, subject := range []string{
+			wire.BrokerUserSubject(wire.VerbSubmit, "mallory"),
+			wire.BrokerUserSubject(wire.VerbCancel, "operator"),
+			wire.BrokerSubject(wire.VerbSubmit),
+			wire.BrokerSubject(wire.VerbAudit),
+		} {
+			publish(t, cli, subject, "{}")
+			cli.denied(t, "Publish", subject)
+		}
 	}
 
 	// The operator is inside GRID: its requests carry no server-stamped
-	// identity (the broker treats that as "operator").
+	// header; its identity is the subject token it is allowed.
 	op := connect(t, s, operatorCfg)
-	reply, err := op.Request(wire.BrokerSubject(wire.VerbSubmit), nil, waitLimit)
+	reply, err := op.Request(wire.BrokerUserSubject(wire.VerbSubmit, "operator"), nil, waitLimit)
 	if err != nil {
 		t.Fatalf("operator submit: %v", err)
 	}
-	if len(reply.Data) != 0 {
-		t.Errorf("operator request carried %q", reply.Data)
+	if want := wire.BrokerUserSubject(wire.VerbSubmit, "operator") + " "; string(reply.Data) != want {
+		t.Errorf("operator request: broker saw %q, want %q", reply.Data, want)
 	}
+	publish(t, op, wire.BrokerUserSubject(wire.VerbSubmit, "alice"), "{}")
+	op.denied(t, "Publish", wire.BrokerUserSubject(wire.VerbSubmit, "alice"))
 }
 
 func TestBrokerCannotEraseTheAuditTrail(t *testing.T) {
@@ -466,7 +495,7 @@ func TestUnknownIdentitiesAreRefused(t *testing.T) {
 	for _, cfg := range []natsconn.Config{
 		{Name: "anonymous"},
 		{Name: "unknown nkey", NKeySeed: stranger},
-		{Name: "wrong password", User: "alice", Password: "portal-example-password"},
+		{Name: "wrong password", User: "portal", Password: "alice-example-password"},
 		{Name: "unknown user", User: "mallory", Password: "x"},
 	} {
 		if _, err := dial(t, s, cfg); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
