@@ -67,7 +67,7 @@ func runRun(ctx context.Context, c Config) error {
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
-	srcs, err := sources(c, a, log)
+	srcs, err := sources(c, a, log, met)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 // sources are the Torque event sources: tailers of server_logs and
 // accounting (positions under state_dir) and, when configured, the
 // scheduler-notification listener. Each hands its events to the agent.
-func sources(c Config, a *agent.Agent, log zerolog.Logger) ([]agent.Source, error) {
+func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
 	loc, err := time.LoadLocation(c.Torque.Timezone)
 	if err != nil {
 		return nil, cli.Usagef("torque.timezone %q: %v", c.Torque.Timezone, err)
@@ -125,6 +125,7 @@ func sources(c Config, a *agent.Agent, log zerolog.Logger) ([]agent.Source, erro
 		t, err := torque.NewTailer(torque.TailerConfig{Kind: kind, Dir: k.dir,
 			Positions: filepath.Join(c.StateDir, kind.String()+".positions"), Start: tail.StartSavedOrEnd, Location: loc,
 			OnReject: func(path string, off int64, _ string, err error) {
+				met.LineRejected(kind.String())
 				log.Warn().Str("file", path).Int64("offset", off).Err(err).Msg("log line rejected")
 			}}, a.TorqueHandler())
 		if err != nil {
