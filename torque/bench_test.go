@@ -136,4 +136,3 @@ func BenchmarkTailer(b *testing.B) {
 		})
 	}
 }
-
