@@ -44,9 +44,10 @@ func ParseStart(s string) (Start, error) {
 	return 0, fmt.Errorf("tail start %q: want beginning, end or saved-or-end", s)
 }
 
-// DayFiles matches Torque's log names: YYYYMMDD, optionally rolled by size
-// to YYYYMMDD.1, .2, ….
-var DayFiles = regexp.MustCompile(`^[0-9]{8}(\.[0-9]+)?$`)
+// DayFiles matches Torque's log names: YYYYMMDD, or YYYYMMDD.<suffix> when
+// the server's log_file_suffix is set (e.g. the host name), each optionally
+// rolled by size to .1, .2, … (log_roll renames F.1 to F.2 and F to F.1).
+var DayFiles = regexp.MustCompile(`^[0-9]{8}(\.[A-Za-z][A-Za-z0-9_-]*)?(\.[0-9]+)?$`)
 
 // Config configures a Tailer.
 type Config struct {
