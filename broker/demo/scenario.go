@@ -68,8 +68,8 @@ func gridJobs(n int, window time.Duration, seed uint64, widest int) []GridJob {
 		}
 		switch {
 		case i%4 == 3:
-			j.Procs = widest + 16 + 16*rng.IntN(4) // only fits across sites
-			j.MaxPrice = 3
+			// only fits across sites; pays enough to displace queued local work
+			j.Procs, j.Walltime, j.MaxPrice = widest+8+8*rng.IntN(4), 3600, 4.5
 		case i%5 == 1:
 			j.Criterion = forecast.EarliestFinish
 		case i%7 == 2:
