@@ -14,8 +14,9 @@ type Policy struct {
 	MaxWalltime int64
 	Budgets     Budgets
 	// Identities maps a NATS user to the grid users and accounts it may
-	// submit and cancel for ("*" allows any). A nil map allows everything
-	// (a single-user or demo setup).
+	// submit and cancel for ("*" allows any name). The entry "*" applies
+	// to every NATS user not listed, including an unknown one. A nil map
+	// allows everything (a single-user or demo setup).
 	Identities map[string]Allowed
 }
 
@@ -85,7 +86,7 @@ func checkIdentity(p Policy, actor string, job *forecast.JobRequest) string {
 		}
 		return ""
 	}
-	allowed, ok := p.Identities[actor]
+	allowed, ok := p.identity(actor)
 	if !ok {
 		return fmt.Sprintf("NATS user %q may not submit grid jobs", actor)
 	}
@@ -139,6 +140,14 @@ func mayAct(p Policy, actor string, j *Job) bool {
 	if p.Identities == nil || actor == j.Actor {
 		return true
 	}
-	allowed, ok := p.Identities[actor]
+	allowed, ok := p.identity(actor)
 	return ok && allowed.user(j.Req.User)
+}
+
+func (p Policy) identity(actor string) (Allowed, bool) {
+	if a, ok := p.Identities[actor]; ok && actor != "" {
+		return a, true
+	}
+	a, ok := p.Identities["*"]
+	return a, ok
 }

@@ -115,3 +115,19 @@ func TestCancelRefusals(t *testing.T) {
 		t.Fatalf("cancel during commit: %+v", rep)
 	}
 }
+
+func TestDefaultBudgetAndWildcardIdentity(t *testing.T) {
+	zero := 0.0
+	p := Policy{
+		Budgets:    Budgets{Users: map[string]float64{"alice": 1000}, Accounts: map[string]float64{"proj1": 1000}, Default: &zero},
+		Identities: map[string]Allowed{"*": {Users: []string{"*"}, Accounts: []string{"*"}}},
+	}
+	if _, rep := Admit(NewState(), p, "", submitReq("k", req("", 1, 60, 1)), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("listed user and account: %+v", rep)
+	}
+	other := req("", 1, 60, 1)
+	other.Account = "proj2"
+	if _, rep := Admit(NewState(), p, "anyone", submitReq("k", other), 1); rep.Code != wire.CodeOverBudget || !strings.Contains(rep.Message, "account proj2: budget 0.00") {
+		t.Fatalf("unlisted account with default 0: %+v", rep)
+	}
+}

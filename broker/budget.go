@@ -8,14 +8,14 @@ import (
 )
 
 // Budgets are the credit limits of accounts and users (the paper's first
-// agreement). A job counts against its account's limit and its user's limit
-// when they are set; Default, when > 0, is the limit of every account (or of
-// a user whose jobs name no account) that is not listed. Zero Budgets limit
-// nothing.
+// agreement). A job counts against its account's limit and its user's limit.
+// Default, when set, is the limit of every user and account not listed (0:
+// they cannot spend anything); when nil, holders not listed are unlimited.
+// Zero Budgets limit nothing.
 type Budgets struct {
 	Accounts map[string]float64 `mapstructure:"accounts" json:"accounts,omitempty"`
 	Users    map[string]float64 `mapstructure:"users" json:"users,omitempty"`
-	Default  float64            `mapstructure:"default" json:"default,omitempty"`
+	Default  *float64           `mapstructure:"default_budget" json:"default_budget,omitempty"`
 }
 
 // Validate refuses negative limits.
@@ -27,8 +27,8 @@ func (b Budgets) Validate() error {
 			}
 		}
 	}
-	if b.Default < 0 || badFloat(b.Default) {
-		return fmt.Errorf("budgets.default: %v, must be >= 0", b.Default)
+	if b.Default != nil && (*b.Default < 0 || badFloat(*b.Default)) {
+		return fmt.Errorf("budgets.default_budget: %v, must be >= 0", *b.Default)
 	}
 	return nil
 }
@@ -45,15 +45,15 @@ func (b Budgets) limits(r forecast.JobRequest) []limit {
 	if r.Account != "" {
 		if v, ok := b.Accounts[r.Account]; ok {
 			out = append(out, limit{holder{"account", r.Account}, v})
-		} else if b.Default > 0 {
-			out = append(out, limit{holder{"account", r.Account}, b.Default})
+		} else if b.Default != nil {
+			out = append(out, limit{holder{"account", r.Account}, *b.Default})
 		}
 	}
 	if r.User != "" {
 		if v, ok := b.Users[r.User]; ok {
 			out = append(out, limit{holder{"user", r.User}, v})
-		} else if r.Account == "" && b.Default > 0 {
-			out = append(out, limit{holder{"user", r.User}, b.Default})
+		} else if b.Default != nil {
+			out = append(out, limit{holder{"user", r.User}, *b.Default})
 		}
 	}
 	return out

@@ -17,7 +17,8 @@ func Due(a forecast.Allocation, now, lead int64) bool {
 
 // ReserveRequests builds one reserve request per site of the allocation,
 // naming the forecast revision each site's part was planned on and the
-// job's ACL identity. Sites are in part order; nodes in part order.
+// job's ACL identity, with exact per-node counts (Nodes; Procs stays 0).
+// Sites are in part order; nodes in part order.
 func ReserveRequests(r forecast.JobRequest, a forecast.Allocation, revisions map[string]uint64, actor string) []wire.ReserveRequest {
 	bySite := map[string]*wire.ReserveRequest{}
 	var out []*wire.ReserveRequest
@@ -34,7 +35,6 @@ func ReserveRequests(r forecast.JobRequest, a forecast.Allocation, revisions map
 			out = append(out, req)
 		}
 		req.Nodes = addNode(req.Nodes, p.Node, p.Procs)
-		req.Procs += p.Procs
 	}
 	reqs := make([]wire.ReserveRequest, len(out))
 	for i, r := range out {

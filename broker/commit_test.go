@@ -17,7 +17,7 @@ func TestReserveRequestsGroupBySite(t *testing.T) {
 		t.Fatalf("requests %+v", reqs)
 	}
 	r := reqs[0]
-	if r.Revision != 7 || r.Procs != 8 || len(r.Nodes) != 2 || r.Duration != 300 || r.Start != 100 ||
+	if r.Revision != 7 || r.Procs != 0 || len(r.Nodes) != 2 || r.Nodes[0].Procs+r.Nodes[1].Procs != 8 || r.Duration != 300 || r.Start != 100 ||
 		r.Identity != (wire.Identity{User: "alice", Account: "proj1"}) || r.Type != wire.TypeReserve {
 		t.Fatalf("site a request %+v", r)
 	}

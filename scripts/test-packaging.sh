@@ -62,6 +62,16 @@ LOOKAHEAD_VERSION=$ver LOOKAHEAD_RELEASE=$next_rel "$tmp/src2/scripts/build-rpms
 rpmq() { rpm -qp "$@" 2>/dev/null; }
 pkgfile() { echo "$1/$2-$ver-$3.x86_64.rpm"; }
 
+# ---- the default configs are valid YAML and document every NATS option
+for f in packaging/config/agent.yaml packaging/config/broker.yaml; do
+	if command -v python3 >/dev/null 2>&1 && python3 -c 'import yaml' 2>/dev/null; then
+		python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$f" && ok "$f parses as YAML" || fail "$f is not valid YAML"
+	fi
+	for key in $(grep -o 'mapstructure:"[a-z_]*"' internal/natsconn/conn.go | cut -d'"' -f2); do
+		grep -Eq "^  #? ?$key:" "$f" || fail "$f does not document nats.$key"
+	done
+done
+
 # ---- static checks on the built packages
 for name in lookahead-agent lookahead-broker lookahead; do
 	f=$(pkgfile "$tmp/v1" "$name" "$rel")

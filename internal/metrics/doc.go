@@ -12,8 +12,9 @@
 //
 // Server serves the registry on /metrics, liveness on /healthz and
 // readiness on /readyz; the daemon flips readiness with SetReady and
-// SetNotReady. A Server with an empty Addr does not listen at all, so the
-// listener is off unless configured.
+// SetNotReady (which also tell systemd through $NOTIFY_SOCKET, so the
+// state shows in `systemctl status`). A Server with an empty Addr does not
+// listen at all, so the listener is off unless configured.
 //
 // Several agents in one process (the demo) share a registry by wrapping it
 // per site:

@@ -33,19 +33,23 @@ type Server struct {
 	reasonOK bool // reason was set at least once
 }
 
-// SetReady marks the daemon ready: /readyz answers 200.
+// SetReady marks the daemon ready: /readyz answers 200, and systemd (when
+// it set NOTIFY_SOCKET) is told READY=1 with STATUS=ready.
 func (s *Server) SetReady() {
 	s.mu.Lock()
 	s.ready, s.reason, s.reasonOK = true, "", true
 	s.mu.Unlock()
+	sdNotify("READY=1\nSTATUS=ready")
 }
 
 // SetNotReady marks the daemon not ready for reason (e.g. "nats
-// disconnected"): /readyz answers 503 with the reason.
+// disconnected"): /readyz answers 503 with the reason, which systemd also
+// shows as STATUS= text.
 func (s *Server) SetNotReady(reason string) {
 	s.mu.Lock()
 	s.ready, s.reason, s.reasonOK = false, reason, true
 	s.mu.Unlock()
+	sdNotify("STATUS=not ready: " + reason)
 }
 
 // Ready reports the readiness /readyz would answer and its reason.

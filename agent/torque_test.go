@@ -1,0 +1,71 @@
+package agent_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/agent"
+	"lookahead/forecast"
+	"lookahead/forecast/sim"
+	"lookahead/torque"
+)
+
+// capturedTorque serves snapshots from the real Torque 4.2.10 captures
+// (testdata/torque-4.2.10) as they stood at one point of the capture
+// session; moving the point is the cluster changing.
+type capturedTorque struct {
+	t      *testing.T
+	client atomic.Pointer[torque.Client]
+}
+
+func (c *capturedTorque) at(point string) {
+	fr, err := torque.NewFixtureRunner(filepath.Join("testdata", "torque-4.2.10"),
+		torque.FixtureAt(point), torque.FixtureAlias("qstat -f -x -t", "qstat -f -x 0.vm"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.client.Store(torque.NewClient(fr, torque.ClientConfig{Site: "vm", Default: torque.NodeConfig{Speed: 1}}))
+}
+
+func (c *capturedTorque) Snapshot(ctx context.Context) (forecast.Snapshot, error) {
+	return agent.TorqueSnapshotter{Client: c.client.Load()}.Snapshot(ctx)
+}
+
+func TestCapturedTorqueChangeProducesNewForecast(t *testing.T) {
+	nc := startNATS(t)
+	src := &capturedTorque{t: t}
+	src.at("08_pbsnodes_x") // 0.vm queued
+	// 0.vm was started at 1795321064 with a 2-minute walltime.
+	now := func() time.Time { return time.Unix(1795321094, 0) }
+	eng := agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
+	a, err := agent.New(testConfig("vm"), agent.Deps{Conn: nc, Snapshotter: src, Engine: eng, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	js, _ := jetstream.New(nc)
+	kv := waitBucket(t, js)
+	f1 := waitForecast(t, kv, "vm", 1)
+	// Only vm is up (node02/node03 are down): it alone is offered.
+	if len(f1.Nodes) != 1 || f1.Nodes[0].Name != "vm" || f1.Nodes[0].Procs != 4 {
+		t.Fatalf("nodes %+v, want vm with 4 procs", f1.Nodes)
+	}
+	src.at("17_pbsnodes_x_running") // qrun 0.vm: it runs now
+	a.Notify("test")
+	f2 := waitForecast(t, kv, "vm", 2)
+	if agent.Fingerprint(f1) == agent.Fingerprint(f2) {
+		t.Fatal("0.vm started but the forecast did not change")
+	}
+	// While 0.vm runs, one of vm's 4 processors is never offered.
+	if got := agent.Available(f2.Slots, f2.Generated, f2.Generated+10); got != 3 {
+		t.Fatalf("vm offers %d procs while 0.vm runs, want 3", got)
+	}
+}

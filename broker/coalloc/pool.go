@@ -1,0 +1,184 @@
+package coalloc
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// piece is processors of one node at one price over [start, end). Slots
+// become positive pieces; what a placed job took becomes a negative piece
+// at the same node and price, so the available processors of a node at a
+// price level at an instant are the sum of its pieces there (never < 0).
+type piece struct {
+	start, end int64
+	procs      int64
+	price      float64
+}
+
+// event is one edge of a piece: procs is +q at the start of a q-processor
+// piece and -q at its end (signs swap for negative pieces).
+type event struct {
+	at    int64
+	node  int32
+	procs int32
+	price float64
+}
+
+type node struct {
+	site     int
+	name     string
+	speed    float64
+	memMB    int64
+	features []string
+	pieces   []piece
+}
+
+type site struct {
+	fc    forecast.Forecast // metadata only; Slots is nil
+	nodes []int32
+}
+
+// Pool holds every site's slots for one planning cycle, indexed for Place.
+// Place consumes capacity; a Pool is not safe for concurrent use.
+type Pool struct {
+	opts  Options
+	sites []site
+	nodes []node
+	// main is every piece edge sorted by time; delta holds the edges added
+	// by placements since, also sorted, merged into main when it grows.
+	main, delta []event
+	sc          scratch
+}
+
+// NewPool validates the options and forecasts and indexes all sites' slots
+// once: slot time before opts.NotBefore is cut off, and every slot edge goes
+// into one time-sorted list. Site names must be distinct. O(n log n) for n
+// slots.
+func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("coalloc options: %w", err)
+	}
+	p := &Pool{opts: opts}
+	seen := map[string]int{}
+	for i := range forecasts {
+		f := &forecasts[i]
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
+		}
+		if j, dup := seen[f.Site]; dup {
+			return nil, fmt.Errorf("forecast %d: %w: site %q duplicates forecast %d", i, forecast.ErrInvalid, f.Site, j)
+		}
+		seen[f.Site] = i
+		if err := p.addSite(f); err != nil {
+			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
+		}
+	}
+	if len(p.nodes) > math.MaxInt32 {
+		return nil, fmt.Errorf("coalloc: %d nodes: too many", len(p.nodes))
+	}
+	p.indexEvents()
+	return p, nil
+}
+
+// maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
+const maxNodeProcs = 1 << 24
+
+func (p *Pool) addSite(f *forecast.Forecast) error {
+	meta := *f
+	meta.Slots = nil
+	s := site{fc: meta}
+	byName := make(map[string]int32, len(f.Nodes))
+	for i, n := range f.Nodes {
+		if n.Procs > maxNodeProcs {
+			return fmt.Errorf("%w: nodes[%d].procs: %d, at most %d supported", forecast.ErrInvalid, i, n.Procs, maxNodeProcs)
+		}
+		idx := int32(len(p.nodes))
+		byName[n.Name] = idx
+		s.nodes = append(s.nodes, idx)
+		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed,
+			memMB: n.MemMB, features: slices.Clone(n.Features)})
+	}
+	for _, sl := range f.Slots {
+		start := max(sl.Start, p.opts.NotBefore)
+		if sl.End <= start {
+			continue
+		}
+		n := &p.nodes[byName[sl.Node]]
+		n.pieces = append(n.pieces, piece{start: start, end: sl.End, procs: int64(sl.Procs), price: sl.Price})
+	}
+	p.sites = append(p.sites, s)
+	return nil
+}
+
+func (p *Pool) indexEvents() {
+	total := 0
+	for i := range p.nodes {
+		total += 2 * len(p.nodes[i].pieces)
+	}
+	ev := make([]event, 0, total)
+	for i := range p.nodes {
+		for _, pc := range p.nodes[i].pieces {
+			ev = appendEdges(ev, int32(i), pc)
+		}
+	}
+	sortEvents(ev)
+	p.main = ev
+}
+
+func appendEdges(ev []event, n int32, pc piece) []event {
+	return append(ev,
+		event{at: pc.start, node: n, procs: int32(pc.procs), price: pc.price},
+		event{at: pc.end, node: n, procs: int32(-pc.procs), price: pc.price})
+}
+
+func sortEvents(ev []event) {
+	slices.SortFunc(ev, func(a, b event) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.node, b.node)
+	})
+}
+
+// addPieces records pieces taken by a placement (negative procs) and their
+// edges.
+func (p *Pool) addPieces(n int32, pcs []piece) {
+	if len(pcs) == 0 {
+		return
+	}
+	var ev []event
+	for _, pc := range pcs {
+		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
+		ev = appendEdges(ev, n, pc)
+	}
+	sortEvents(ev)
+	p.delta = mergeEvents(p.delta, ev)
+	if len(p.delta) > len(p.main)/8+64 {
+		p.main = mergeEvents(p.main, p.delta)
+		p.delta = nil
+	}
+}
+
+func mergeEvents(a, b []event) []event {
+	out := make([]event, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].at < b[j].at || (a[i].at == b[j].at && a[i].node <= b[j].node) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// Len is the number of piece edges the pool sweeps (twice the slots, plus
+// two per piece that placements took).
+func (p *Pool) Len() int { return len(p.main) + len(p.delta) }

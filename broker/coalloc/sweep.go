@@ -1,0 +1,271 @@
+package coalloc
+
+import (
+	"math"
+	"slices"
+)
+
+// Stage 1: the earliest start t at which the usable processors over
+// [t, t+dur) suffice. One pass over the time-sorted edges with two cursors:
+// the right cursor applies every edge before t+dur, so each node's value
+// (the sum of its usable pieces) is known up to the window's end; the left
+// cursor retires what ends by t. Per node a monotone deque of (value,
+// expiry) segments gives the minimum of the node's value over the window,
+// which is what a job can hold there. Candidate starts are NotBefore and
+// every usable edge after it: capacity can only grow where a segment leaves
+// the window, that is at an edge.
+
+type dqEntry struct {
+	value  int64
+	expiry int64 // the segment covers [.., expiry)
+}
+
+// nodeCap is what one node can give over a window.
+type nodeCap struct {
+	node int32
+	cap  int64
+}
+
+// scratch is the per-pool sweep state, reused across sweeps.
+type scratch struct {
+	base     []bool // node meets the job's speed, memory and features
+	eligible []bool // base and speed >= the tier
+	cur      []int64
+	nodeMin  []int64
+	dq       [][]dqEntry
+	head     []int32
+	mark     []bool
+	touched  []int32
+	siteCap  []int64
+	topk     []int64
+	total    int64
+	atLeast  int // sites whose capacity alone reaches the job's procs
+}
+
+type sweepSpec struct {
+	procs    int64
+	dur      int64
+	sites    int // at most this many sites (>= len(p.sites) means any)
+	maxPrice float64
+	limit    int64 // give up once the candidate start passes limit
+}
+
+type cursor struct{ i, j int }
+
+func (p *Pool) peek(c *cursor) (event, bool) {
+	switch {
+	case c.i < len(p.main) && c.j < len(p.delta):
+		a, b := p.main[c.i], p.delta[c.j]
+		if a.at < b.at || (a.at == b.at && a.node <= b.node) {
+			return a, true
+		}
+		return b, true
+	case c.i < len(p.main):
+		return p.main[c.i], true
+	case c.j < len(p.delta):
+		return p.delta[c.j], true
+	}
+	return event{}, false
+}
+
+func (p *Pool) step(c *cursor) {
+	if c.i < len(p.main) && (c.j >= len(p.delta) || p.main[c.i].at < p.delta[c.j].at ||
+		(p.main[c.i].at == p.delta[c.j].at && p.main[c.i].node <= p.delta[c.j].node)) {
+		c.i++
+		return
+	}
+	c.j++
+}
+
+func (p *Pool) resetScratch() {
+	sc := &p.sc
+	n := len(p.nodes)
+	if len(sc.cur) != n {
+		sc.eligible = make([]bool, n)
+		sc.base = make([]bool, n)
+		sc.cur = make([]int64, n)
+		sc.nodeMin = make([]int64, n)
+		sc.dq = make([][]dqEntry, n)
+		sc.head = make([]int32, n)
+		sc.mark = make([]bool, n)
+		sc.siteCap = make([]int64, len(p.sites))
+	}
+	clear(sc.cur)
+	clear(sc.nodeMin)
+	clear(sc.head)
+	clear(sc.siteCap)
+	for i := range sc.dq {
+		sc.dq[i] = append(sc.dq[i][:0], dqEntry{value: 0, expiry: math.MaxInt64})
+	}
+	sc.total, sc.atLeast = 0, 0
+}
+
+// sweep returns the earliest feasible start not after sp.limit, using the
+// nodes marked in p.sc.eligible.
+func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
+	p.resetScratch()
+	var left, right cursor
+	t := p.opts.NotBefore
+	for t <= sp.limit {
+		p.advanceRight(&right, addSat(t, sp.dur), sp)
+		p.advanceLeft(&left, t, sp)
+		if p.feasible(sp) {
+			return t, true
+		}
+		next, ok := p.nextUsable(&left, sp)
+		if !ok {
+			return 0, false
+		}
+		t = next
+	}
+	return 0, false
+}
+
+func (p *Pool) usable(e event, sp *sweepSpec) bool {
+	return p.sc.eligible[e.node] && e.price <= sp.maxPrice
+}
+
+// advanceRight applies, one instant at a time, every edge before end.
+func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
+	sc := &p.sc
+	for {
+		e, ok := p.peek(c)
+		if !ok || e.at >= end {
+			return
+		}
+		x := e.at
+		for ok && e.at == x {
+			p.step(c)
+			if p.usable(e, &sp) {
+				if !sc.mark[e.node] {
+					sc.mark[e.node] = true
+					sc.touched = append(sc.touched, e.node)
+				}
+				sc.cur[e.node] += int64(e.procs)
+			}
+			e, ok = p.peek(c)
+		}
+		for _, n := range sc.touched {
+			sc.mark[n] = false
+			p.push(n, x, sp.procs)
+		}
+		sc.touched = sc.touched[:0]
+	}
+}
+
+// push starts a new segment of node n at x with the node's current value.
+func (p *Pool) push(n int32, x int64, procs int64) {
+	sc := &p.sc
+	v := sc.cur[n]
+	q, h := sc.dq[n], int(sc.head[n])
+	if q[len(q)-1].value == v {
+		return // the segment goes on (abutting pieces merge here)
+	}
+	q[len(q)-1].expiry = x
+	for len(q) > h && q[len(q)-1].value >= v {
+		q = q[:len(q)-1]
+	}
+	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
+	sc.dq[n] = q
+	p.setMin(n, q[h].value, procs)
+}
+
+// advanceLeft retires, for every usable edge at or before t, the segments
+// of its node that end by t.
+func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
+	sc := &p.sc
+	for {
+		e, ok := p.peek(c)
+		if !ok || e.at > t {
+			return
+		}
+		p.step(c)
+		if !p.usable(e, &sp) {
+			continue
+		}
+		q, h := sc.dq[e.node], int(sc.head[e.node])
+		for q[h].expiry <= t {
+			h++
+		}
+		if h > 0 && 2*h >= len(q) {
+			q = q[:copy(q, q[h:])]
+			sc.dq[e.node] = q
+			h = 0
+		}
+		sc.head[e.node] = int32(h)
+		p.setMin(e.node, q[h].value, sp.procs)
+	}
+}
+
+func (p *Pool) nextUsable(c *cursor, sp sweepSpec) (int64, bool) {
+	for {
+		e, ok := p.peek(c)
+		if !ok {
+			return 0, false
+		}
+		if p.usable(e, &sp) {
+			return e.at, true
+		}
+		p.step(c)
+	}
+}
+
+func (p *Pool) setMin(n int32, v int64, procs int64) {
+	sc := &p.sc
+	old := sc.nodeMin[n]
+	if v == old {
+		return
+	}
+	sc.nodeMin[n] = v
+	s := p.nodes[n].site
+	before := sc.siteCap[s]
+	after := before + v - old
+	sc.siteCap[s] = after
+	sc.total += v - old
+	if before < procs && after >= procs {
+		sc.atLeast++
+	} else if before >= procs && after < procs {
+		sc.atLeast--
+	}
+}
+
+func (p *Pool) feasible(sp sweepSpec) bool {
+	sc := &p.sc
+	switch {
+	case sc.total < sp.procs:
+		return false
+	case sp.sites >= len(p.sites):
+		return true
+	case sp.sites == 1:
+		return sc.atLeast > 0
+	}
+	sc.topk = append(sc.topk[:0], sc.siteCap...)
+	slices.SortFunc(sc.topk, func(a, b int64) int { return cmpInt(b, a) })
+	var sum int64
+	for _, c := range sc.topk[:sp.sites] {
+		sum += c
+	}
+	return sum >= sp.procs
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// capacities lists the eligible nodes with processors over the window the
+// last successful sweep stopped at.
+func (p *Pool) capacities() []nodeCap {
+	var out []nodeCap
+	for n, v := range p.sc.nodeMin {
+		if v > 0 && p.sc.eligible[n] {
+			out = append(out, nodeCap{node: int32(n), cap: v})
+		}
+	}
+	return out
+}
