@@ -94,17 +94,13 @@ func (r *replayer) start(job GridJob, a forecast.Allocation, sites []int, hosts 
 	}
 }
 
-// duration is how long a grid job holds its processors on these sites.
+// duration is how long a grid job holds its processors on these sites:
+// the co-allocation core's runtime model (coalloc.Options.Duration) applied
+// to min(run, walltime) instead of the walltime.
 func (r *replayer) duration(job GridJob, sites []int) int64 {
 	slowest := math.Inf(1)
 	for _, i := range sites {
 		slowest = min(slowest, r.sites[i].spec.Speed)
 	}
-	run := float64(min(job.Run, job.Req.Walltime)) / slowest
-	var staging int64
-	if len(sites) > 1 {
-		run *= r.sc.Broker.MultiSiteFactor
-		staging = r.sc.Broker.StagingDelay.Seconds() * int64(len(sites)-1)
-	}
-	return staging + int64(math.Ceil(run-1e-9))
+	return coallocOptions(r.sc).Duration(min(job.Run, job.Req.Walltime), slowest, len(sites))
 }

@@ -45,7 +45,7 @@ func TestEveryStrategyConserves(t *testing.T) {
 	in := Inputs{Traces: map[string][]TraceJob{"t": randomTrace(1, 80, 24, 3000)}}
 	sc := smallScenario()
 	sc.Policies = []string{NameLookahead, NameLookaheadFinish, NameSingleSite, NameGreedy, NameMCT, NameMCTSort}
-	rep, err := Study(sc, in, Options{NewPool: naiveFactory(1.2, 30)})
+	rep, err := Study(sc, in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 
 // Options are the machinery a run uses besides the scenario.
 type Options struct {
-	// NewPool builds the co-allocation pools (required).
+	// NewPool builds the co-allocation pools (nil: CoallocPools).
 	NewPool PoolFactory
-	// Order is the broker's priority order for the lookahead strategies.
+	// Order is the broker's priority order for the lookahead strategies
+	// (nil: coalloc.SortQueue).
 	Order func([]forecast.JobRequest) []forecast.JobRequest
 	// Progress, when set, is called after each run of a study with the
 	// runs done and the total.
@@ -54,7 +55,10 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 		return Result{}, fmt.Errorf("replay: unknown strategy %q", policy)
 	}
 	if opts.NewPool == nil {
-		return Result{}, fmt.Errorf("replay: no pool factory")
+		opts.NewPool = CoallocPools(sc)
+	}
+	if opts.Order == nil {
+		opts.Order = coallocOrder
 	}
 	r, err := newReplayer(sc, w, strat, opts)
 	if err != nil {

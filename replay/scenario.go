@@ -138,7 +138,9 @@ type BrokerSpec struct {
 	CommitLead      Duration `yaml:"commit_lead" json:"commit_lead"` // default = cycle
 	MultiSiteFactor float64  `yaml:"multi_site_factor" json:"multi_site_factor"`
 	StagingDelay    Duration `yaml:"staging_delay" json:"staging_delay"`
-	Tiers           int      `yaml:"tiers" json:"tiers"` // speed tiers for lookahead (0: exact)
+	// Tiers are coarse speed thresholds for the co-allocation core (empty:
+	// one tier per node speed, exact).
+	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

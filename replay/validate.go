@@ -245,10 +245,11 @@ func (s Scenario) validateBroker() error {
 		return bad("broker.multi_site_factor", "must be at least 1, got %v", b.MultiSiteFactor)
 	case b.StagingDelay < 0:
 		return bad("broker.staging_delay", "must not be negative")
-	case b.Tiers < 0:
-		return bad("broker.tiers", "must not be negative")
 	case s.Until < 0 || s.DensityHorizon < 0:
 		return bad("until", "durations must not be negative")
+	}
+	if err := coallocOptions(s).Validate(); err != nil {
+		return bad("broker", "%v", err)
 	}
 	return nil
 }
