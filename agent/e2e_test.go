@@ -37,6 +37,10 @@ func TestChangeProducesNewForecastInKV(t *testing.T) {
 	if agent.Fingerprint(f1) == agent.Fingerprint(f2) {
 		t.Fatal("the cluster changed but the forecast did not")
 	}
+	// The status is updated just after the KV put.
+	for deadline := time.Now().Add(10 * time.Second); fx.agent.Status().Forecasts < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if got := fx.agent.Status(); got.Revision != 2 || got.Forecasts != 2 {
 		t.Fatalf("status %+v, want revision 2 after 2 forecasts", got)
 	}
@@ -73,13 +77,23 @@ func TestUnchangedForecastSendsHeartbeat(t *testing.T) {
 	}
 }
 
+// nextMsg returns the next message after the first forecast (which is
+// put in KV before it is published, so it may reach a subscription made
+// after the KV entry was seen).
 func nextMsg(t *testing.T, sub *nats.Subscription) *nats.Msg {
 	t.Helper()
-	msg, err := sub.NextMsg(10 * time.Second)
-	if err != nil {
-		t.Fatal(err)
+	for {
+		msg, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Header.Get(wire.HeaderType) == wire.TypeForecast {
+			if f, err := wire.DecodeForecast(msg.Data); err == nil && f.Seq == 1 {
+				continue
+			}
+		}
+		return msg
 	}
-	return msg
 }
 
 // freeAndBusyNodes splits the site's nodes by whether a job runs there now.

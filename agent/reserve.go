@@ -62,7 +62,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		}
 		return nil
 	}
-	fresh, err := a.forecastFresh(ctx, now)
+	fresh, err := a.forecastFresh(ctx, now, a.deps.CheckEngine)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
 		return nil

@@ -70,6 +70,10 @@ func engine(c Config) agent.Engine {
 			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
 		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
 	}
+	return builtinEngine(c)
+}
+
+func builtinEngine(c Config) agent.BuiltinEngine {
 	policy, _ := sim.ParsePolicy(c.Policy)
 	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
 }
