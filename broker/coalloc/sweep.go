@@ -56,35 +56,8 @@ type sweepSpec struct {
 	dur      int64
 	tier     float64 // only nodes at least this fast
 	sites    int     // at most this many sites (>= len(p.sites) means any)
-	maxPrice float64
+	maxRank  int32 // only pieces priced at or below prices[maxRank]
 	limit    int64 // give up once the candidate start passes limit
-}
-
-type cursor struct{ i, j int }
-
-func (p *Pool) peek(c *cursor) (event, bool) {
-	switch {
-	case c.i < len(p.main) && c.j < len(p.delta):
-		a, b := p.main[c.i], p.delta[c.j]
-		if a.at < b.at || (a.at == b.at && a.node <= b.node) {
-			return a, true
-		}
-		return b, true
-	case c.i < len(p.main):
-		return p.main[c.i], true
-	case c.j < len(p.delta):
-		return p.delta[c.j], true
-	}
-	return event{}, false
-}
-
-func (p *Pool) step(c *cursor) {
-	if c.i < len(p.main) && (c.j >= len(p.delta) || p.main[c.i].at < p.delta[c.j].at ||
-		(p.main[c.i].at == p.delta[c.j].at && p.main[c.i].node <= p.delta[c.j].node)) {
-		c.i++
-		return
-	}
-	c.j++
 }
 
 func (p *Pool) ensureScratch() {
@@ -154,20 +127,20 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
-	return e.price <= sp.maxPrice && p.sc.classOK[p.nodeClass[e.node]]
+	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
 // advanceRight applies, one instant at a time, every edge before end.
 func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 	sc := &p.sc
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok || e.at >= end {
 			return
 		}
 		x := e.at
 		for ok && e.at == x {
-			p.step(c)
+			p.events.step(c)
 			if p.usable(e, &sp) {
 				st := p.touch(e.node)
 				if !st.mark {
@@ -176,7 +149,7 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 				}
 				st.cur += int64(e.procs)
 			}
-			e, ok = p.peek(c)
+			e, ok = p.events.peek(c)
 		}
 		for _, n := range sc.touched {
 			sc.ns[n].mark = false
@@ -208,11 +181,11 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
 	sc := &p.sc
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok || e.at > t {
 			return
 		}
-		p.step(c)
+		p.events.step(c)
 		if !p.usable(e, &sp) {
 			continue
 		}
@@ -233,14 +206,14 @@ func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
 
 func (p *Pool) nextUsable(c *cursor, sp sweepSpec) (int64, bool) {
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok {
 			return 0, false
 		}
 		if p.usable(e, &sp) {
 			return e.at, true
 		}
-		p.step(c)
+		p.events.step(c)
 	}
 }
 
