@@ -51,7 +51,7 @@ type Pool struct {
 	events    eventList
 	prices    []float64         // every distinct slot price, ascending
 	rank      map[float64]int32 // price -> index in prices
-	sc          scratch
+	sc        scratch
 	// stage1 finds the earliest start of one sweep and stage1Caps the node
 	// capacities there; the sweep by default, tests swap in the baseline.
 	stage1     func(sweepSpec) (int64, bool)

@@ -52,12 +52,12 @@ type scratch struct {
 }
 
 type sweepSpec struct {
-	procs    int64
-	dur      int64
-	tier     float64 // only nodes at least this fast
-	sites    int     // at most this many sites (>= len(p.sites) means any)
-	maxRank  int32 // only pieces priced at or below prices[maxRank]
-	limit    int64 // give up once the candidate start passes limit
+	procs   int64
+	dur     int64
+	tier    float64 // only nodes at least this fast
+	sites   int     // at most this many sites (>= len(p.sites) means any)
+	maxRank int32   // only pieces priced at or below prices[maxRank]
+	limit   int64   // give up once the candidate start passes limit
 }
 
 func (p *Pool) ensureScratch() {
