@@ -95,7 +95,7 @@ func checkForecast(t *testing.T, name string, snap forecast.Snapshot, f forecast
 	for _, j := range snap.Jobs {
 		jobs[j.ID] = j
 	}
-	held := map[string][]usage{}  // running, reservations, unoffered predictions
+	held := map[string][]usage{}   // running, reservations, unoffered predictions
 	queued := map[string][]usage{} // predicted queued jobs
 	for _, r := range snap.Reservations {
 		for _, h := range r.Hosts {

@@ -56,7 +56,7 @@ type Engine struct {
 
 	resvChanged bool
 	rdeltas     []step
-	passes    int // full scheduling passes, for tests and tuning
+	passes      int // full scheduling passes, for tests and tuning
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
