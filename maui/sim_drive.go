@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"lookahead/forecast"
@@ -142,44 +141,55 @@ func (d *driver) advance(ctx context.Context, gap, iters int64, withRead bool) e
 // connections in that order; schedctl's reply, which names the step in
 // force, proves it.
 func (d *driver) advanceN(ctx context.Context, gap, iters int64, withRead bool) error {
-	type out struct {
-		res Result
-		err error
-	}
-	var wg sync.WaitGroup
-	var readOut, paramOut, stepOut out
-	launch := func(o *out, name string, args ...string) {
-		wg.Add(1)
-		go func() { defer wg.Done(); o.res, o.err = d.in.run(ctx, name, args...) }()
-		time.Sleep(15 * time.Millisecond)
-	}
+	var read, param, step *pending
+	var err error
 	if withRead {
-		launch(&readOut, "showres", "-n")
-	}
-	if gap != d.step {
-		launch(&paramOut, "changeparam", "RMPOLLINTERVAL", fmt.Sprint(gap))
-	}
-	launch(&stepOut, "schedctl", "-S", fmt.Sprint(iters))
-	wg.Wait()
-	for _, o := range []out{readOut, paramOut, stepOut} {
-		if o.err != nil {
-			return o.err
+		if read, err = d.in.startQueued(ctx, "showres", "-n"); err != nil {
+			return d.drain(err, read)
 		}
 	}
-	if gap != d.step && !bytes.Contains(paramOut.res.Stdout, []byte("parameters modified")) {
-		return fmt.Errorf("changeparam RMPOLLINTERVAL %d: %s", gap, trimmed(append(paramOut.res.Stdout, paramOut.res.Stderr...)))
+	if gap != d.step {
+		if param, err = d.in.startQueued(ctx, "changeparam", "RMPOLLINTERVAL", fmt.Sprint(gap)); err != nil {
+			return d.drain(err, read, param)
+		}
 	}
-	d.step = gap
-	want := fmt.Sprintf("scheduling will stop in %s at iteration", stepDuration(gap*iters))
-	if !bytes.Contains(stepOut.res.Stdout, []byte(want)) {
-		return fmt.Errorf("schedctl -S %d: want %q, got %q (step order lost)", iters, want, trimmed(stepOut.res.Stdout))
+	if step, err = d.in.startQueued(ctx, "schedctl", "-S", fmt.Sprint(iters)); err != nil {
+		return d.drain(err, read, param, step)
 	}
-	if withRead {
-		if err := d.absorb(readOut.res, true); err != nil {
+	var readRes, paramRes, stepRes Result
+	for _, w := range []struct {
+		p   *pending
+		res *Result
+	}{{read, &readRes}, {param, &paramRes}, {step, &stepRes}} {
+		if w.p == nil {
+			continue
+		}
+		if *w.res, err = w.p.wait(d.in.callTimeout); err != nil {
 			return err
 		}
 	}
+	if param != nil && !bytes.Contains(paramRes.Stdout, []byte("parameters modified")) {
+		return fmt.Errorf("changeparam RMPOLLINTERVAL %d: %s", gap, trimmed(append(paramRes.Stdout, paramRes.Stderr...)))
+	}
+	d.step = gap
+	want := fmt.Sprintf("scheduling will stop in %s at iteration", stepDuration(gap*iters))
+	if !bytes.Contains(stepRes.Stdout, []byte(want)) {
+		return fmt.Errorf("schedctl -S %d: want %q, got %q (step order lost)", iters, want, trimmed(stepRes.Stdout))
+	}
+	if withRead {
+		return d.absorb(readRes, true)
+	}
 	return nil
+}
+
+// drain waits for commands already started before returning err.
+func (d *driver) drain(err error, ps ...*pending) error {
+	for _, p := range ps {
+		if p != nil {
+			_, _ = p.wait(d.in.callTimeout)
+		}
+	}
+	return err
 }
 
 // stepDuration is how Maui prints a duration (MULToTString, 3.3.1):
