@@ -27,22 +27,25 @@ func waitGone(t *testing.T, pidFile string) {
 	if err != nil {
 		t.Fatalf("fake maui never ran: %v", err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("maui process %d left running", pid)
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 1 {
+			t.Fatalf("pid file %q", b)
 		}
-		time.Sleep(20 * time.Millisecond)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("maui process %d left running", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
-
-func oneJobSnapshot() (now int64) { return 1000 }
 
 func TestSimulatorRefusesAnotherInstanceAndKillsItsOwn(t *testing.T) {
 	work := t.TempDir()
 	pidFile := filepath.Join(work, "maui.pid")
-	bin := fakeMaui(t, `echo $$ > `+pidFile+`; exec sleep 300`, `echo "# Maui version 3.3.1 (PID: 1)"`)
+	bin := fakeMaui(t, `echo $$ >> `+pidFile+`; exec sleep 300`, `while [ ! -s `+pidFile+` ]; do sleep 0.01; done; echo "# Maui version 3.3.1 (PID: 1)"`)
 	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: work, Timeout: 30 * time.Second})
 	_, _, err := s.ForecastOrdered(context.Background(), sampleSnapshot(), nil, 1000, 5000)
 	if !errors.Is(err, ErrMauiFailed) || !strings.Contains(err.Error(), "another Maui (PID 1") {
@@ -67,7 +70,7 @@ func TestSimulatorTimeoutKillsMaui(t *testing.T) {
 	work := t.TempDir()
 	pidFile := filepath.Join(work, "maui.pid")
 	// Never answers: schedctl fails, maui sleeps on.
-	bin := fakeMaui(t, `echo $$ > `+pidFile+`; sleep 300 & wait`, `exit 1`)
+	bin := fakeMaui(t, `echo $$ >> `+pidFile+`; sleep 300 & wait`, `exit 1`)
 	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: work, Timeout: 1 * time.Second})
 	start := time.Now()
 	_, err := s.Forecast(context.Background(), sampleSnapshot(), 1000, 5000)
