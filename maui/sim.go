@@ -84,7 +84,9 @@ type SimStats struct {
 	Jobs        int           // jobs simulated
 	Skipped     []string      // snapshot jobs left out, with why
 	ExactStops  int           // iterations landing exactly on an event
-	Pipelined   int           // of those, sent without a state read first
+	Pipelined   int           // of those, sent together with the state read
+	Probes      int           // zero-length iterations carrying a state read
+	Overshoots  int           // jobs found to have ended before a stop (must be 0)
 	CoarseIters int           // fixed-step iterations after the window
 	Commands    int           // client commands run
 	MauiCPU     time.Duration // user+system CPU of the Maui server
@@ -177,6 +179,7 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
 	preds, err := d.run(ctx, holds)
 	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
+	st.Probes, st.Overshoots = d.probes, d.overshoots
 	if ps := inst.cmd.ProcessState; ps != nil {
 		st.MauiCPU = ps.UserTime() + ps.SystemTime()
 	}
@@ -300,7 +303,9 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 	inst.cmd.Dir = home
 	inst.cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+home, "TZ=UTC")
 	inst.cmd.Stdout, inst.cmd.Stderr = inst.output, inst.output
-	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (killed as a whole); killed too if this process
+	// dies without cleaning up.
+	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := inst.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: start %s: %v", ErrMauiFailed, bin, err)
 	}

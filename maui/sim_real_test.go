@@ -149,8 +149,8 @@ func TestRealMauiStepPolicies(t *testing.T) {
 				t.Fatalf("%s/%s: %v", n, mode, err)
 			}
 			mi, xi, ma, xa, ni, na := startErrors(preds, ref, 12*3600)
-			t.Logf("jobs=%s mode=%s wall=%.1fs mauiCPU=%.1fs exact=%d piped=%d coarse=%d cmds=%d | 12h window: n=%d mean|dstart|=%.0fs max=%.0fs | all: n=%d mean=%.0fs max=%.0fs",
-				n, mode, st.Wall.Seconds(), st.MauiCPU.Seconds(), st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands, ni, mi, xi, na, ma, xa)
+			t.Logf("jobs=%s mode=%s wall=%.1fs mauiCPU=%.1fs exact=%d piped=%d probes=%d overshoots=%d coarse=%d cmds=%d | 12h window: n=%d mean|dstart|=%.0fs max=%.0fs | all: n=%d mean=%.0fs max=%.0fs",
+				n, mode, st.Wall.Seconds(), st.MauiCPU.Seconds(), st.ExactStops, st.Pipelined, st.Probes, st.Overshoots, st.CoarseIters, st.Commands, ni, mi, xi, na, ma, xa)
 			sort.Slice(preds, func(i, j int) bool { return preds[i].Job < preds[j].Job })
 		}
 	}
