@@ -23,13 +23,15 @@ type driver struct {
 	now     int64
 	horizon int64 // relative
 	c0      time.Time
-	t       int64
-	step    int64
-	unread  bool               // an iteration ran since the last state read
-	seen    map[string]*jobObs // every job seen running
-	running map[string]bool    // running at the last read
-	idle    map[string]bool    // not yet seen running
-	events  []int64            // reservation boundaries (relative)
+	// wallStart is when the run began; the simulated clock starts there.
+	wallStart time.Time
+	t         int64
+	step      int64
+	unread    bool               // an iteration ran since the last state read
+	seen      map[string]*jobObs // every job seen running
+	running   map[string]bool    // running at the last read
+	idle      map[string]bool    // not yet seen running
+	events    []int64            // reservation boundaries (relative)
 
 	exactStops, pipelined, coarseIters, probes, overshoots int
 }
@@ -41,7 +43,7 @@ type jobObs struct {
 
 func newDriver(in *instance, tr Traces, p StepPolicy, now, horizon int64) *driver {
 	d := &driver{in: in, tr: tr, p: p, now: now, horizon: horizon - now,
-		seen: map[string]*jobObs{}, running: map[string]bool{}, idle: map[string]bool{}}
+		seen: map[string]*jobObs{}, running: map[string]bool{}, idle: map[string]bool{}, wallStart: time.Now()}
 	for name := range tr.Jobs {
 		d.idle[name] = true
 	}
@@ -236,7 +238,9 @@ func (d *driver) absorb(res Result, check bool) error {
 	if err != nil {
 		return err
 	}
-	ref := time.Unix(d.now, 0)
+	// Maui's simulated clock starts at the wall clock: stamps without a
+	// year are placed near it (not near now, which may be any time).
+	ref := d.wallStart
 	at, err := ParseClock(sn.At, time.UTC, ref)
 	if err != nil {
 		return fmt.Errorf("showres -n clock: %w", err)
