@@ -14,8 +14,9 @@ type Pool interface {
 }
 
 // PoolFactory builds a pool over forecasts with the run's runtime model
-// (multi-site factor, staging delay, speed tiers).
-type PoolFactory func(fcs []forecast.Forecast) (Pool, error)
+// (multi-site factor, staging delay, speed tiers) that places nothing
+// before notBefore.
+type PoolFactory func(fcs []forecast.Forecast, notBefore int64) (Pool, error)
 
 // SiteInfo is what strategies know of a site besides its forecast.
 type SiteInfo struct {

@@ -37,6 +37,14 @@ type node struct {
 	pieces   []piece
 }
 
+// class is what a job's requirements look at: nodes of one class are
+// interchangeable for eligibility, so a job is checked per class.
+type class struct {
+	speed    float64
+	memMB    int64
+	features []string
+}
+
 type site struct {
 	fc    forecast.Forecast // metadata only; Slots is nil
 	nodes []int32
@@ -45,13 +53,19 @@ type site struct {
 // Pool holds every site's slots for one planning cycle, indexed for Place.
 // Place consumes capacity; a Pool is not safe for concurrent use.
 type Pool struct {
-	opts  Options
-	sites []site
-	nodes []node
+	opts      Options
+	sites     []site
+	nodes     []node
+	classes   []class
+	nodeClass []int32
 	// main is every piece edge sorted by time; delta holds the edges added
 	// by placements since, also sorted, merged into main when it grows.
 	main, delta []event
 	sc          scratch
+	// stage1 finds the earliest start of one sweep and stage1Caps the node
+	// capacities there; the sweep by default, tests swap in the baseline.
+	stage1     func(sweepSpec) (int64, bool)
+	stage1Caps func() []nodeCap
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -63,7 +77,9 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("coalloc options: %w", err)
 	}
 	p := &Pool{opts: opts}
+	p.stage1, p.stage1Caps = p.sweep, p.capacities
 	seen := map[string]int{}
+	classIdx := map[string]int32{}
 	for i := range forecasts {
 		f := &forecasts[i]
 		if err := f.Validate(); err != nil {
@@ -73,7 +89,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 			return nil, fmt.Errorf("forecast %d: %w: site %q duplicates forecast %d", i, forecast.ErrInvalid, f.Site, j)
 		}
 		seen[f.Site] = i
-		if err := p.addSite(f); err != nil {
+		if err := p.addSite(f, classIdx); err != nil {
 			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
 		}
 	}
@@ -87,7 +103,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 // maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
 const maxNodeProcs = 1 << 24
 
-func (p *Pool) addSite(f *forecast.Forecast) error {
+func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 	meta := *f
 	meta.Slots = nil
 	s := site{fc: meta}
@@ -101,6 +117,7 @@ func (p *Pool) addSite(f *forecast.Forecast) error {
 		s.nodes = append(s.nodes, idx)
 		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed,
 			memMB: n.MemMB, features: slices.Clone(n.Features)})
+		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
 	}
 	for _, sl := range f.Slots {
 		start := max(sl.Start, p.opts.NotBefore)
@@ -112,6 +129,20 @@ func (p *Pool) addSite(f *forecast.Forecast) error {
 	}
 	p.sites = append(p.sites, s)
 	return nil
+}
+
+func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
+	feats := slices.Clone(n.Features)
+	slices.Sort(feats)
+	feats = slices.Compact(feats)
+	key := fmt.Sprintf("%v/%d/%q", n.Speed, n.MemMB, feats)
+	if c, ok := idx[key]; ok {
+		return c
+	}
+	c := int32(len(p.classes))
+	p.classes = append(p.classes, class{speed: n.Speed, memMB: n.MemMB, features: feats})
+	idx[key] = c
+	return c
 }
 
 func (p *Pool) indexEvents() {

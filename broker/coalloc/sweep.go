@@ -26,26 +26,36 @@ type nodeCap struct {
 	cap  int64
 }
 
-// scratch is the per-pool sweep state, reused across sweeps.
+// nstate is one node's sweep state, valid only when gen == scratch.curGen.
+type nstate struct {
+	cur  int64 // the node's usable processors at the right cursor
+	min  int64 // minimum over the window: what the node can give
+	dq   []dqEntry
+	head int32
+	gen  uint32
+	mark bool
+}
+
+// scratch is the per-pool sweep state, reused across sweeps. Node state is
+// reset lazily (generation stamps), so a sweep costs what it visits.
 type scratch struct {
-	base     []bool // node meets the job's speed, memory and features
-	eligible []bool // base and speed >= the tier
-	cur      []int64
-	nodeMin  []int64
-	dq       [][]dqEntry
-	head     []int32
-	mark     []bool
-	touched  []int32
-	siteCap  []int64
-	topk     []int64
-	total    int64
-	atLeast  int // sites whose capacity alone reaches the job's procs
+	ns        []nstate
+	classBase []bool // node class meets the job's speed, memory and features
+	classOK   []bool // classBase and speed >= the sweep's tier
+	curGen    uint32
+	active    []int32 // nodes touched by the current sweep
+	touched   []int32
+	siteCap   []int64
+	topk      []int64
+	total     int64
+	atLeast   int // sites whose capacity alone reaches the job's procs
 }
 
 type sweepSpec struct {
 	procs    int64
 	dur      int64
-	sites    int // at most this many sites (>= len(p.sites) means any)
+	tier     float64 // only nodes at least this fast
+	sites    int     // at most this many sites (>= len(p.sites) means any)
 	maxPrice float64
 	limit    int64 // give up once the candidate start passes limit
 }
@@ -77,33 +87,55 @@ func (p *Pool) step(c *cursor) {
 	c.j++
 }
 
-func (p *Pool) resetScratch() {
+func (p *Pool) ensureScratch() {
 	sc := &p.sc
-	n := len(p.nodes)
-	if len(sc.cur) != n {
-		sc.eligible = make([]bool, n)
-		sc.base = make([]bool, n)
-		sc.cur = make([]int64, n)
-		sc.nodeMin = make([]int64, n)
-		sc.dq = make([][]dqEntry, n)
-		sc.head = make([]int32, n)
-		sc.mark = make([]bool, n)
-		sc.siteCap = make([]int64, len(p.sites))
+	if len(sc.ns) == len(p.nodes) && len(sc.classOK) == len(p.classes) {
+		return
 	}
-	clear(sc.cur)
-	clear(sc.nodeMin)
-	clear(sc.head)
+	sc.ns = make([]nstate, len(p.nodes))
+	sc.classBase = make([]bool, len(p.classes))
+	sc.classOK = make([]bool, len(p.classes))
+	sc.siteCap = make([]int64, len(p.sites))
+}
+
+// beginSweep starts a sweep over the nodes of the job's classes that are
+// at least tier fast.
+func (p *Pool) beginSweep(tier float64) {
+	p.ensureScratch()
+	sc := &p.sc
+	for i, c := range p.classes {
+		sc.classOK[i] = sc.classBase[i] && c.speed >= tier
+	}
+	sc.curGen++
+	if sc.curGen == 0 { // wrapped: make every stamp stale
+		for i := range sc.ns {
+			sc.ns[i].gen = 0
+		}
+		sc.curGen = 1
+	}
+	sc.active = sc.active[:0]
 	clear(sc.siteCap)
-	for i := range sc.dq {
-		sc.dq[i] = append(sc.dq[i][:0], dqEntry{value: 0, expiry: math.MaxInt64})
-	}
 	sc.total, sc.atLeast = 0, 0
 }
 
+// touch makes node n's state valid for this sweep: value 0, one segment.
+func (p *Pool) touch(n int32) *nstate {
+	sc := &p.sc
+	st := &sc.ns[n]
+	if st.gen == sc.curGen {
+		return st
+	}
+	st.gen = sc.curGen
+	st.cur, st.min, st.head = 0, 0, 0
+	st.dq = append(st.dq[:0], dqEntry{value: 0, expiry: math.MaxInt64})
+	sc.active = append(sc.active, n)
+	return st
+}
+
 // sweep returns the earliest feasible start not after sp.limit, using the
-// nodes marked in p.sc.eligible.
+// nodes that meet the job's requirements and sp.tier.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
-	p.resetScratch()
+	p.beginSweep(sp.tier)
 	var left, right cursor
 	t := p.opts.NotBefore
 	for t <= sp.limit {
@@ -122,7 +154,7 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
-	return p.sc.eligible[e.node] && e.price <= sp.maxPrice
+	return e.price <= sp.maxPrice && p.sc.classOK[p.nodeClass[e.node]]
 }
 
 // advanceRight applies, one instant at a time, every edge before end.
@@ -137,16 +169,17 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 		for ok && e.at == x {
 			p.step(c)
 			if p.usable(e, &sp) {
-				if !sc.mark[e.node] {
-					sc.mark[e.node] = true
+				st := p.touch(e.node)
+				if !st.mark {
+					st.mark = true
 					sc.touched = append(sc.touched, e.node)
 				}
-				sc.cur[e.node] += int64(e.procs)
+				st.cur += int64(e.procs)
 			}
 			e, ok = p.peek(c)
 		}
 		for _, n := range sc.touched {
-			sc.mark[n] = false
+			sc.ns[n].mark = false
 			p.push(n, x, sp.procs)
 		}
 		sc.touched = sc.touched[:0]
@@ -155,9 +188,9 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 
 // push starts a new segment of node n at x with the node's current value.
 func (p *Pool) push(n int32, x int64, procs int64) {
-	sc := &p.sc
-	v := sc.cur[n]
-	q, h := sc.dq[n], int(sc.head[n])
+	st := &p.sc.ns[n]
+	v := st.cur
+	q, h := st.dq, int(st.head)
 	if q[len(q)-1].value == v {
 		return // the segment goes on (abutting pieces merge here)
 	}
@@ -166,7 +199,7 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 		q = q[:len(q)-1]
 	}
 	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
-	sc.dq[n] = q
+	st.dq = q
 	p.setMin(n, q[h].value, procs)
 }
 
@@ -183,16 +216,17 @@ func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
 		if !p.usable(e, &sp) {
 			continue
 		}
-		q, h := sc.dq[e.node], int(sc.head[e.node])
+		st := &sc.ns[e.node]
+		q, h := st.dq, int(st.head)
 		for q[h].expiry <= t {
 			h++
 		}
 		if h > 0 && 2*h >= len(q) {
 			q = q[:copy(q, q[h:])]
-			sc.dq[e.node] = q
+			st.dq = q
 			h = 0
 		}
-		sc.head[e.node] = int32(h)
+		st.head = int32(h)
 		p.setMin(e.node, q[h].value, sp.procs)
 	}
 }
@@ -212,11 +246,11 @@ func (p *Pool) nextUsable(c *cursor, sp sweepSpec) (int64, bool) {
 
 func (p *Pool) setMin(n int32, v int64, procs int64) {
 	sc := &p.sc
-	old := sc.nodeMin[n]
+	old := sc.ns[n].min
 	if v == old {
 		return
 	}
-	sc.nodeMin[n] = v
+	sc.ns[n].min = v
 	s := p.nodes[n].site
 	before := sc.siteCap[s]
 	after := before + v - old
@@ -258,14 +292,15 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// capacities lists the eligible nodes with processors over the window the
-// last successful sweep stopped at.
+// capacities lists the nodes with processors over the window the last
+// successful sweep stopped at, in node order.
 func (p *Pool) capacities() []nodeCap {
 	var out []nodeCap
-	for n, v := range p.sc.nodeMin {
-		if v > 0 && p.sc.eligible[n] {
-			out = append(out, nodeCap{node: int32(n), cap: v})
+	for _, n := range p.sc.active {
+		if v := p.sc.ns[n].min; v > 0 {
+			out = append(out, nodeCap{node: n, cap: v})
 		}
 	}
+	slices.SortFunc(out, func(a, b nodeCap) int { return cmpInt(int64(a.node), int64(b.node)) })
 	return out
 }

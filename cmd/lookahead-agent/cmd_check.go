@@ -78,7 +78,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results = append(results, checkDir("state_dir", c.StateDir, true, "create it owned by the agent's user, or set state_dir"))
 	}
 	if !skip["maui"] {
-		for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui showres", c.Maui.Showres}, {"maui releaseres", c.Maui.Releaseres}} {
+		for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui showres", c.Maui.Showres}, {"maui releaseres", c.Maui.Releaseres}, {"maui diagnose", c.Maui.diagnose()}} {
 			results = append(results, checkCommand(m.name, m.path, "set maui."+m.name[5:]+" to its path; the agent's user must be a Maui ADMIN (ADMIN1/ADMIN3 in maui.cfg) to run it"))
 		}
 	}

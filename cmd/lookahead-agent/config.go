@@ -65,6 +65,7 @@ type MauiConfig struct {
 	Setres         string        `mapstructure:"setres"`
 	Showres        string        `mapstructure:"showres"`
 	Releaseres     string        `mapstructure:"releaseres"`
+	Diagnose       string        `mapstructure:"diagnose"`
 	Maui           string        `mapstructure:"maui"`
 	CommandTimeout time.Duration `mapstructure:"command_timeout"`
 	Timezone       string        `mapstructure:"timezone"`
@@ -109,7 +110,7 @@ func setDefaults(v *viper.Viper) {
 		"torque.qstat": "qstat", "torque.pbsnodes": "pbsnodes", "torque.server": "", "torque.timezone": "Local",
 		"torque.scheduler_listen": "", "torque.command_timeout": "30s", "torque.default_speed": 1.0,
 		"maui.home": "/usr/local/maui", "maui.setres": "setres", "maui.showres": "showres",
-		"maui.releaseres": "releaseres", "maui.maui": "maui", "maui.command_timeout": "30s", "maui.timezone": "Local",
+		"maui.releaseres": "releaseres", "maui.diagnose": "", "maui.maui": "maui", "maui.command_timeout": "30s", "maui.timezone": "Local",
 		"engine": "builtin", "policy": "easy", "horizon": "24h", "pricing.base": 1.0,
 		"intervals.refresh": "60s", "intervals.debounce": "2s", "intervals.heartbeat": "60s",
 		"forecast_ttl": "5m", "reservations.max_duration": "168h", "reservations.past_grace": "2m",

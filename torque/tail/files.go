@@ -50,7 +50,7 @@ func (t *Tailer) list() ([]entry, error) {
 	}
 	var out []entry
 	for _, de := range des {
-		if !t.cfg.Match.MatchString(de.Name()) {
+		if !t.cfg.Match.MatchString(de.Name()) || compressed(de.Name()) {
 			continue
 		}
 		p := filepath.Join(t.cfg.Dir, de.Name())
@@ -73,16 +73,18 @@ func older(a, b string) bool {
 	return as > bs // .2 before .1 before the live file (suffix 0)
 }
 
+// splitRoll splits "20261122.vm.2" into the live name "20261122.vm" and
+// the roll number 2; a name without a numeric last part is live (0).
 func splitRoll(name string) (string, int) {
-	base, suf, ok := strings.Cut(name, ".")
-	if !ok {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
 		return name, 0
 	}
-	n, err := strconv.Atoi(suf)
-	if err != nil {
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil || n <= 0 {
 		return name, 0
 	}
-	return base, n
+	return name[:i], n
 }
 
 func devIno(fi os.FileInfo) string {
@@ -262,4 +264,15 @@ func lastLineEnd(f *os.File, size int64) (int64, error) {
 		end = start
 	}
 	return 0, nil
+}
+
+// compressed reports names that an admin's log rotation compressed: their
+// lines were read before (or are not text).
+func compressed(name string) bool {
+	for _, ext := range []string{".gz", ".bz2", ".xz", ".zst", ".Z", ".lz4"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

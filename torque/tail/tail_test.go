@@ -161,10 +161,22 @@ var scenarios = []struct {
 		}
 		e.want("a", "b", "c")
 	}},
+	{"host suffix (log_file_suffix=%h) rolled", func(e *env) {
+		e.write("20261122.vm", "a\n")
+		e.sync()
+		e.write("20261122.vm", "b\n")
+		e.rename("20261122.vm", "20261122.vm.1")
+		e.write("20261122.vm", "c\n")
+		e.write("20261123.vm", "d\n")
+		e.sync()
+		e.want("a", "b", "c", "d")
+	}},
 	{"files that do not match are ignored", func(e *env) {
 		e.write("20261122", "a\n")
 		e.write("notes.txt", "x\n")
-		e.write("20261122.gz", "y\n")
+		e.write("20261122.1.gz", "y\n")
+		e.write("20261121.gz", "y\n")
+		e.write("2026112", "z\n")
 		e.sync()
 		e.want("a")
 	}},
