@@ -34,6 +34,7 @@ forecast files.`,
 	root.AddCommand(
 		// commands are added here, one file each (cmd_<name>.go)
 		newSubmitCommand(), newStatusCommand(), newCancelCommand(), newSitesCommand(), newAuditCommand(),
+		newReplayCommand(),
 	)
 	return root
 }
