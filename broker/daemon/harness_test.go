@@ -236,3 +236,5 @@ func (s *testSite) held() map[string][]wire.Reservation {
 	}
 	return out
 }
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

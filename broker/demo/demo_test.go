@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"lookahead/broker/brokertest"
 )
 
 func TestBundledTracesLoad(t *testing.T) {
@@ -60,15 +58,14 @@ func TestGridJobsIncludeMultiSiteAndOverBudget(t *testing.T) {
 }
 
 // TestDemoRunsEndToEnd runs a short demo: real embedded NATS, simulated
-// sites with their agents, the broker; jobs are placed, some across sites,
+// sites with their agents, the broker with the co-allocation core; jobs are placed, some across sites,
 // and the closing audit finds the broker and the sites in agreement.
 func TestDemoRunsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for 12 s")
 	}
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), Options{Duration: 12 * time.Second, Speed: 900, Jobs: 10, Out: &out,
-		Planner: brokertest.Planner})
+	sum, err := Run(context.Background(), Options{Duration: 12 * time.Second, Speed: 900, Jobs: 10, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +85,7 @@ func TestDemoStopsOnCancel(t *testing.T) {
 	time.AfterFunc(3*time.Second, cancel)
 	var out bytes.Buffer
 	began := time.Now()
-	_, err := Run(ctx, Options{Duration: time.Minute, Out: &out, Planner: brokertest.Planner})
+	_, err := Run(ctx, Options{Duration: time.Minute, Out: &out})
 	if err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
