@@ -45,7 +45,7 @@ func (p *Pool) choose(job forecast.JobRequest, c candidate) plan {
 		bySite[s] = append(bySite[s], nc)
 		siteCap[s] += nc.cap
 	}
-	from, to := c.start, c.start+c.dur
+	from, to := c.start, addSat(c.start, c.dur)
 	var best plan
 	var bestCost float64
 	found := false
