@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lookahead/broker/client"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -24,14 +25,21 @@ type planOptions struct {
 	multiSiteFactor float64
 	stagingDelay    time.Duration
 	tiers           []float64
+	conn            client.Conn
 }
 
 func newPlanCommand() *cobra.Command {
 	var opts planOptions
 	cmd := &cobra.Command{
-		Use:   "plan --forecast FILE [--forecast FILE ...] --jobs FILE",
-		Short: "Plan a grid queue offline on recorded forecasts (what-if)",
-		Long: `plan reads v1 site forecasts and a JSON array of v1 grid job requests,
+		Use:   "plan [--forecast FILE ... --jobs FILE]",
+		Short: "Show the broker's last plan, or plan a grid queue offline on recorded forecasts (what-if)",
+		Long: `Without --forecast and --jobs, plan asks the running broker for its last
+planning cycle's plan: every waiting job's allocation (sites, nodes, start,
+cost) or why it does not fit yet, the sites planned on and the stale ones.
+-o json prints the broker's plan object (cycle, time, sites, stale,
+allocations, commit).
+
+Offline (what-if), plan reads v1 site forecasts and a JSON array of v1 grid job requests,
 plans the jobs in priority order (max_price descending, then submitted, then
 id), each on what the jobs before it left, with the broker's co-allocation
 algorithm, and prints one allocation per job in the queue's order.
@@ -58,6 +66,7 @@ Use "-" as --jobs to read the queue from stdin.`,
 	f.Float64Var(&opts.multiSiteFactor, "multi-site-factor", 0, "runtime multiplier for jobs spanning sites (0 or 1: none)")
 	f.DurationVar(&opts.stagingDelay, "staging-delay", 0, "hold time added per remote site for jobs spanning sites")
 	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (default: exact, one per node speed)")
+	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd
 }
@@ -65,6 +74,9 @@ Use "-" as --jobs to read the queue from stdin.`,
 func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.Writer) error {
 	if err := cli.CheckFormat(opts.output); err != nil {
 		return err
+	}
+	if len(opts.forecasts) == 0 && opts.jobs == "" {
+		return runPlanOnline(ctx, opts, stdout)
 	}
 	if len(opts.forecasts) == 0 {
 		return cli.Usagef("plan: at least one --forecast is required")
@@ -160,3 +172,33 @@ func writePlanTable(w io.Writer, allocs []forecast.Allocation) error {
 }
 
 func utc(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04:05") }
+
+// runPlanOnline prints the broker's last plan.
+func runPlanOnline(ctx context.Context, opts planOptions, stdout io.Writer) error {
+	c, err := opts.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	p, err := c.Plan(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	if opts.output == cli.FormatJSON {
+		return cli.WriteJSON(stdout, p)
+	}
+	if p.Cycle == 0 {
+		_, err := fmt.Fprintln(stdout, "the broker has not planned yet")
+		return err
+	}
+	fmt.Fprintf(stdout, "cycle %d at %s over %s (%.1f ms)", p.Cycle, utc(p.Time), strings.Join(p.Sites, ", "), float64(p.Micros)/1000)
+	if len(p.Stale) > 0 {
+		fmt.Fprintf(stdout, "; stale, not planned on: %s", strings.Join(p.Stale, ", "))
+	}
+	fmt.Fprintln(stdout)
+	if len(p.Commit) > 0 {
+		fmt.Fprintf(stdout, "reserving now: %s\n", strings.Join(p.Commit, ", "))
+	}
+	fmt.Fprintln(stdout)
+	return writePlanTable(stdout, p.Allocations)
+}

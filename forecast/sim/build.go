@@ -1,0 +1,187 @@
+package sim
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+)
+
+// Build forecasts a cluster from a snapshot: it simulates forward from now
+// to horizon under policy, assuming every job runs its full walltime, and
+// returns the v1 forecast (site from snap.Site, Seq 0: the caller numbers
+// forecasts) and each local job's predicted start, end and nodes.
+//
+//   - Running jobs hold their hosts until Started+Walltime (an overdue job
+//     until now; a job without walltime until the horizon; a job without
+//     hosts on the first nodes with free processors).
+//   - Queued jobs (state Q) enter at now in the queue order of their
+//     priority and submit time; a job without walltime is assumed to run to
+//     the horizon. Held and other states are not simulated. Jobs bound to a
+//     reservation (LocalJob.Reservation) run inside it and are not
+//     simulated either: the reservation holds their processors.
+//   - Reservations are taken as they are (the scheduler is the truth); their
+//     processors on usable nodes are never offered and local jobs plan
+//     around them.
+//   - Slots (forecast.BuildSlots): per usable node, [now, horizon) less
+//     running jobs and reservations; time a queued job is predicted to hold
+//     is offered at pricing.Price(job), the rest at pricing.Base.
+//
+// Predictions cover running jobs and queued jobs predicted to start before
+// the horizon.
+func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing forecast.Pricing) (forecast.Forecast, []forecast.Prediction, error) {
+	if horizon < now {
+		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", errInvalid("horizon %d is before now %d", horizon, now))
+	}
+	if err := pricing.Validate(); err != nil {
+		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", err)
+	}
+	e := NewEngine(Cluster{Site: snap.Site, Nodes: snap.Nodes}, policy, now)
+	e.keepPlan = true
+	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: map[string]forecast.LocalJob{}}
+	if err := b.load(snap); err != nil {
+		return forecast.Forecast{}, nil, fmt.Errorf("forecast of %s: %w", snap.Site, err)
+	}
+	for _, ev := range e.AdvanceTo(horizon) {
+		if ev.Kind == Started && ev.Start < horizon {
+			b.predict(ev)
+		}
+	}
+	f := forecast.Forecast{
+		Version: forecast.Version, Site: snap.Site, Generated: now, Horizon: horizon,
+		Nodes: offeredNodes(snap.Nodes),
+		Slots: forecast.BuildSlots(snap.Nodes, b.holds, now, horizon, pricing.Base),
+	}
+	return f, b.preds, nil
+}
+
+type builder struct {
+	e       *Engine
+	now     int64
+	horizon int64
+	pricing forecast.Pricing
+	jobs    map[string]forecast.LocalJob
+	holds   []forecast.Hold
+	preds   []forecast.Prediction
+}
+
+func (b *builder) load(snap forecast.Snapshot) error {
+	resvs := map[string]bool{}
+	for _, r := range snap.Reservations {
+		if err := b.reserve(r); err != nil {
+			return err
+		}
+		resvs[r.ID] = true
+	}
+	for _, j := range snap.Jobs {
+		if j.Reservation != "" && resvs[j.Reservation] {
+			continue
+		}
+		switch {
+		case j.Running():
+			if err := b.running(j); err != nil {
+				return err
+			}
+		case j.Waiting():
+			b.jobs[j.ID] = j
+			b.e.Submit(b.simJob(j))
+		}
+	}
+	return nil
+}
+
+func (b *builder) reserve(r forecast.Reservation) error {
+	if r.End <= b.now {
+		return nil
+	}
+	var hosts []hostUse
+	for _, h := range r.Hosts {
+		i, ok := b.e.byName[h.Node]
+		if !ok {
+			return fmt.Errorf("reservation %s: %w", r.ID, errInvalid("unknown node %q", h.Node))
+		}
+		if b.e.nodes[i].usable && h.Procs > 0 {
+			hosts = append(hosts, hostUse{node: i, procs: h.Procs})
+			b.holds = append(b.holds, forecast.Hold{Node: h.Node, Procs: h.Procs, Start: r.Start, End: r.End})
+		}
+	}
+	if len(hosts) > 0 {
+		b.e.add(r, hosts)
+	}
+	return nil
+}
+
+func (b *builder) running(j forecast.LocalJob) error {
+	started := min(j.Started, b.now)
+	if j.Started == 0 {
+		started = b.now
+	}
+	wall := j.Walltime
+	if wall <= 0 {
+		wall = max(b.horizon, b.now+1) - started
+	}
+	end := max(started+wall, b.now)
+	hosts := j.Hosts
+	if len(hosts) == 0 {
+		hosts = b.e.firstFree(j.Procs)
+	}
+	sj := b.simJob(j)
+	sj.Walltime = max(end-started, 1)
+	if err := b.e.AddRunning(sj, started, hosts); err != nil {
+		return err
+	}
+	for _, h := range hosts {
+		b.holds = append(b.holds, forecast.Hold{Node: h.Node, Procs: h.Procs, Start: started, End: end})
+	}
+	b.preds = append(b.preds, forecast.Prediction{Job: j.ID, Start: started, End: end, Hosts: hosts})
+	return nil
+}
+
+func (b *builder) simJob(j forecast.LocalJob) Job {
+	wall := j.Walltime
+	if wall <= 0 {
+		wall = max(b.horizon-b.now, 1)
+	}
+	return Job{ID: j.ID, Procs: j.Procs, PPN: j.PPN, Walltime: wall, Runtime: -1, Submit: j.Submitted,
+		Priority: j.Priority, Queue: j.Queue, User: j.User, QOS: j.QOS}
+}
+
+func (b *builder) predict(ev Event) {
+	lj := b.jobs[ev.Job]
+	price, priced := b.pricing.Price(lj)
+	for _, h := range ev.Hosts {
+		b.holds = append(b.holds, forecast.Hold{Node: h.Node, Procs: h.Procs, Start: ev.Start, End: ev.End, Priced: priced, Price: price})
+	}
+	b.preds = append(b.preds, forecast.Prediction{Job: ev.Job, Start: ev.Start, End: ev.End, Hosts: ev.Hosts})
+}
+
+// firstFree names free processors now, nodes in order, for a running job
+// whose hosts the snapshot does not give.
+func (e *Engine) firstFree(procs int) []forecast.HostProcs {
+	var out []forecast.HostProcs
+	for i := range e.nodes {
+		n := &e.nodes[i]
+		if !n.usable || procs == 0 {
+			continue
+		}
+		if take := min(n.procs-n.used, procs); take > 0 {
+			out = append(out, forecast.HostProcs{Node: n.name, Procs: take})
+			procs -= take
+		}
+	}
+	return out
+}
+
+func offeredNodes(nodes []forecast.SnapshotNode) []forecast.Node {
+	out := make([]forecast.Node, 0, len(nodes))
+	for _, n := range nodes {
+		if !n.Usable() {
+			continue
+		}
+		speed := n.Speed
+		if speed <= 0 {
+			speed = 1
+		}
+		out = append(out, forecast.Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: n.Features})
+	}
+	return out
+}

@@ -1,0 +1,286 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"lookahead/forecast"
+)
+
+type node struct {
+	name   string
+	procs  int
+	used   int
+	usable bool
+	resv   []*resv
+}
+
+type resv struct {
+	r     forecast.Reservation
+	hosts []hostUse
+	pool  int // processors on usable nodes
+}
+
+// Engine is an incremental simulation of one cluster under one Policy.
+// Drive it with Submit, Reserve/Release and AdvanceTo; read it with
+// Snapshot and Now. Not safe for concurrent use.
+type Engine struct {
+	site     string
+	src      []forecast.SnapshotNode
+	nodes    []node
+	byName   map[string]int
+	total    int // processors on usable nodes
+	maxChunk int // largest node
+	policy   Policy
+	now      int64
+
+	pending jobHeap // submitted for a future time, by Submit
+	queue   []*job  // waiting, in queue order
+	running []*job  // by wallEnd
+	ends    jobHeap // running, by actual end
+	resvs   []*resv
+	used    int // processors of usable nodes held by running jobs
+	seq     int
+	dirty   bool
+	prof    profile
+	sufMin  []int
+	out     []Event
+
+	// keepPlan: every job runs its full walltime (a forecast), so a
+	// conservative plan stays true until something unplanned happens
+	// (planValid) and is not rebuilt at every event.
+	keepPlan  bool
+	planValid bool
+	plan      jobHeap // blocked jobs by planned start, while planValid
+	stale     int     // started jobs still in queue
+
+	resvChanged bool
+	rdeltas     []step
+	passes      int // full scheduling passes, for tests and tuning
+}
+
+// NewEngine returns an engine for cluster c at time start with nothing
+// running or queued.
+func NewEngine(c Cluster, p Policy, start int64) *Engine {
+	e := &Engine{
+		site:    c.Site,
+		src:     append([]forecast.SnapshotNode(nil), c.Nodes...),
+		byName:  make(map[string]int, len(c.Nodes)),
+		policy:  p,
+		now:     start,
+		pending: jobHeap{less: bySubmit},
+		ends:    jobHeap{less: byEnd},
+		plan:    jobHeap{less: byPlanned},
+	}
+	e.nodes = make([]node, len(c.Nodes))
+	for i, n := range c.Nodes {
+		e.nodes[i] = node{name: n.Name, procs: n.Procs, usable: n.Usable()}
+		e.byName[n.Name] = i
+		if e.nodes[i].usable {
+			e.total += n.Procs
+			e.maxChunk = max(e.maxChunk, n.Procs)
+		}
+	}
+	return e
+}
+
+// Now is the engine's current time.
+func (e *Engine) Now() int64 { return e.now }
+
+// Capacity is the number of processors on usable nodes.
+func (e *Engine) Capacity() int { return e.total }
+
+// Submit queues j at j.Submit; a job submitted before Now arrives now but
+// keeps its Submit for the queue order (a snapshot's queued jobs). A job that
+// can never run here (invalid request, wider than the usable cluster, a
+// ppn chunk larger than any node) is rejected: AdvanceTo reports it as a
+// Rejected event.
+func (e *Engine) Submit(j Job) {
+	arrive := max(j.Submit, e.now)
+	if reason := e.refuse(j); reason != "" {
+		e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: reason})
+		return
+	}
+	e.seq++
+	jb := newJob(j, e.seq)
+	jb.arrive = arrive
+	e.pending.push(jb)
+}
+
+func (e *Engine) refuse(j Job) string {
+	switch {
+	case j.Procs <= 0:
+		return fmt.Sprintf("asks for %d processors", j.Procs)
+	case j.Walltime <= 0:
+		return fmt.Sprintf("walltime %d s is not positive", j.Walltime)
+	case j.Procs > e.total:
+		return fmt.Sprintf("asks for %d processors, the cluster has %d usable", j.Procs, e.total)
+	case j.PPN < 0 || (j.PPN > 0 && j.Procs%j.PPN != 0):
+		return fmt.Sprintf("%d processors are not whole chunks of ppn=%d", j.Procs, j.PPN)
+	case j.PPN > e.maxChunk:
+		return fmt.Sprintf("ppn=%d is larger than any node (%d)", j.PPN, e.maxChunk)
+	case j.PPN > 0 && e.chunks(j.PPN) < j.Procs/j.PPN:
+		return fmt.Sprintf("needs %d nodes with %d processors, the cluster has %d", j.Procs/j.PPN, j.PPN, e.chunks(j.PPN))
+	}
+	return ""
+}
+
+func (e *Engine) chunks(ppn int) int {
+	c := 0
+	for _, n := range e.nodes {
+		if n.usable {
+			c += n.procs / ppn
+		}
+	}
+	return c
+}
+
+// AdvanceTo processes every submission, completion and reservation end up
+// to and including t, running a scheduling pass at each instant where
+// something changed, and moves Now to t (never backwards). It returns the
+// events since the previous call, in time order.
+func (e *Engine) AdvanceTo(t int64) []Event {
+	if t < e.now {
+		t = e.now
+	}
+	for {
+		if e.dirty {
+			e.schedule()
+			e.dirty = false
+		}
+		next, ok := e.next()
+		if !ok || next > t {
+			break
+		}
+		e.now = max(e.now, next)
+		e.apply()
+	}
+	e.now = t
+	return e.flush()
+}
+
+// Drain runs until nothing is left to happen (the queue may still hold
+// jobs that can never start) and returns the events; Now ends at the last
+// event.
+func (e *Engine) Drain() []Event {
+	for {
+		if e.dirty {
+			e.schedule()
+			e.dirty = false
+		}
+		next, ok := e.next()
+		if !ok {
+			return e.flush()
+		}
+		e.now = max(e.now, next)
+		e.apply()
+	}
+}
+
+func (e *Engine) flush() []Event {
+	out := e.out
+	e.out = nil
+	return out
+}
+
+// next is the time of the next event.
+func (e *Engine) next() (int64, bool) {
+	t, ok := int64(never), false
+	if e.ends.len() > 0 {
+		t, ok = e.ends.peek().end, true
+	}
+	if e.pending.len() > 0 && e.pending.peek().arrive < t {
+		t, ok = e.pending.peek().arrive, true
+	}
+	for _, r := range e.resvs {
+		if r.r.End < t {
+			t, ok = r.r.End, true
+		}
+	}
+	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
+		t, ok = max(e.plan.peek().planned, e.now), true
+	}
+	return t, ok
+}
+
+// apply applies everything due at or before now: completions, reservation
+// ends, submissions.
+func (e *Engine) apply() {
+	for e.ends.len() > 0 && e.ends.peek().end <= e.now {
+		j := e.ends.pop()
+		if j.end < j.wallEnd {
+			e.planValid = false
+		}
+		e.finish(j)
+	}
+	for i := 0; i < len(e.resvs); {
+		if e.resvs[i].r.End <= e.now {
+			e.drop(i)
+			continue
+		}
+		i++
+	}
+	for e.pending.len() > 0 && e.pending.peek().arrive <= e.now {
+		e.enqueue(e.pending.pop())
+		e.planValid = false
+	}
+	e.dirty = true
+}
+
+func (e *Engine) enqueue(j *job) {
+	i := sort.Search(len(e.queue), func(k int) bool { return before(j, e.queue[k]) })
+	e.queue = append(e.queue, nil)
+	copy(e.queue[i+1:], e.queue[i:])
+	e.queue[i] = j
+}
+
+func (e *Engine) finish(j *job) {
+	for _, h := range j.hosts {
+		e.nodes[h.node].used -= h.procs
+	}
+	e.used -= j.pool
+	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
+	for ; i < len(e.running); i++ {
+		if e.running[i] == j {
+			e.running = append(e.running[:i], e.running[i+1:]...)
+			break
+		}
+	}
+	e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
+}
+
+func (e *Engine) hostList(hs []hostUse) []forecast.HostProcs {
+	out := make([]forecast.HostProcs, len(hs))
+	for i, h := range hs {
+		out[i] = forecast.HostProcs{Node: e.nodes[h.node].name, Procs: h.procs}
+	}
+	return out
+}
+
+// run marks j running on hosts from start, holding them until end.
+func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
+	j.start, j.end, j.wallEnd, j.hosts = start, end, sat(start, j.Walltime), hosts
+	j.pool = 0
+	for _, h := range hosts {
+		e.nodes[h.node].used += h.procs
+		if e.nodes[h.node].usable {
+			j.pool += h.procs
+		}
+	}
+	e.used += j.pool
+	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd > j.wallEnd })
+	e.running = append(e.running, nil)
+	copy(e.running[i+1:], e.running[i:])
+	e.running[i] = j
+	e.ends.push(j)
+}
+
+func (e *Engine) start(j *job, hosts []hostUse) {
+	d := j.Walltime
+	if j.Runtime >= 0 && j.Runtime < d {
+		d = j.Runtime
+	}
+	j.started = true
+	e.run(j, e.now, e.now+d, hosts)
+	e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
+}

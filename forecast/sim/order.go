@@ -1,0 +1,146 @@
+package sim
+
+// job is the engine's record of a Job.
+type job struct {
+	Job
+	seq     int
+	arrive  int64 // when it enters the queue
+	planned int64 // start in the kept plan
+	started bool
+	numID   uint64
+	isNum   bool
+	start   int64
+	end     int64 // actual end: start + min(runtime, walltime)
+	wallEnd int64 // start + walltime: what plans assume
+	pool    int   // processors held on usable nodes
+	hosts   []hostUse
+}
+
+type hostUse struct {
+	node  int
+	procs int
+}
+
+func newJob(j Job, seq int) *job {
+	n, ok := parseUint(j.ID)
+	return &job{Job: j, seq: seq, numID: n, isNum: ok}
+}
+
+func parseUint(s string) (uint64, bool) {
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// before is the queue order: higher priority, then earlier submit, then
+// job id (numbers as numbers, numbers before names), then arrival.
+func before(a, b *job) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.Submit != b.Submit {
+		return a.Submit < b.Submit
+	}
+	if c := compareID(a, b); c != 0 {
+		return c < 0
+	}
+	return a.seq < b.seq
+}
+
+func compareID(a, b *job) int {
+	switch {
+	case a.isNum && b.isNum:
+		switch {
+		case a.numID < b.numID:
+			return -1
+		case a.numID > b.numID:
+			return 1
+		}
+		return 0
+	case a.isNum:
+		return -1
+	case b.isNum:
+		return 1
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// jobHeap is a binary min-heap of jobs under less.
+type jobHeap struct {
+	items []*job
+	less  func(a, b *job) bool
+}
+
+func (h *jobHeap) len() int { return len(h.items) }
+
+func (h *jobHeap) peek() *job { return h.items[0] }
+
+func (h *jobHeap) push(j *job) {
+	h.items = append(h.items, j)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(h.items[i], h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *jobHeap) pop() *job {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items[last] = nil
+	h.items = h.items[:last]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && h.less(h.items[l], h.items[m]) {
+			m = l
+		}
+		if r < last && h.less(h.items[r], h.items[m]) {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+func bySubmit(a, b *job) bool {
+	if a.arrive != b.arrive {
+		return a.arrive < b.arrive
+	}
+	return a.seq < b.seq
+}
+
+func byEnd(a, b *job) bool {
+	if a.end != b.end {
+		return a.end < b.end
+	}
+	return a.seq < b.seq
+}
+
+func byPlanned(a, b *job) bool {
+	if a.planned != b.planned {
+		return a.planned < b.planned
+	}
+	return before(a, b)
+}

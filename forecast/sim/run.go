@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+)
+
+// JobResult is where and when one job ran.
+type JobResult struct {
+	ID       string               `json:"id"`
+	Procs    int                  `json:"procs"`
+	Submit   int64                `json:"submit"`
+	Start    int64                `json:"start"`
+	End      int64                `json:"end"`
+	Walltime int64                `json:"walltime"`
+	Hosts    []forecast.HostProcs `json:"hosts,omitempty"`
+}
+
+// Wait is Start − Submit.
+func (r JobResult) Wait() int64 { return r.Start - r.Submit }
+
+// Rejection is a job the cluster could not run, and why.
+type Rejection struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Result is a whole replay: every job that ran (in the order they ended),
+// every rejected job, and the metrics.
+type Result struct {
+	Jobs     []JobResult `json:"jobs"`
+	Rejected []Rejection `json:"rejected,omitempty"`
+	// Stuck are jobs still queued when nothing was left to happen (they
+	// could never start, e.g. blocked by a reservation that never ends).
+	Stuck   []string `json:"stuck,omitempty"`
+	Metrics Metrics  `json:"metrics"`
+}
+
+// Options tune Run. Progress, when set, is called now and then with the
+// number of jobs finished or rejected so far and the total.
+type Options struct {
+	KeepHosts bool
+	Progress  func(done, total int)
+}
+
+// Run replays jobs (in any order; each arrives at its Submit) on c under p
+// from the earliest submit time and returns every job's schedule and the
+// metrics. Errors are for input the simulator cannot take (duplicate ids);
+// jobs that cannot run are rejected, not errors.
+func Run(c Cluster, jobs []Job, p Policy) (Result, error) {
+	return RunWith(c, jobs, p, Options{KeepHosts: true})
+}
+
+// RunWith is Run with options.
+func RunWith(c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
+	seen := make(map[string]struct{}, len(jobs))
+	start := int64(never)
+	for _, j := range jobs {
+		if _, dup := seen[j.ID]; dup {
+			return Result{}, fmt.Errorf("replay: %w", errInvalid("duplicate job id %q", j.ID))
+		}
+		seen[j.ID] = struct{}{}
+		start = min(start, j.Submit)
+	}
+	if len(jobs) == 0 {
+		return Result{}, nil
+	}
+	e := NewEngine(c, p, start)
+	byID := make(map[string]Job, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
+		e.Submit(j)
+	}
+	res := Result{Jobs: make([]JobResult, 0, len(jobs))}
+	collect := func(evs []Event) {
+		for _, ev := range evs {
+			switch ev.Kind {
+			case Ended:
+				j := byID[ev.Job]
+				r := JobResult{ID: j.ID, Procs: j.Procs, Submit: j.Submit, Start: ev.Start, End: ev.End, Walltime: j.Walltime}
+				if o.KeepHosts {
+					r.Hosts = ev.Hosts
+				}
+				res.Jobs = append(res.Jobs, r)
+			case Rejected:
+				res.Rejected = append(res.Rejected, Rejection{ID: ev.Job, Reason: ev.Reason})
+			}
+		}
+	}
+	collect(e.flush())
+	for e.step() {
+		if o.Progress != nil && len(e.out) > 0 {
+			o.Progress(len(res.Jobs)+len(res.Rejected), len(jobs))
+		}
+		collect(e.flush())
+	}
+	collect(e.flush())
+	e.compactQueue()
+	for _, j := range e.queue {
+		res.Stuck = append(res.Stuck, j.ID)
+	}
+	res.Metrics = Measure(res.Jobs, e.total)
+	res.Metrics.Rejected = len(res.Rejected)
+	return res, nil
+}
+
+// step runs the pending pass and applies the next instant; false when
+// nothing is left to happen.
+func (e *Engine) step() bool {
+	if e.dirty {
+		e.schedule()
+		e.dirty = false
+	}
+	next, ok := e.next()
+	if !ok {
+		return false
+	}
+	e.now = max(e.now, next)
+	e.apply()
+	return true
+}
