@@ -12,7 +12,16 @@ type node struct {
 	procs  int
 	used   int
 	usable bool
-	resv   []*resv
+	holds  []nhold // grid reservations and this pass's blocked-job reservations
+	run    []*job  // running jobs on this node
+}
+
+// nhold is processors of a node held over [s, e) by a grid reservation r,
+// or (r nil) by the reservation of a blocked job during one pass.
+type nhold struct {
+	s, e  int64
+	procs int
+	r     *resv
 }
 
 type resv struct {
@@ -28,6 +37,7 @@ type Engine struct {
 	site     string
 	src      []forecast.SnapshotNode
 	nodes    []node
+	order    []int // node preference: fewest processors first, then last listed first
 	byName   map[string]int
 	total    int // processors on usable nodes
 	maxChunk int // largest node
@@ -53,6 +63,7 @@ type Engine struct {
 	planValid bool
 	plan      jobHeap // blocked jobs by planned start, while planValid
 	stale     int     // started jobs still in queue
+	touched   []int   // nodes with blocked-job holds this pass
 
 	resvChanged bool
 	rdeltas     []step
@@ -81,7 +92,20 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 			e.maxChunk = max(e.maxChunk, n.Procs)
 		}
 	}
+	e.order = preference(e.nodes)
 	return e
+}
+
+// preference orders nodes the way Maui 3.3.1's MINRESOURCE allocation was
+// seen to on identical nodes: fewest configured processors first, ties
+// taken from the last node listed backwards (c064, c063, …).
+func preference(nodes []node) []int {
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = len(nodes) - 1 - i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return nodes[order[a]].procs < nodes[order[b]].procs })
+	return order
 }
 
 // Now is the engine's current time.
@@ -236,7 +260,15 @@ func (e *Engine) enqueue(j *job) {
 
 func (e *Engine) finish(j *job) {
 	for _, h := range j.hosts {
-		e.nodes[h.node].used -= h.procs
+		n := &e.nodes[h.node]
+		n.used -= h.procs
+		for k, o := range n.run {
+			if o == j {
+				n.run[k] = n.run[len(n.run)-1]
+				n.run = n.run[:len(n.run)-1]
+				break
+			}
+		}
 	}
 	e.used -= j.pool
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
@@ -263,6 +295,7 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	j.pool = 0
 	for _, h := range hosts {
 		e.nodes[h.node].used += h.procs
+		e.nodes[h.node].run = append(e.nodes[h.node].run, j)
 		if e.nodes[h.node].usable {
 			j.pool += h.procs
 		}

@@ -26,16 +26,17 @@ func (e *Engine) schedule() {
 	if e.policy.unbounded() && !full {
 		minAfter = e.suffixMinProcs()
 	}
-	reserved, w, stopped := 0, 0, false
+	reserved, w, stopped, idle := 0, 0, false, false
 	for k, j := range e.queue {
-		if stopped {
+		if stopped || idle {
+			j.held = false
 			e.queue[w] = j
 			w++
 			continue
 		}
 		if p.steps[0].free >= j.Procs {
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); ok {
-				if hosts, ok := e.pickHosts(j); ok {
+				if hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime)); ok {
 					e.start(j, hosts)
 					p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 					continue
@@ -44,13 +45,20 @@ func (e *Engine) schedule() {
 		}
 		e.queue[w] = j
 		w++
-		if e.policy.Depth == 0 {
+		j.held = false
+		switch {
+		case e.policy.Depth == 0:
 			stopped = true
 			continue
-		}
-		if e.policy.unbounded() || reserved < e.policy.Depth {
+		case e.policy.unbounded() || reserved < e.policy.Depth:
 			reserved++
 			j.planned = e.reserveBlocked(j)
+			j.held = true
+		default:
+			// Maui: the first blocked job past the reservation depth ends
+			// the priority pass; the rest may only backfill.
+			idle = true
+			continue
 		}
 		if minAfter != nil {
 			stopped = p.steps[0].free < minAfter[k+1]
@@ -58,8 +66,13 @@ func (e *Engine) schedule() {
 			stopped = !full && p.steps[0].free <= 0
 		}
 	}
+	if idle {
+		e.backfill(e.queue[:w])
+		w = e.dropStarted(w)
+	}
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
+	e.dropBlockedHolds()
 	if full {
 		e.keep()
 	}
@@ -118,7 +131,7 @@ func (e *Engine) startPlanned() {
 	p := &e.prof
 	for e.plan.len() > 0 && e.plan.peek().planned <= e.now {
 		j := e.plan.pop()
-		if hosts, ok := e.pickHosts(j); ok {
+		if hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime)); ok {
 			e.start(j, hosts)
 			e.stale++
 			continue
@@ -138,13 +151,103 @@ func (e *Engine) startPlanned() {
 func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
 	t := p.earliest(e.now, j.Procs, j.Walltime)
-	if t == e.now {
-		t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
+	if e.keepPlan {
+		if t == e.now {
+			t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
+		}
+	} else if t != never {
+		t = e.holdNodes(j, t)
 	}
 	if t != never {
 		p.add(t, sat(t, j.Walltime), -j.Procs)
 	}
 	return t
+}
+
+// holdNodes finds the earliest time from t0 (a profile step) at which j
+// fits on concrete nodes — each node giving what is free over the whole
+// walltime once its running jobs reach their walltime, less the holds on
+// it — and holds those nodes for j, in preference order, for the rest of
+// the pass. This is how Maui reserves nodes for a blocked job: later jobs
+// may backfill onto other nodes even past the reservation's start.
+func (e *Engine) holdNodes(j *job, t0 int64) int64 {
+	p := &e.prof
+	for k := p.search(t0); k < len(p.steps); k++ {
+		t := p.steps[k].t
+		if ok, _ := p.fitsFrom(k, j.Procs, j.Walltime); !ok {
+			continue
+		}
+		if e.holdAt(j, t) {
+			return t
+		}
+	}
+	return never
+}
+
+func (e *Engine) holdAt(j *job, t int64) bool {
+	end := sat(t, j.Walltime)
+	free := func(i int) int {
+		n := &e.nodes[i]
+		f := n.procs - e.reservedOn(n, t, end)
+		for _, r := range n.run {
+			if max(r.wallEnd, r.end) > t {
+				f -= r.hostProcs(i)
+			}
+		}
+		if t == e.now {
+			f = min(f, n.procs-n.used-e.reservedOn(n, t, end))
+		}
+		if j.PPN > 0 {
+			f -= f % j.PPN
+		}
+		return f
+	}
+	need := j.Procs
+	for _, i := range e.order {
+		if e.nodes[i].usable {
+			need -= max(free(i), 0)
+		}
+		if need <= 0 {
+			break
+		}
+	}
+	if need > 0 {
+		return false
+	}
+	need = j.Procs
+	for _, i := range e.order {
+		n := &e.nodes[i]
+		if !n.usable {
+			continue
+		}
+		if f := free(i); f > 0 {
+			n.holds = append(n.holds, nhold{s: t, e: end, procs: f})
+			e.touched = append(e.touched, i)
+			need -= f
+		}
+		if need <= 0 {
+			break
+		}
+	}
+	return true
+}
+
+func (j *job) hostProcs(node int) int {
+	for _, h := range j.hosts {
+		if h.node == node {
+			return h.procs
+		}
+	}
+	return 0
+}
+
+// dropBlockedHolds removes this pass's blocked-job holds.
+func (e *Engine) dropBlockedHolds() {
+	for _, i := range e.touched {
+		n := &e.nodes[i]
+		n.holds = slices.DeleteFunc(n.holds, func(h nhold) bool { return h.r == nil })
+	}
+	e.touched = e.touched[:0]
 }
 
 // buildProfile sets the profile to the free processors from now on:
@@ -210,14 +313,14 @@ func (e *Engine) resvDeltas() []step {
 	return e.rdeltas
 }
 
-// pickHosts chooses nodes for j starting now: nodes in cluster order, each
-// giving what it has free now and keeps free of grid reservations until the
-// job's walltime ends (first fit). With a ppn shape, whole chunks per node.
-func (e *Engine) pickHosts(j *job) ([]hostUse, bool) {
-	end := sat(e.now, j.Walltime)
+// pickHosts chooses nodes for j starting now: nodes in preference order, each
+// giving what it has free now and keeps free of holds until end (the job's
+// walltime end, or a backfill window's), first fit. With a ppn shape, whole
+// chunks per node.
+func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 	need := j.Procs
 	var hosts []hostUse
-	for i := range e.nodes {
+	for _, i := range e.order {
 		n := &e.nodes[i]
 		if !n.usable || n.used >= n.procs {
 			continue
@@ -243,14 +346,81 @@ func (e *Engine) pickHosts(j *job) ([]hostUse, bool) {
 // some time in [s, t) (an upper bound: overlapping reservations are summed).
 func (e *Engine) reservedOn(n *node, s, t int64) int {
 	held := 0
-	for _, r := range n.resv {
-		if r.r.Start < t && r.r.End > s {
-			for _, h := range r.hosts {
-				if e.nodes[h.node].name == n.name {
-					held += h.procs
-				}
-			}
+	for _, h := range n.holds {
+		if h.s < t && h.e > s {
+			held += h.procs
 		}
 	}
 	return held
+}
+
+// backfill is Maui's FIRSTFIT backfill after the priority pass: windows of
+// free processors are visited shortest first (a window ends where a hold —
+// a blocked job's or a grid reservation — starts on its nodes), and in each
+// the waiting jobs without a reservation that fit its time and processors
+// start in queue order on its nodes.
+func (e *Engine) backfill(queue []*job) {
+	p := &e.prof
+	for w := e.now; w != never; {
+		w = e.nextWindow(w)
+		free := e.windowProcs(w)
+		for _, j := range queue {
+			if free <= 0 {
+				break
+			}
+			if j.started || j.held || j.Procs > free || sat(e.now, j.Walltime) > w {
+				continue
+			}
+			if hosts, ok := e.pickHosts(j, w); ok {
+				e.start(j, hosts)
+				e.stale++
+				p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+				free -= j.Procs
+			}
+		}
+	}
+}
+
+// nextWindow is the first time after w at which a hold starts on a node
+// with free processors, or never.
+func (e *Engine) nextWindow(w int64) int64 {
+	next := int64(never)
+	for i := range e.nodes {
+		n := &e.nodes[i]
+		if !n.usable || n.used >= n.procs {
+			continue
+		}
+		for _, h := range n.holds {
+			if h.s > w && h.s < next && h.e > e.now {
+				next = h.s
+			}
+		}
+	}
+	return next
+}
+
+// windowProcs is the processors free from now until w.
+func (e *Engine) windowProcs(w int64) int {
+	sum := 0
+	for i := range e.nodes {
+		n := &e.nodes[i]
+		if n.usable && n.used < n.procs {
+			sum += max(n.procs-n.used-e.reservedOn(n, e.now, w), 0)
+		}
+	}
+	return sum
+}
+
+// dropStarted removes jobs started by backfill from the first w queue
+// entries and returns the new length.
+func (e *Engine) dropStarted(w int) int {
+	k := 0
+	for _, j := range e.queue[:w] {
+		if !j.started {
+			e.queue[k] = j
+			k++
+		}
+	}
+	e.stale = 0
+	return k
 }
