@@ -32,7 +32,8 @@ forecast files.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(
-	// commands are added here, one file each (cmd_<name>.go)
+		// commands are added here, one file each (cmd_<name>.go)
+		newSimulateCommand(), newForecastCommand(),
 	)
 	return root
 }

@@ -13,11 +13,16 @@ type node struct {
 	used   int
 	usable bool
 	holds  []nhold // grid reservations and this pass's blocked-job reservations
-	run    []*job  // running jobs on this node
+	run    []runHold // running jobs on this node
 }
 
-// nhold is processors of a node held over [s, e) by a grid reservation r,
-// or (r nil) by the reservation of a blocked job during one pass.
+// runHold is a running job's processors on one node.
+type runHold struct {
+	j     *job
+	procs int
+}
+
+// nhold is processors of a node held over [s, e) by grid reservation r.
 type nhold struct {
 	s, e  int64
 	procs int
@@ -63,7 +68,9 @@ type Engine struct {
 	planValid bool
 	plan      jobHeap // blocked jobs by planned start, while planValid
 	stale     int     // started jobs still in queue
-	touched   []int   // nodes with blocked-job holds this pass
+	blocked   []*blockedRes // blocked jobs' reservations this pass
+	blockPool []*blockedRes
+	freeBuf   []int
 
 	resvChanged bool
 	rdeltas     []step
@@ -263,7 +270,7 @@ func (e *Engine) finish(j *job) {
 		n := &e.nodes[h.node]
 		n.used -= h.procs
 		for k, o := range n.run {
-			if o == j {
+			if o.j == j {
 				n.run[k] = n.run[len(n.run)-1]
 				n.run = n.run[:len(n.run)-1]
 				break
@@ -295,7 +302,7 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	j.pool = 0
 	for _, h := range hosts {
 		e.nodes[h.node].used += h.procs
-		e.nodes[h.node].run = append(e.nodes[h.node].run, j)
+		e.nodes[h.node].run = append(e.nodes[h.node].run, runHold{j, h.procs})
 		if e.nodes[h.node].usable {
 			j.pool += h.procs
 		}

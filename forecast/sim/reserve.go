@@ -26,7 +26,7 @@ func (e *Engine) Reserve(r forecast.Reservation) error {
 	}
 	for _, h := range hosts {
 		n := &e.nodes[h.node]
-		free := n.procs - e.runningOn(h.node, r.Start) - e.reservedOn(n, r.Start, r.End)
+		free := n.procs - e.runningOn(h.node, r.Start) - e.reservedOn(h.node, r.Start, r.End)
 		if h.procs > free {
 			return fmt.Errorf("reservation %s on %s: %w (%d asked, %d free over [%d, %d))",
 				r.ID, n.name, ErrNoCapacity, h.procs, max(free, 0), r.Start, r.End)

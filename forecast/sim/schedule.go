@@ -151,7 +151,9 @@ func (e *Engine) startPlanned() {
 func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
 	t := p.earliest(e.now, j.Procs, j.Walltime)
-	if e.keepPlan {
+	if e.keepPlan || e.policy.unbounded() {
+		// conservative: a plan on the processor profile (node-level holds
+		// for every waiting job would cost too much)
 		if t == e.now {
 			t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
 		}
@@ -186,68 +188,81 @@ func (e *Engine) holdNodes(j *job, t0 int64) int64 {
 
 func (e *Engine) holdAt(j *job, t int64) bool {
 	end := sat(t, j.Walltime)
-	free := func(i int) int {
+	if cap(e.freeBuf) < len(e.nodes) {
+		e.freeBuf = make([]int, len(e.nodes))
+	}
+	free := e.freeBuf[:len(e.nodes)]
+	total := 0
+	for _, i := range e.order {
 		n := &e.nodes[i]
-		f := n.procs - e.reservedOn(n, t, end)
-		for _, r := range n.run {
-			if max(r.wallEnd, r.end) > t {
-				f -= r.hostProcs(i)
-			}
+		free[i] = 0
+		if !n.usable {
+			continue
 		}
+		f := n.procs - e.reservedOn(i, t, end)
 		if t == e.now {
-			f = min(f, n.procs-n.used-e.reservedOn(n, t, end))
+			f -= n.used
+		} else {
+			for _, r := range n.run {
+				if max(r.j.wallEnd, r.j.end) > t {
+					f -= r.procs
+				}
+			}
 		}
 		if j.PPN > 0 {
 			f -= f % j.PPN
 		}
-		return f
-	}
-	need := j.Procs
-	for _, i := range e.order {
-		if e.nodes[i].usable {
-			need -= max(free(i), 0)
-		}
-		if need <= 0 {
-			break
+		if f > 0 {
+			free[i] = f
+			total += f
 		}
 	}
-	if need > 0 {
+	if total < j.Procs {
 		return false
 	}
-	need = j.Procs
+	b := e.newBlocked(t, end)
+	need := j.Procs
 	for _, i := range e.order {
-		n := &e.nodes[i]
-		if !n.usable {
-			continue
-		}
-		if f := free(i); f > 0 {
-			n.holds = append(n.holds, nhold{s: t, e: end, procs: f})
-			e.touched = append(e.touched, i)
+		if f := free[i]; f > 0 {
+			b.per[i] = f
+			b.touched = append(b.touched, i)
 			need -= f
-		}
-		if need <= 0 {
-			break
+			if need <= 0 {
+				break
+			}
 		}
 	}
 	return true
 }
 
-func (j *job) hostProcs(node int) int {
-	for _, h := range j.hosts {
-		if h.node == node {
-			return h.procs
-		}
-	}
-	return 0
+// blockedRes is a blocked job's reservation during one pass: per[i] are
+// the processors it holds on node i over [s, e).
+type blockedRes struct {
+	s, e    int64
+	per     []int
+	touched []int
 }
 
-// dropBlockedHolds removes this pass's blocked-job holds.
-func (e *Engine) dropBlockedHolds() {
-	for _, i := range e.touched {
-		n := &e.nodes[i]
-		n.holds = slices.DeleteFunc(n.holds, func(h nhold) bool { return h.r == nil })
+func (e *Engine) newBlocked(s, end int64) *blockedRes {
+	k := len(e.blocked)
+	if k == len(e.blockPool) {
+		e.blockPool = append(e.blockPool, &blockedRes{per: make([]int, len(e.nodes))})
 	}
-	e.touched = e.touched[:0]
+	b := e.blockPool[k]
+	e.blocked = append(e.blocked, b)
+	b.s, b.e = s, end
+	return b
+}
+
+// dropBlockedHolds forgets this pass's blocked-job reservations.
+func (e *Engine) dropBlockedHolds() {
+	for _, b := range e.blocked {
+		for _, i := range b.touched {
+			b.per[i] = 0
+		}
+		b.touched = b.touched[:0]
+	}
+	e.blocked = e.blocked[:0]
 }
 
 // buildProfile sets the profile to the free processors from now on:
@@ -325,7 +340,7 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 		if !n.usable || n.used >= n.procs {
 			continue
 		}
-		avail := n.procs - n.used - e.reservedOn(n, e.now, end)
+		avail := n.procs - n.used - e.reservedOn(i, e.now, end)
 		if j.PPN > 0 {
 			avail -= avail % j.PPN
 		}
@@ -344,11 +359,16 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 
 // reservedOn is the processors of node n that grid reservations hold at
 // some time in [s, t) (an upper bound: overlapping reservations are summed).
-func (e *Engine) reservedOn(n *node, s, t int64) int {
+func (e *Engine) reservedOn(i int, s, t int64) int {
 	held := 0
-	for _, h := range n.holds {
+	for _, h := range e.nodes[i].holds {
 		if h.s < t && h.e > s {
 			held += h.procs
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s < t && b.e > s {
+			held += b.per[i]
 		}
 	}
 	return held
@@ -385,6 +405,11 @@ func (e *Engine) backfill(queue []*job) {
 // with free processors, or never.
 func (e *Engine) nextWindow(w int64) int64 {
 	next := int64(never)
+	for _, b := range e.blocked {
+		if b.s > w && b.s < next && b.e > e.now && e.touchesFree(b) {
+			next = b.s
+		}
+	}
 	for i := range e.nodes {
 		n := &e.nodes[i]
 		if !n.usable || n.used >= n.procs {
@@ -399,13 +424,24 @@ func (e *Engine) nextWindow(w int64) int64 {
 	return next
 }
 
+// touchesFree reports whether b holds processors on a node that has free
+// processors now (only those bound a backfill window).
+func (e *Engine) touchesFree(b *blockedRes) bool {
+	for _, i := range b.touched {
+		if n := &e.nodes[i]; n.usable && n.used < n.procs {
+			return true
+		}
+	}
+	return false
+}
+
 // windowProcs is the processors free from now until w.
 func (e *Engine) windowProcs(w int64) int {
 	sum := 0
 	for i := range e.nodes {
 		n := &e.nodes[i]
 		if n.usable && n.used < n.procs {
-			sum += max(n.procs-n.used-e.reservedOn(n, e.now, w), 0)
+			sum += max(n.procs-n.used-e.reservedOn(i, e.now, w), 0)
 		}
 	}
 	return sum
