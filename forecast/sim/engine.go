@@ -12,7 +12,7 @@ type node struct {
 	procs  int
 	used   int
 	usable bool
-	holds  []nhold // grid reservations and this pass's blocked-job reservations
+	holds  []nhold   // grid reservations and this pass's blocked-job reservations
 	run    []runHold // running jobs on this node
 }
 
@@ -66,8 +66,8 @@ type Engine struct {
 	// (planValid) and is not rebuilt at every event.
 	keepPlan  bool
 	planValid bool
-	plan      jobHeap // blocked jobs by planned start, while planValid
-	stale     int     // started jobs still in queue
+	plan      jobHeap       // blocked jobs by planned start, while planValid
+	stale     int           // started jobs still in queue
 	blocked   []*blockedRes // blocked jobs' reservations this pass
 	blockPool []*blockedRes
 	freeBuf   []int
