@@ -388,8 +388,11 @@ func (e *Engine) backfill(queue []*job) {
 			if free <= 0 {
 				break
 			}
-			if j.started || j.held || j.Procs > free || sat(e.now, j.Walltime) > w {
+			if j.started || j.held || j.Procs > free || sat(e.now, j.Walltime) > w || p.steps[0].free < j.Procs {
 				continue
+			}
+			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
+				continue // would delay a reservation held on the profile only
 			}
 			if hosts, ok := e.pickHosts(j, w); ok {
 				e.start(j, hosts)
