@@ -70,6 +70,8 @@ type Engine struct {
 	stale     int           // started jobs still in queue
 	blocked   []*blockedRes // blocked jobs' reservations this pass
 	blockPool []*blockedRes
+	bfBuckets [][]*job
+	bfWindows []int64
 	freeBuf   []int
 
 	resvChanged bool

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"slices"
+	"sort"
 )
 
 // schedule is one scheduling pass at e.now (see the package comment).
@@ -376,19 +377,41 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 
 // backfill is Maui's FIRSTFIT backfill after the priority pass: windows of
 // free processors are visited shortest first (a window ends where a hold —
-// a blocked job's or a grid reservation — starts on its nodes), and in each
-// the waiting jobs without a reservation that fit its time and processors
-// start in queue order on its nodes.
+// a blocked job's or a grid reservation — starts on nodes with free
+// processors), and in each the waiting jobs without a reservation that fit
+// its time and processors start in queue order on its nodes.
+//
+// A job that fits a window's time but does not start there cannot start in
+// a longer one (fewer processors are free for longer, and starts only take
+// more), so each job is tried once, in the first window long enough for it.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
-	for w := e.now; w != never; {
-		w = e.nextWindow(w)
+	ws := e.windows()
+	for len(e.bfBuckets) < len(ws) {
+		e.bfBuckets = append(e.bfBuckets, nil)
+	}
+	buckets := e.bfBuckets[:len(ws)]
+	for k := range buckets {
+		buckets[k] = buckets[k][:0]
+	}
+	for _, j := range queue {
+		if j.started || j.held {
+			continue
+		}
+		end := sat(e.now, j.Walltime)
+		k := sort.Search(len(ws), func(i int) bool { return ws[i] >= end })
+		buckets[k] = append(buckets[k], j)
+	}
+	for k, w := range ws {
+		if len(buckets[k]) == 0 {
+			continue
+		}
 		free := e.windowProcs(w)
-		for _, j := range queue {
-			if free <= 0 {
-				break
-			}
-			if j.started || j.held || j.Procs > free || sat(e.now, j.Walltime) > w || p.steps[0].free < j.Procs {
+		if free <= 0 {
+			break
+		}
+		for _, j := range buckets[k] {
+			if j.Procs > free || p.steps[0].free < j.Procs {
 				continue
 			}
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
@@ -404,13 +427,13 @@ func (e *Engine) backfill(queue []*job) {
 	}
 }
 
-// nextWindow is the first time after w at which a hold starts on a node
-// with free processors, or never.
-func (e *Engine) nextWindow(w int64) int64 {
-	next := int64(never)
+// windows are the ends of the backfill windows, ascending, never last: the
+// start times of holds on nodes that have free processors now.
+func (e *Engine) windows() []int64 {
+	ws := e.bfWindows[:0]
 	for _, b := range e.blocked {
-		if b.s > w && b.s < next && b.e > e.now && e.touchesFree(b) {
-			next = b.s
+		if b.s > e.now && b.e > e.now && e.touchesFree(b) {
+			ws = append(ws, b.s)
 		}
 	}
 	for i := range e.nodes {
@@ -419,12 +442,16 @@ func (e *Engine) nextWindow(w int64) int64 {
 			continue
 		}
 		for _, h := range n.holds {
-			if h.s > w && h.s < next && h.e > e.now {
-				next = h.s
+			if h.s > e.now && h.e > e.now {
+				ws = append(ws, h.s)
 			}
 		}
 	}
-	return next
+	slices.Sort(ws)
+	ws = slices.Compact(ws)
+	ws = append(ws, never)
+	e.bfWindows = ws
+	return ws
 }
 
 // touchesFree reports whether b holds processors on a node that has free
