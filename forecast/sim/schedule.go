@@ -387,6 +387,10 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
 	ws := e.windows()
+	most := e.windowProcs(ws[0]) // the shortest window has the most
+	if most <= 0 || p.steps[0].free <= 0 {
+		return
+	}
 	for len(e.bfBuckets) < len(ws) {
 		e.bfBuckets = append(e.bfBuckets, nil)
 	}
@@ -395,7 +399,7 @@ func (e *Engine) backfill(queue []*job) {
 		buckets[k] = buckets[k][:0]
 	}
 	for _, j := range queue {
-		if j.started || j.held {
+		if j.started || j.held || j.Procs > most {
 			continue
 		}
 		end := sat(e.now, j.Walltime)
