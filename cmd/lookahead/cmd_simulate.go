@@ -29,6 +29,7 @@ type simulateOptions struct {
 	schedule string
 	output   string
 	progress string
+	poll     int64
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -67,6 +68,7 @@ Policies: fcfs, easy (Maui RESERVATIONDEPTH 1), conservative, depth=K.`,
 	f.StringVar(&o.policy, "policy", "easy", "fcfs, easy, conservative or depth=K")
 	f.IntVar(&o.limit, "jobs", 0, "replay only the first N jobs (0: all)")
 	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
+	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when stdout is a terminal), always, never")
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
@@ -83,6 +85,10 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	if err != nil {
 		return cli.Usagef("--policy: %v", err)
 	}
+	if o.poll < 0 {
+		return cli.Usagef("--poll %d: must be >= 0", o.poll)
+	}
+	policy.Poll = o.poll
 	tr, err := readTrace(o.trace, o.limit)
 	if err != nil {
 		return err

@@ -48,6 +48,7 @@ type Engine struct {
 	maxChunk int // largest node
 	policy   Policy
 	now      int64
+	origin   int64 // start, for Poll iterations
 
 	pending jobHeap // submitted for a future time, by Submit
 	queue   []*job  // waiting, in queue order
@@ -88,6 +89,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		byName:  make(map[string]int, len(c.Nodes)),
 		policy:  p,
 		now:     start,
+		origin:  start,
 		pending: jobHeap{less: bySubmit},
 		ends:    jobHeap{less: byEnd},
 		plan:    jobHeap{less: byPlanned},
@@ -233,7 +235,17 @@ func (e *Engine) next() (int64, bool) {
 	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
 		t, ok = max(e.plan.peek().planned, e.now), true
 	}
+	if ok && e.policy.Poll > 0 {
+		t = e.iteration(t)
+	}
 	return t, ok
+}
+
+// iteration is the first scheduler iteration at or after t when the
+// policy polls.
+func (e *Engine) iteration(t int64) int64 {
+	k := max((t-e.origin+e.policy.Poll-1)/e.policy.Poll, 1)
+	return e.origin + k*e.policy.Poll
 }
 
 // apply applies everything due at or before now: completions, reservation

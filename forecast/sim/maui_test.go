@@ -164,3 +164,30 @@ func TestMauiFidelitySim5(t *testing.T) {
 		}
 	}
 }
+
+// TestMauiFidelitySim1: 8 nodes × 2 processors, 10 jobs, Maui stepping a
+// fixed 60 s RMPOLLINTERVAL (jobs are seen and started only at
+// iterations).
+func TestMauiFidelitySim1(t *testing.T) {
+	exact, total, _, report := mauiFidelity(t, "testdata/maui/", "sim1.resource.trace", "sim1.workload.trace", "sim1.simstat.out", Policy{Depth: 1, Poll: 60})
+	t.Logf("sim1, easy, poll 60 s: %s", report)
+	if exact != total {
+		t.Errorf("sim1: %d/%d starts exact, want all", exact, total)
+	}
+}
+
+// TestMauiFidelitySim3 compares with Maui stepping fixed 60 s and 300 s
+// RMPOLLINTERVALs over the same kind of 500-job backlog (sim3-timing).
+func TestMauiFidelitySim3(t *testing.T) {
+	for _, c := range []struct {
+		step  int64
+		file  string
+		floor float64
+	}{{60, "sim3.simstat.t60.out.gz", 0.13}, {300, "sim3.simstat.t300.out.gz", 0.13}} {
+		exact, total, _, report := mauiFidelity(t, "testdata/maui/", "sim5.resource64.trace", "sim3.workload500.trace.gz", c.file, Policy{Depth: 1, Poll: c.step})
+		t.Logf("sim3, easy, poll %d s: %s", c.step, report)
+		if share := float64(exact) / float64(total); share < c.floor {
+			t.Errorf("sim3 poll %d: %.3f exact, floor %.2f", c.step, share, c.floor)
+		}
+	}
+}
