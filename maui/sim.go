@@ -148,7 +148,11 @@ func (s *Simulator) RunTraces(ctx context.Context, resource, workload []byte, no
 	if err != nil {
 		return nil, SimStats{}, err
 	}
-	tr := Traces{Resource: resource, Workload: workload, Jobs: map[string]TraceJob{}, IDs: map[string]string{}}
+	procs, err := ResourceProcs(resource)
+	if err != nil {
+		return nil, SimStats{}, err
+	}
+	tr := Traces{Resource: resource, Workload: workload, Jobs: map[string]TraceJob{}, IDs: map[string]string{}, Procs: procs}
 	for _, r := range recs {
 		tr.Jobs[r.ID] = TraceJob{Name: r.ID, Tasks: r.Tasks, Runtime: r.Runtime(), WCLimit: r.WCLimit}
 		tr.IDs[r.ID] = r.ID
