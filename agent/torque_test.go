@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,4 +130,47 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// pbs_server's scheduler notifications (the 4-byte codes of the 4.2.10
+// capture: FIRST, NEW, NEW, TERM) reach the agent through the Torque
+// listener over real TCP and trigger a forecast of the changed cluster
+// (exact debounce counts are TestDebounceBurstCostsOneForecast's, on a
+// fake clock).
+func TestSchedulerNotificationsTriggerAForecast(t *testing.T) {
+	nc := startNATS(t)
+	src := &capturedTorque{t: t}
+	src.at("08_pbsnodes_x")
+	now := func() time.Time { return time.Unix(1795321063, 0) }
+	eng := agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
+	a, err := agent.New(testConfig("vm"), agent.Deps{Conn: nc, Snapshotter: src, Engine: eng, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := torque.NewListener(torque.ListenerConfig{Addr: "127.0.0.1:0", Servers: []string{"127.0.0.1"},
+		MaxSourcePort: 65535}, a.TorqueHandler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.AddSources(l)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	kv := waitBucket(t, mustJS(t, nc))
+	waitForecast(t, kv, "vm", 1)
+	before := a.Builds()
+	src.at("17_pbsnodes_x_running")
+	for _, code := range [][]byte{{0, 0, 0, 0x0a}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 2}} {
+		conn, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write(code)
+		conn.Close()
+	}
+	waitForecast(t, kv, "vm", 2)
+	if a.Builds() <= before {
+		t.Fatal("no forecast built after the notifications")
+	}
 }

@@ -84,9 +84,12 @@ type SimStats struct {
 	Jobs        int           // jobs simulated
 	Skipped     []string      // snapshot jobs left out, with why
 	ExactStops  int           // iterations landing exactly on an event
-	Pipelined   int           // of those, sent without a state read first
+	Pipelined   int           // of those, sent together with the state read
+	Probes      int           // zero-length iterations carrying a state read
+	Overshoots  int           // jobs found to have ended before a stop (must be 0)
 	CoarseIters int           // fixed-step iterations after the window
 	Commands    int           // client commands run
+	MauiCPU     time.Duration // user+system CPU of the Maui server
 	Wall        time.Duration // whole run, start to cleanup
 }
 
@@ -176,6 +179,10 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
 	preds, err := d.run(ctx, holds)
 	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
+	st.Probes, st.Overshoots = d.probes, d.overshoots
+	if ps := inst.cmd.ProcessState; ps != nil {
+		st.MauiCPU = ps.UserTime() + ps.SystemTime()
+	}
 	if err != nil {
 		return nil, st, fmt.Errorf("%w: %v%s", ErrMauiFailed, err, inst.tail())
 	}
@@ -230,13 +237,16 @@ func (s *Simulator) writeConfig(home string, port, jobs int) error {
 
 // instance is one running private Maui.
 type instance struct {
-	home     string
-	cmd      *exec.Cmd
-	done     chan struct{}
-	waitErr  error
-	output   *boundedBuffer
-	r        Runner
-	commands int
+	home        string
+	binDir      string
+	port        int
+	callTimeout time.Duration
+	cmd         *exec.Cmd
+	done        chan struct{}
+	waitErr     error
+	output      *boundedBuffer
+	r           Runner
+	commands    int
 }
 
 // freePortPair finds a port p with p and p+1 free (Maui binds both).
@@ -270,7 +280,7 @@ func (s *Simulator) start(ctx context.Context, home string, jobs int) (*instance
 		if err := s.writeConfig(home, port, jobs); err != nil {
 			return nil, err
 		}
-		inst, err := s.launch(ctx, home)
+		inst, err := s.launch(ctx, home, port)
 		if err == nil {
 			return inst, nil
 		}
@@ -282,24 +292,27 @@ func (s *Simulator) start(ctx context.Context, home string, jobs int) (*instance
 	return nil, last
 }
 
-func (s *Simulator) launch(ctx context.Context, home string) (*instance, error) {
+func (s *Simulator) launch(ctx context.Context, home string, port int) (*instance, error) {
 	bin := filepath.Join(s.cfg.BinDir, "maui")
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
-	inst := &instance{home: home, done: make(chan struct{}), output: &boundedBuffer{max: 16 << 10}}
+	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout,
+		done: make(chan struct{}), output: &boundedBuffer{max: 16 << 10}}
 	inst.cmd = exec.Command(bin, "-d")
 	inst.cmd.Dir = home
 	inst.cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+home, "TZ=UTC")
 	inst.cmd.Stdout, inst.cmd.Stderr = inst.output, inst.output
-	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (killed as a whole); killed too if this process
+	// dies without cleaning up.
+	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := inst.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: start %s: %v", ErrMauiFailed, bin, err)
 	}
 	go func() { inst.waitErr = inst.cmd.Wait(); close(inst.done) }()
 	inst.r = NewExecRunner(ExecConfig{BinDir: s.cfg.BinDir, HomeDir: home, Timeout: s.cfg.CallTimeout, Env: []string{"TZ=UTC"}})
 	if err := inst.verify(ctx); err != nil {
-		inst.stop()
+		inst.kill() // not proven ours: never send it schedctl -k
 		return nil, err
 	}
 	return inst, nil
@@ -345,25 +358,24 @@ func parsePIDLine(b []byte) (int, bool) {
 }
 
 func (in *instance) run(ctx context.Context, name string, args ...string) (Result, error) {
-	in.commands++
-	return in.r.Run(ctx, name, args...)
+	return in.runQueued(ctx, name, args...)
 }
 
 // stop shuts the instance down: schedctl -k (which also flushes
 // stats/simstat.out), then SIGKILL to its process group if it has not
-// exited within 3 s. Idempotent.
+// exited within 20 s (Maui sleeps 1 s before it exits). Idempotent.
 func (in *instance) stop() {
 	select {
 	case <-in.done:
 		return
 	default:
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = in.r.Run(ctx, "schedctl", "-k")
 	select {
 	case <-in.done:
-	case <-time.After(3 * time.Second):
+	case <-time.After(20 * time.Second):
 		_ = syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL)
 		<-in.done
 	}

@@ -149,3 +149,5 @@ func (p *naivePool) avail(n nodeRef, a, b int64, maxPrice float64) int {
 	}
 	return least
 }
+
+func (p *naivePool) Remaining() []forecast.Forecast { return p.fcs }

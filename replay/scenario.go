@@ -90,6 +90,8 @@ type GridSpec struct {
 	// Deadline is the deadline of every grid job, counted from its submit
 	// time (0: none); the cheap strategy needs it.
 	Deadline Duration `yaml:"deadline" json:"deadline"`
+	// MaxSites is every grid job's max_sites (0: any number of sites).
+	MaxSites int `yaml:"max_sites" json:"max_sites"`
 	// ExactRuntimes makes each grid job's walltime its actual run time.
 	ExactRuntimes bool `yaml:"exact_runtimes" json:"exact_runtimes"`
 }

@@ -52,6 +52,7 @@ type perJob struct {
 type candidate struct {
 	sites []int
 	alloc forecast.Allocation
+	pool  Pool // the pool the candidate was placed in (what is left after it)
 }
 
 func (p perJob) Name() string { return p.name }
@@ -73,11 +74,11 @@ func (p perJob) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env En
 			out = append(out, forecast.Allocation{Job: job.Req.ID, Error: noRoom(cands)})
 			continue
 		}
-		alloc := cands[pick].alloc
-		if fcs, err = Consume(fcs, alloc, job.Req.MaxPrice); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.name, err)
+		c := cands[pick]
+		for k, f := range c.pool.Remaining() {
+			fcs[c.sites[k]] = f
 		}
-		out = append(out, alloc)
+		out = append(out, c.alloc)
 	}
 	return out, nil
 }
@@ -105,7 +106,10 @@ func place(now int64, fcs []forecast.Forecast, job GridJob, sets [][]int, env En
 		req := job.Req
 		req.Criterion = forecast.EarliestFinish
 		req.MaxSites = len(set)
-		out = append(out, candidate{sites: set, alloc: pool.Place(req)})
+		if job.Req.MaxSites > 0 {
+			req.MaxSites = min(len(set), job.Req.MaxSites)
+		}
+		out = append(out, candidate{sites: set, alloc: pool.Place(req), pool: pool})
 	}
 	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 // what the ones before it left. *coalloc.Pool satisfies it.
 type Pool interface {
 	Place(job forecast.JobRequest) forecast.Allocation
+	// Remaining is what is left, one forecast per site in the pool's order.
+	Remaining() []forecast.Forecast
 }
 
 // PoolFactory builds a pool over forecasts with the run's runtime model

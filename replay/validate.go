@@ -151,6 +151,9 @@ func (s Scenario) validateStreams() error {
 	if g.Payment.Min < 0 || g.Payment.Max < g.Payment.Min || math.IsNaN(g.Payment.Min) || math.IsNaN(g.Payment.Max) {
 		return bad("grid.payment", "need 0 ≤ min ≤ max, got [%v, %v]", g.Payment.Min, g.Payment.Max)
 	}
+	if g.MaxSites < 0 {
+		return bad("grid.max_sites", "must not be negative")
+	}
 	if g.Deadline < 0 {
 		return bad("grid.deadline", "must not be negative")
 	}

@@ -247,6 +247,20 @@ check_install() {
 		[ "$n" = 1 ] || fail "$how: $n passwd entries for lookahead-$name after upgrade"
 	done
 
+	# the packaged configs load in the packaged daemons, and the units'
+	# command lines are ones the binaries accept
+	v=$("$root/usr/bin/lookahead-broker" config --config "$root/etc/lookahead/broker.yaml" 2>&1) &&
+		ok "$how: lookahead-broker loads the packaged broker.yaml" || fail "$how: broker.yaml does not load: $v"
+	sed 's/^site: edited-by-admin$//; s/^site: ""/site: alpha/' "$root/etc/lookahead/agent.yaml.rpmnew" >"$tmp/agent-alpha.yaml"
+	v=$("$root/usr/bin/lookahead-agent" check --config "$tmp/agent-alpha.yaml" 2>&1 || true)
+	grep -Eq '^ok +config +valid' <<<"$v" && ok "$how: lookahead-agent finds the packaged agent.yaml valid (with a site set)" || fail "$how: agent.yaml not valid: $v"
+	for name in agent broker; do
+		exec_start=$(sed -n 's/^ExecStart=//p' "$root/usr/lib/systemd/system/lookahead-$name.service")
+		# shellcheck disable=SC2086
+		v=$("$root"$exec_start --help 2>&1) && ok "$how: lookahead-$name accepts its unit's command line: $exec_start" ||
+			fail "$how: $exec_start --help: $v"
+	done
+
 	if command -v systemd-analyze >/dev/null 2>&1; then
 		"${as_root[@]}" cp -an /usr/lib/systemd/system/. "$root/usr/lib/systemd/system/" 2>/dev/null || true
 		v=$(systemd-analyze verify --root="$root" lookahead-agent.service lookahead-broker.service 2>&1 || echo "exit status $?")

@@ -136,3 +136,25 @@ func BenchmarkTailer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseQstatXML: the captured `qstat -f -x` of Torque 6.1.3
+// (phase B, 7 jobs) with its jobs repeated to 7,000, as a large site's
+// snapshot.
+func BenchmarkParseQstatXML(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "torque-6.1.3", "phaseB-with-maui", "27_qstat_f_x_final.out"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(data)
+	body := s[strings.Index(s, "<Job>"):strings.LastIndex(s, "</Data>")]
+	big := "<Data>" + strings.Repeat(body, 1000) + "</Data>"
+	jobs := strings.Count(big, "<Job>")
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		got, err := ParseQstatXML(strings.NewReader(big))
+		if err != nil || len(got) != jobs {
+			b.Fatalf("%d jobs, %v", len(got), err)
+		}
+	}
+	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}

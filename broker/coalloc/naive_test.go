@@ -21,13 +21,11 @@ func (p *Pool) useNaive() {
 
 func (p *Pool) naiveSweep(sp sweepSpec) (int64, []nodeCap, bool) {
 	cands := []int64{p.opts.NotBefore}
-	for _, list := range [][]event{p.main, p.delta} {
-		for _, e := range list {
-			if e.at > p.opts.NotBefore {
-				cands = append(cands, e.at)
-			}
+	p.events.all(func(e event) {
+		if e.at > p.opts.NotBefore {
+			cands = append(cands, e.at)
 		}
-	}
+	})
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
 	siteCap := make([]int64, len(p.sites))
@@ -42,7 +40,7 @@ func (p *Pool) naiveSweep(sp sweepSpec) (int64, []nodeCap, bool) {
 			if !p.sc.classBase[p.nodeClass[n]] || p.nodes[n].speed < sp.tier {
 				continue
 			}
-			if c := p.naiveMin(int32(n), t, end, sp.maxPrice); c > 0 {
+			if c := p.naiveMin(int32(n), t, end, sp.maxRank); c > 0 {
 				caps = append(caps, nodeCap{node: int32(n), cap: c})
 				siteCap[p.nodes[n].site] += c
 			}
@@ -56,7 +54,11 @@ func (p *Pool) naiveSweep(sp sweepSpec) (int64, []nodeCap, bool) {
 
 // naiveMin is the minimum over [a, b) of the node's usable processors,
 // evaluated at a and at every piece edge inside.
-func (p *Pool) naiveMin(n int32, a, b int64, maxPrice float64) int64 {
+func (p *Pool) naiveMin(n int32, a, b int64, maxRank int32) int64 {
+	maxPrice := math.Inf(-1)
+	if maxRank >= 0 {
+		maxPrice = p.prices[maxRank]
+	}
 	pcs := p.nodes[n].pieces
 	best := int64(math.MaxInt64)
 	at := func(u int64) {

@@ -126,7 +126,9 @@ func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidat
 	finish := job.CriterionOrDefault() == forecast.EarliestFinish
 	var best candidate
 	found := false
-	for _, tier := range tiers {
+	// Slowest tier first: it has every node, so it usually finds a start
+	// early and bounds the sweeps of the faster tiers.
+	for _, tier := range slices.Backward(tiers) {
 		for _, sp := range p.specs(job, tier) {
 			sp.limit = math.MaxInt64
 			if found {
@@ -179,7 +181,7 @@ func (p *Pool) specs(job forecast.JobRequest, tier float64) []sweepSpec {
 	}
 	mk := func(sites int) sweepSpec {
 		return sweepSpec{procs: int64(job.Procs), dur: p.opts.Duration(job.Walltime, tier, sites),
-			tier: tier, sites: sites, maxPrice: job.MaxPrice}
+			tier: tier, sites: sites, maxRank: p.maxRank(job.MaxPrice)}
 	}
 	one := mk(1)
 	switch {

@@ -1,7 +1,6 @@
 package coalloc
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -17,15 +16,6 @@ type piece struct {
 	start, end int64
 	procs      int64
 	price      float64
-}
-
-// event is one edge of a piece: procs is +q at the start of a q-processor
-// piece and -q at its end (signs swap for negative pieces).
-type event struct {
-	at    int64
-	node  int32
-	procs int32
-	price float64
 }
 
 type node struct {
@@ -58,10 +48,10 @@ type Pool struct {
 	nodes     []node
 	classes   []class
 	nodeClass []int32
-	// main is every piece edge sorted by time; delta holds the edges added
-	// by placements since, also sorted, merged into main when it grows.
-	main, delta []event
-	sc          scratch
+	events    eventList
+	prices    []float64         // every distinct slot price, ascending
+	rank      map[float64]int32 // price -> index in prices
+	sc        scratch
 	// stage1 finds the earliest start of one sweep and stage1Caps the node
 	// capacities there; the sweep by default, tests swap in the baseline.
 	stage1     func(sweepSpec) (int64, bool)
@@ -146,70 +136,58 @@ func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
 }
 
 func (p *Pool) indexEvents() {
+	p.rank = map[float64]int32{}
 	total := 0
 	for i := range p.nodes {
+		for _, pc := range p.nodes[i].pieces {
+			if _, ok := p.rank[pc.price]; !ok {
+				p.rank[pc.price] = 0
+				p.prices = append(p.prices, pc.price)
+			}
+		}
 		total += 2 * len(p.nodes[i].pieces)
+	}
+	slices.Sort(p.prices)
+	for i, pr := range p.prices {
+		p.rank[pr] = int32(i)
 	}
 	ev := make([]event, 0, total)
 	for i := range p.nodes {
 		for _, pc := range p.nodes[i].pieces {
-			ev = appendEdges(ev, int32(i), pc)
+			ev = p.appendEdges(ev, int32(i), pc)
 		}
 	}
-	sortEvents(ev)
-	p.main = ev
+	slices.SortFunc(ev, eventCmp)
+	p.events = newEventList(ev)
 }
 
-func appendEdges(ev []event, n int32, pc piece) []event {
+func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
+	cl, rk := p.nodeClass[n], p.rank[pc.price]
 	return append(ev,
-		event{at: pc.start, node: n, procs: int32(pc.procs), price: pc.price},
-		event{at: pc.end, node: n, procs: int32(-pc.procs), price: pc.price})
+		event{at: pc.start, node: n, procs: int32(pc.procs), class: cl, rank: rk},
+		event{at: pc.end, node: n, procs: int32(-pc.procs), class: cl, rank: rk})
 }
 
-func sortEvents(ev []event) {
-	slices.SortFunc(ev, func(a, b event) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.node, b.node)
-	})
-}
-
-// addPieces records pieces taken by a placement (negative procs) and their
-// edges.
+// addPieces records pieces taken by a placement (negative procs, at prices
+// the node has) and inserts their edges.
 func (p *Pool) addPieces(n int32, pcs []piece) {
-	if len(pcs) == 0 {
-		return
-	}
-	var ev []event
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
-		ev = appendEdges(ev, n, pc)
-	}
-	sortEvents(ev)
-	p.delta = mergeEvents(p.delta, ev)
-	if len(p.delta) > len(p.main)/8+64 {
-		p.main = mergeEvents(p.main, p.delta)
-		p.delta = nil
+		for _, e := range p.appendEdges(nil, n, pc) {
+			p.events.insert(e)
+		}
 	}
 }
 
-func mergeEvents(a, b []event) []event {
-	out := make([]event, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i].at < b[j].at || (a[i].at == b[j].at && a[i].node <= b[j].node) {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
-		}
+// maxRank is the rank of the dearest price at or below maxPrice (-1: none).
+func (p *Pool) maxRank(maxPrice float64) int32 {
+	i, found := slices.BinarySearch(p.prices, maxPrice)
+	if found {
+		return int32(i)
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	return int32(i) - 1
 }
 
 // Len is the number of piece edges the pool sweeps (twice the slots, plus
 // two per piece that placements took).
-func (p *Pool) Len() int { return len(p.main) + len(p.delta) }
+func (p *Pool) Len() int { return p.events.n }

@@ -45,6 +45,8 @@ type scratch struct {
 	curGen    uint32
 	active    []int32 // nodes touched by the current sweep
 	touched   []int32
+	bounds    []bound // boundaries passed by the right edge, oldest first
+	boundHead int
 	siteCap   []int64
 	topk      []int64
 	total     int64
@@ -52,39 +54,12 @@ type scratch struct {
 }
 
 type sweepSpec struct {
-	procs    int64
-	dur      int64
-	tier     float64 // only nodes at least this fast
-	sites    int     // at most this many sites (>= len(p.sites) means any)
-	maxPrice float64
-	limit    int64 // give up once the candidate start passes limit
-}
-
-type cursor struct{ i, j int }
-
-func (p *Pool) peek(c *cursor) (event, bool) {
-	switch {
-	case c.i < len(p.main) && c.j < len(p.delta):
-		a, b := p.main[c.i], p.delta[c.j]
-		if a.at < b.at || (a.at == b.at && a.node <= b.node) {
-			return a, true
-		}
-		return b, true
-	case c.i < len(p.main):
-		return p.main[c.i], true
-	case c.j < len(p.delta):
-		return p.delta[c.j], true
-	}
-	return event{}, false
-}
-
-func (p *Pool) step(c *cursor) {
-	if c.i < len(p.main) && (c.j >= len(p.delta) || p.main[c.i].at < p.delta[c.j].at ||
-		(p.main[c.i].at == p.delta[c.j].at && p.main[c.i].node <= p.delta[c.j].node)) {
-		c.i++
-		return
-	}
-	c.j++
+	procs   int64
+	dur     int64
+	tier    float64 // only nodes at least this fast
+	sites   int     // at most this many sites (>= len(p.sites) means any)
+	maxRank int32   // only pieces priced at or below prices[maxRank]
+	limit   int64   // give up once the candidate start passes limit
 }
 
 func (p *Pool) ensureScratch() {
@@ -114,6 +89,7 @@ func (p *Pool) beginSweep(tier float64) {
 		sc.curGen = 1
 	}
 	sc.active = sc.active[:0]
+	sc.bounds, sc.boundHead = sc.bounds[:0], 0
 	clear(sc.siteCap)
 	sc.total, sc.atLeast = 0, 0
 }
@@ -136,15 +112,15 @@ func (p *Pool) touch(n int32) *nstate {
 // nodes that meet the job's requirements and sp.tier.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 	p.beginSweep(sp.tier)
-	var left, right cursor
+	var right cursor
 	t := p.opts.NotBefore
 	for t <= sp.limit {
 		p.advanceRight(&right, addSat(t, sp.dur), sp)
-		p.advanceLeft(&left, t, sp)
+		p.advanceLeft(t, sp.procs)
 		if p.feasible(sp) {
 			return t, true
 		}
-		next, ok := p.nextUsable(&left, sp)
+		next, ok := p.nextCandidate(&right, sp)
 		if !ok {
 			return 0, false
 		}
@@ -154,20 +130,20 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
-	return e.price <= sp.maxPrice && p.sc.classOK[p.nodeClass[e.node]]
+	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
 // advanceRight applies, one instant at a time, every edge before end.
 func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 	sc := &p.sc
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok || e.at >= end {
 			return
 		}
 		x := e.at
 		for ok && e.at == x {
-			p.step(c)
+			p.events.step(c)
 			if p.usable(e, &sp) {
 				st := p.touch(e.node)
 				if !st.mark {
@@ -176,7 +152,7 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 				}
 				st.cur += int64(e.procs)
 			}
-			e, ok = p.peek(c)
+			e, ok = p.events.peek(c)
 		}
 		for _, n := range sc.touched {
 			sc.ns[n].mark = false
@@ -186,9 +162,11 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 	}
 }
 
-// push starts a new segment of node n at x with the node's current value.
+// push starts a new segment of node n at x with the node's current value
+// and queues the boundary x for the left edge.
 func (p *Pool) push(n int32, x int64, procs int64) {
-	st := &p.sc.ns[n]
+	sc := &p.sc
+	st := &sc.ns[n]
 	v := st.cur
 	q, h := st.dq, int(st.head)
 	if q[len(q)-1].value == v {
@@ -200,23 +178,24 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 	}
 	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
 	st.dq = q
+	sc.bounds = append(sc.bounds, bound{at: x, node: n})
 	p.setMin(n, q[h].value, procs)
 }
 
-// advanceLeft retires, for every usable edge at or before t, the segments
-// of its node that end by t.
-func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
+// bound is a segment boundary the right edge passed: at x, node's previous
+// segment ends. The left edge retires segments at these, in time order.
+type bound struct {
+	at   int64
+	node int32
+}
+
+// advanceLeft retires, at every boundary at or before t, the segments of
+// its node that end by t.
+func (p *Pool) advanceLeft(t int64, procs int64) {
 	sc := &p.sc
-	for {
-		e, ok := p.peek(c)
-		if !ok || e.at > t {
-			return
-		}
-		p.step(c)
-		if !p.usable(e, &sp) {
-			continue
-		}
-		st := &sc.ns[e.node]
+	for ; sc.boundHead < len(sc.bounds) && sc.bounds[sc.boundHead].at <= t; sc.boundHead++ {
+		n := sc.bounds[sc.boundHead].node
+		st := &sc.ns[n]
 		q, h := st.dq, int(st.head)
 		for q[h].expiry <= t {
 			h++
@@ -227,20 +206,33 @@ func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
 			h = 0
 		}
 		st.head = int32(h)
-		p.setMin(e.node, q[h].value, sp.procs)
+		p.setMin(n, q[h].value, procs)
+	}
+	if sc.boundHead > 4096 && 2*sc.boundHead >= len(sc.bounds) {
+		sc.bounds = sc.bounds[:copy(sc.bounds, sc.bounds[sc.boundHead:])]
+		sc.boundHead = 0
 	}
 }
 
-func (p *Pool) nextUsable(c *cursor, sp sweepSpec) (int64, bool) {
+// nextCandidate is the next instant after the current start where a
+// node's usable processors change: the next queued boundary, or else the
+// next usable edge the right edge has not reached. Capacity over the window
+// can only grow where a segment leaves it, so no other start can be the
+// first feasible one.
+func (p *Pool) nextCandidate(c *cursor, sp sweepSpec) (int64, bool) {
+	sc := &p.sc
+	if sc.boundHead < len(sc.bounds) {
+		return sc.bounds[sc.boundHead].at, true
+	}
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok {
 			return 0, false
 		}
 		if p.usable(e, &sp) {
 			return e.at, true
 		}
-		p.step(c)
+		p.events.step(c)
 	}
 }
 

@@ -82,6 +82,9 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 			results = append(results, checkCommand(m.name, m.path, "set maui."+m.name[5:]+" to its path; the agent's user must be a Maui ADMIN (ADMIN1/ADMIN3 in maui.cfg) to run it"))
 		}
 	}
+	if !skip["maui"] && c.Engine == "maui" {
+		results = append(results, checkCommand("maui simulation binary", c.Maui.Maui, "set maui.maui to the maui binary, or use engine: builtin"))
+	}
 	if !skip["forecast"] && !skip["torque"] {
 		results = append(results, checkForecast(ctx, c))
 	}

@@ -176,8 +176,8 @@ func (c Config) Validate() error {
 	if c.Engine != "builtin" && c.Engine != "maui" {
 		errs = append(errs, fmt.Errorf("engine %q: must be builtin or maui", c.Engine))
 	}
-	if c.Engine == "maui" {
-		errs = append(errs, fmt.Errorf("engine maui: Maui SIMULATION forecasts are not wired into this agent build yet; use engine: builtin"))
+	if c.Engine == "maui" && !filepath.IsAbs(c.Maui.Maui) {
+		errs = append(errs, fmt.Errorf("engine maui: maui.maui %q must be the absolute path of the maui binary, with its clients (schedctl, changeparam, showres) beside it", c.Maui.Maui))
 	}
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))

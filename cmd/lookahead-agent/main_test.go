@@ -276,3 +276,22 @@ func msgData(m *nats.Msg) string {
 	}
 	return string(m.Data)
 }
+
+func TestEngineMauiNeedsTheBinaryPath(t *testing.T) {
+	for body, ok := range map[string]bool{
+		"site: a\nengine: maui\n": false, // default maui.maui is "maui"
+		"site: a\nengine: maui\nmaui:\n  maui: /usr/local/maui/sbin/maui\n": true,
+	} {
+		c, err := loadConfig(writeFile(t, "a.yaml", body), true, newRootCommand().Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); (err == nil) != ok {
+			t.Errorf("%q: validate %v, want ok=%v", body, err, ok)
+		} else if ok {
+			if _, isMaui := engine(c).(agent.MauiEngine); !isMaui {
+				t.Errorf("engine maui built %T", engine(c))
+			}
+		}
+	}
+}

@@ -61,8 +61,15 @@ func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
 	return snap, nil
 }
 
-// engine is the configured forecaster (Validate refuses what is not wired).
+// engine is the configured forecaster: the built-in simulator, or the
+// site's Maui in SIMULATION mode (a private copy under state_dir, never
+// the production instance) with the site's maui.cfg policy.
 func engine(c Config) agent.Engine {
+	if c.Engine == "maui" {
+		simulator := maui.NewSimulator(maui.SimulatorConfig{BinDir: filepath.Dir(c.Maui.Maui),
+			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
+		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
+	}
 	policy, _ := sim.ParsePolicy(c.Policy)
 	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
 }

@@ -70,7 +70,7 @@ func runDemo(ctx context.Context, w io.Writer, o *demoOptions) error {
 	case "always":
 		opts.Color = true
 	case "auto":
-		opts.Color = isTerminal(w) && os.Getenv("NO_COLOR") == ""
+		opts.Color = cli.IsTerminal(w) && os.Getenv("NO_COLOR") == ""
 	case "never":
 	default:
 		return cli.Usagef("--color %q: must be auto, always or never", o.color)
@@ -99,13 +99,4 @@ func runDemo(ctx context.Context, w io.Writer, o *demoOptions) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	return nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // headLen is how many leading bytes identify a file's content: when they
@@ -23,6 +24,7 @@ type entry struct {
 	name, path string
 	devIno     string
 	size       int64
+	mtime      time.Time
 }
 
 // tracked is a file being followed.
@@ -30,6 +32,10 @@ type tracked struct {
 	pos  position
 	path string
 	f    *os.File
+	// checked is the size and mtime at which this process last read the
+	// file to its end: a closed file still so needs no reopening.
+	checkedSize  int64
+	checkedMtime time.Time
 }
 
 func (tr *tracked) key() string { return tr.pos.DevIno + ":" + strconv.Itoa(tr.pos.Gen) }
@@ -58,7 +64,7 @@ func (t *Tailer) list() ([]entry, error) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue // vanished or not a file: the next pass sees the truth
 		}
-		out = append(out, entry{name: de.Name(), path: p, devIno: devIno(fi), size: fi.Size()})
+		out = append(out, entry{name: de.Name(), path: p, devIno: devIno(fi), size: fi.Size(), mtime: fi.ModTime()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return older(out[i].name, out[j].name) })
 	return out, nil
@@ -149,8 +155,8 @@ func (t *Tailer) follow(ctx context.Context, e entry) error {
 		tr = t.adopt(e)
 	}
 	tr.path, tr.pos.Path = e.path, e.path
-	if tr.f == nil && e.size == tr.pos.Offset && tr.pos.HeadN == int(min(headLen, e.size)) {
-		return nil // unchanged and closed: nothing to read
+	if tr.f == nil && e.size == tr.checkedSize && e.mtime.Equal(tr.checkedMtime) && e.size == tr.pos.Offset {
+		return nil // closed, read to its end and untouched since
 	}
 	if err := t.open(tr); err != nil {
 		t.stats.OpenErrors.Add(1)
@@ -159,7 +165,11 @@ func (t *Tailer) follow(ctx context.Context, e entry) error {
 	if err := t.checkReplaced(tr); err != nil {
 		return err
 	}
-	return t.readLines(ctx, tr)
+	if err := t.readLines(ctx, tr); err != nil {
+		return err
+	}
+	tr.checkedSize, tr.checkedMtime = e.size, e.mtime
+	return nil
 }
 
 // adopt starts tracking a file not seen before in this process.

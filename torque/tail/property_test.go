@@ -3,6 +3,7 @@ package tail
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -123,6 +124,8 @@ func (m *model) finish() {
 	}
 }
 
+var extraSeeds = flag.Int("prop.seeds", 0, "run the kill/restart property test with this many more seeds")
+
 type delivered struct {
 	rec int
 	id  LineID
@@ -138,7 +141,11 @@ type delivered struct {
 // physical file; and the only raw duplicates are the one line per hard
 // crash on a line that was acted on.
 func TestKillRestartProperty(t *testing.T) {
-	for _, seed := range []uint64{1, 42, 2026} {
+	seeds := []uint64{1, 2026}
+	for i := range *extraSeeds {
+		seeds = append(seeds, uint64(1000+i))
+	}
+	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { runKillRestart(t, seed) })
 	}
 }
