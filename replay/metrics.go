@@ -1,25 +1,33 @@
 package replay
 
-import "sort"
+import (
+	"sort"
+
+	"lookahead/forecast"
+)
 
 // JobRecord is one job that ran in a replay: where, when, and what it paid.
 // A local job has one part; a grid job one per site it used. Start and End
 // are when its processors were held (a grid job's staging included).
 type JobRecord struct {
-	ID      string    `json:"id"`
-	Grid    bool      `json:"grid,omitempty"`
-	Parts   []SiteUse `json:"parts"`
-	Submit  int64     `json:"submit"`
-	Start   int64     `json:"start"`
-	End     int64     `json:"end"`
-	Credits float64   `json:"credits,omitempty"`
+	ID     string    `json:"id"`
+	Grid   bool      `json:"grid,omitempty"`
+	Parts  []SiteUse `json:"parts"`
+	Submit int64     `json:"submit"`
+	Start  int64     `json:"start"`
+	End    int64     `json:"end"`
+	// Reserved is the end of a grid job's reservation (End ≤ Reserved).
+	Reserved int64   `json:"reserved,omitempty"`
+	Credits  float64 `json:"credits,omitempty"`
 }
 
-// SiteUse is a number of processors held on one site (by index in the
-// scenario's sites).
+// SiteUse is what a job held on one site (by index in the scenario's
+// sites): processors per node, from Start.
 type SiteUse struct {
-	Site  int `json:"site"`
-	Procs int `json:"procs"`
+	Site  int                  `json:"site"`
+	Procs int                  `json:"procs"`
+	Start int64                `json:"start"`
+	Hosts []forecast.HostProcs `json:"hosts"`
 }
 
 // Procs is the job's width over all its parts.

@@ -1,5 +1,7 @@
 package replay
 
+import "lookahead/forecast"
+
 // Scenario describes one replay study: the sites, their local workloads, the
 // grid stream, the broker's parameters, the strategies to compare and the
 // parameters to sweep. Every run of a study is the same scenario with one
@@ -41,10 +43,11 @@ type SiteSpec struct {
 	// depth=K; default easy).
 	Policy string `yaml:"policy" json:"policy"`
 	// Price is the owner's base price for free time (credits per CPU-hour);
-	// QueuedPrice multiplies it for time a queued local job is forecast to
-	// hold (0: such time is never offered).
-	Price       float64 `yaml:"price" json:"price"`
-	QueuedPrice float64 `yaml:"queued_price" json:"queued_price"`
+	// time a queued local job is forecast to hold is priced by
+	// forecast.DefaultPricing scaled to it, unless Pricing gives the owner's
+	// full price list (then Price is ignored).
+	Price   float64           `yaml:"price" json:"price"`
+	Pricing *forecast.Pricing `yaml:"pricing" json:"pricing,omitempty"`
 	// Trace is this site's own local workload; when empty the site gets its
 	// share of Local.Trace.
 	Trace string `yaml:"trace" json:"trace"`
@@ -87,6 +90,8 @@ type GridSpec struct {
 	// Deadline is the deadline of every grid job, counted from its submit
 	// time (0: none); the cheap strategy needs it.
 	Deadline Duration `yaml:"deadline" json:"deadline"`
+	// MaxSites is every grid job's max_sites (0: any number of sites).
+	MaxSites int `yaml:"max_sites" json:"max_sites"`
 	// ExactRuntimes makes each grid job's walltime its actual run time.
 	ExactRuntimes bool `yaml:"exact_runtimes" json:"exact_runtimes"`
 }
@@ -135,7 +140,9 @@ type BrokerSpec struct {
 	CommitLead      Duration `yaml:"commit_lead" json:"commit_lead"` // default = cycle
 	MultiSiteFactor float64  `yaml:"multi_site_factor" json:"multi_site_factor"`
 	StagingDelay    Duration `yaml:"staging_delay" json:"staging_delay"`
-	Tiers           int      `yaml:"tiers" json:"tiers"` // speed tiers for lookahead (0: exact)
+	// Tiers are coarse speed thresholds for the co-allocation core (empty:
+	// one tier per node speed, exact).
+	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

@@ -19,8 +19,8 @@ func (l lookahead) Name() string {
 	return NameLookahead
 }
 
-func (l lookahead) Plan(_ int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
-	pool, err := env.NewPool(fcs)
+func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
+	pool, err := env.NewPool(fcs, now)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.Name(), err)
 	}
@@ -52,11 +52,12 @@ type perJob struct {
 type candidate struct {
 	sites []int
 	alloc forecast.Allocation
+	pool  Pool // the pool the candidate was placed in (what is left after it)
 }
 
 func (p perJob) Name() string { return p.name }
 
-func (p perJob) Plan(_ int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
+func (p perJob) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
 	fcs = append([]forecast.Forecast(nil), fcs...)
 	out := make([]forecast.Allocation, 0, len(queue))
 	for _, job := range fcfs(queue, p.byWidth) {
@@ -64,7 +65,7 @@ func (p perJob) Plan(_ int64, fcs []forecast.Forecast, queue []GridJob, env Env)
 		if p.candidates != nil {
 			sets = p.candidates(job, env)
 		}
-		cands, err := place(fcs, job, sets, env)
+		cands, err := place(now, fcs, job, sets, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: job %s: %w", p.name, job.Req.ID, err)
 		}
@@ -73,11 +74,11 @@ func (p perJob) Plan(_ int64, fcs []forecast.Forecast, queue []GridJob, env Env)
 			out = append(out, forecast.Allocation{Job: job.Req.ID, Error: noRoom(cands)})
 			continue
 		}
-		alloc := cands[pick].alloc
-		if fcs, err = Consume(fcs, alloc, job.Req.MaxPrice); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.name, err)
+		c := cands[pick]
+		for k, f := range c.pool.Remaining() {
+			fcs[c.sites[k]] = f
 		}
-		out = append(out, alloc)
+		out = append(out, c.alloc)
 	}
 	return out, nil
 }
@@ -91,21 +92,24 @@ func singleSites(n int) [][]int {
 }
 
 // place tries the job on every site set; forecasts are in site order.
-func place(fcs []forecast.Forecast, job GridJob, sets [][]int, env Env) ([]candidate, error) {
+func place(now int64, fcs []forecast.Forecast, job GridJob, sets [][]int, env Env) ([]candidate, error) {
 	out := make([]candidate, 0, len(sets))
 	for _, set := range sets {
 		sub := make([]forecast.Forecast, len(set))
 		for k, i := range set {
 			sub[k] = fcs[i]
 		}
-		pool, err := env.NewPool(sub)
+		pool, err := env.NewPool(sub, now)
 		if err != nil {
 			return nil, err
 		}
 		req := job.Req
 		req.Criterion = forecast.EarliestFinish
 		req.MaxSites = len(set)
-		out = append(out, candidate{sites: set, alloc: pool.Place(req)})
+		if job.Req.MaxSites > 0 {
+			req.MaxSites = min(len(set), job.Req.MaxSites)
+		}
+		out = append(out, candidate{sites: set, alloc: pool.Place(req), pool: pool})
 	}
 	return out, nil
 }

@@ -11,11 +11,14 @@ import (
 // what the ones before it left. *coalloc.Pool satisfies it.
 type Pool interface {
 	Place(job forecast.JobRequest) forecast.Allocation
+	// Remaining is what is left, one forecast per site in the pool's order.
+	Remaining() []forecast.Forecast
 }
 
 // PoolFactory builds a pool over forecasts with the run's runtime model
-// (multi-site factor, staging delay, speed tiers).
-type PoolFactory func(fcs []forecast.Forecast) (Pool, error)
+// (multi-site factor, staging delay, speed tiers) that places nothing
+// before notBefore.
+type PoolFactory func(fcs []forecast.Forecast, notBefore int64) (Pool, error)
 
 // SiteInfo is what strategies know of a site besides its forecast.
 type SiteInfo struct {

@@ -3,6 +3,8 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"lookahead/forecast"
+	"lookahead/forecast/sim"
 	"math"
 	"strconv"
 	"strings"
@@ -45,6 +47,9 @@ func (s Scenario) WithDefaults() Scenario {
 		}
 		if site.Price == 0 {
 			site.Price = 1
+		}
+		if site.Pricing != nil {
+			site.Price = site.Pricing.Base
 		}
 	}
 	if s.Local.WidthRule == "" {
@@ -115,10 +120,11 @@ func (s Scenario) validateSites() error {
 			return bad(f+".speed", "must be positive, got %v", site.Speed)
 		case site.Heterogeneity < 0 || math.IsNaN(site.Heterogeneity):
 			return bad(f+".heterogeneity", "must be positive, got %v", site.Heterogeneity)
-		case !positive(site.Price):
+		case !positive(site.Price) && site.Pricing == nil:
 			return bad(f+".price", "must be positive, got %v", site.Price)
-		case site.QueuedPrice < 0 || math.IsNaN(site.QueuedPrice):
-			return bad(f+".queued_price", "must not be negative, got %v", site.QueuedPrice)
+		}
+		if err := site.PricingOrDefault().Validate(); err != nil {
+			return bad(f+".pricing", "%v", err)
 		}
 		if err := checkPolicyName(site.Policy); err != nil {
 			return bad(f+".policy", "%v", err)
@@ -144,6 +150,9 @@ func (s Scenario) validateStreams() error {
 	}
 	if g.Payment.Min < 0 || g.Payment.Max < g.Payment.Min || math.IsNaN(g.Payment.Min) || math.IsNaN(g.Payment.Max) {
 		return bad("grid.payment", "need 0 ≤ min ≤ max, got [%v, %v]", g.Payment.Min, g.Payment.Max)
+	}
+	if g.MaxSites < 0 {
+		return bad("grid.max_sites", "must not be negative")
 	}
 	if g.Deadline < 0 {
 		return bad("grid.deadline", "must not be negative")
@@ -239,10 +248,11 @@ func (s Scenario) validateBroker() error {
 		return bad("broker.multi_site_factor", "must be at least 1, got %v", b.MultiSiteFactor)
 	case b.StagingDelay < 0:
 		return bad("broker.staging_delay", "must not be negative")
-	case b.Tiers < 0:
-		return bad("broker.tiers", "must not be negative")
 	case s.Until < 0 || s.DensityHorizon < 0:
 		return bad("until", "durations must not be negative")
+	}
+	if err := coallocOptions(s).Validate(); err != nil {
+		return bad("broker", "%v", err)
 	}
 	return nil
 }
@@ -310,19 +320,21 @@ func (s Scenario) validateSweep() error {
 	return nil
 }
 
-// checkPolicyName accepts the local scheduler policies of the built-in
-// simulator: fcfs, easy, conservative and depth=K.
+// checkPolicyName accepts the built-in simulator's policies.
 func checkPolicyName(p string) error {
-	switch p {
-	case "fcfs", "easy", "conservative":
-		return nil
-	}
-	if k, ok := strings.CutPrefix(p, "depth="); ok {
-		if n, err := strconv.Atoi(k); err == nil && n >= 0 {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown local policy %q (want fcfs, easy, conservative or depth=K)", p)
+	_, err := sim.ParsePolicy(p)
+	return err
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// PricingOrDefault is the site's price list: Pricing when given, else
+// forecast.DefaultPricing with Base = Price.
+func (s SiteSpec) PricingOrDefault() forecast.Pricing {
+	if s.Pricing != nil {
+		return *s.Pricing
+	}
+	p := forecast.DefaultPricing()
+	p.Base = s.Price
+	return p
+}

@@ -224,7 +224,7 @@ func (w *Workload) gridJobs(s Scenario, jobs []TraceJob) []GridJob {
 		job := GridJob{Run: j.Run, Req: forecast.JobRequest{
 			ID: "g" + j.ID, Procs: j.Procs, Walltime: wall, Submitted: j.Submit,
 			MaxPrice:  g.Payment.Min + pay.Float64()*(g.Payment.Max-g.Payment.Min),
-			Criterion: forecast.EarliestStart, User: j.User,
+			Criterion: forecast.EarliestStart, User: j.User, MaxSites: g.MaxSites,
 		}}
 		if g.Deadline > 0 {
 			job.Deadline = j.Submit + g.Deadline.Seconds()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 )
 
 // Chart is one metric: a value per (group, series). Groups are the sweep
@@ -115,14 +114,4 @@ func short(v float64) string {
 	default:
 		return fmt.Sprintf("%.3g", v)
 	}
-}
-
-// sortedKeys is a helper for deterministic output.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
