@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -101,7 +100,7 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	jobs := tr.SimJobs()
 	opts := sim.Options{KeepHosts: false}
 	if showProgress(o.progress) {
-		opts.Progress = progressBar(stderr)
+		opts.Progress = cli.ProgressBar(stderr, "jobs")
 	}
 	start := time.Now()
 	res, err := sim.RunWith(cluster, jobs, policy, opts)
@@ -248,17 +247,4 @@ func showProgress(mode string) bool {
 	}
 	st, err := os.Stdout.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// progressBar redraws a one-line bar on w at most every 1 % of the jobs.
-func progressBar(w io.Writer) func(done, total int) {
-	last := -1
-	return func(done, total int) {
-		pct := done * 100 / max(total, 1)
-		if pct == last {
-			return
-		}
-		last = pct
-		fmt.Fprintf(w, "\r[%-40s] %3d%% %d/%d jobs", strings.Repeat("#", pct*40/100), pct, done, total)
-	}
 }
