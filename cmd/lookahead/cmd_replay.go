@@ -89,6 +89,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		return err
 	}
 	rep, err := replay.Study(sc, in, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,9 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // ProgressBar returns a callback that redraws a one-line bar such as
-// "[#####      ]  12% 120/1000 jobs" on w, at most once per percent, and ends
-// the line when done reaches total. Show it only when IsTerminal(w).
+// "[#####      ]  12% 120/1000 jobs" on w, at most once per percent. The
+// caller ends the line when the work is done. Show it only when
+// IsTerminal(w).
 func ProgressBar(w io.Writer, unit string) func(done, total int) {
 	last := -1
 	return func(done, total int) {
@@ -30,8 +31,5 @@ func ProgressBar(w io.Writer, unit string) func(done, total int) {
 		}
 		last = pct
 		fmt.Fprintf(w, "\r[%-40s] %3d%% %d/%d %s", strings.Repeat("#", pct*40/100), pct, done, total, unit)
-		if done == total {
-			fmt.Fprintln(w)
-		}
 	}
 }
