@@ -21,7 +21,7 @@ type built struct {
 func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.BuildTimeout)
 	defer cancel()
-	b, err := a.forecastFresh(ctx, now)
+	b, err := a.forecastFresh(ctx, now, a.deps.Engine)
 	if err != nil {
 		return b, err
 	}
@@ -36,7 +36,7 @@ func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 
 // forecastFresh is snapshot → engine with the site name and generation
 // time stamped; the reserve path uses it for its re-check.
-func (a *Agent) forecastFresh(ctx context.Context, now time.Time) (built, error) {
+func (a *Agent) forecastFresh(ctx context.Context, now time.Time, eng Engine) (built, error) {
 	var b built
 	snap, err := a.deps.Snapshotter.Snapshot(ctx)
 	if err != nil {
@@ -46,7 +46,7 @@ func (a *Agent) forecastFresh(ctx context.Context, now time.Time) (built, error)
 	if snap.Site == "" {
 		snap.Site = a.cfg.Site
 	}
-	f, preds, err := a.deps.Engine.Forecast(ctx, snap, now)
+	f, preds, err := eng.Forecast(ctx, snap, now)
 	if err != nil {
 		a.met.ForecastFailed("engine")
 		return b, fmt.Errorf("forecast of %s: %w", a.cfg.Site, err)

@@ -191,6 +191,12 @@ func TestAccuracyScoresFirstPrediction(t *testing.T) {
 	if _, ok := acc.Started("1", 1400); ok {
 		t.Fatal("a job scored twice")
 	}
+	// A snapshot taken before the start, observed after it was scored from
+	// an event, must not score the job again.
+	acc.Observe(snap, []forecast.Prediction{{Job: "1", Start: 1000}})
+	if scores := acc.Observe(forecast.Snapshot{Jobs: []forecast.LocalJob{running}}, nil); len(scores) != 0 || acc.Summary().Checked != 1 {
+		t.Fatalf("job 1 scored again from a late stale snapshot: %+v", scores)
+	}
 	if s.Buckets[2] != 1 {
 		t.Fatalf("300 s error in bucket %v, want the (60, 300] one", s.Buckets)
 	}

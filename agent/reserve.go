@@ -62,7 +62,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		}
 		return nil
 	}
-	fresh, err := a.forecastFresh(ctx, now)
+	fresh, err := a.forecastFresh(ctx, now, a.deps.CheckEngine)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
 		return nil
@@ -86,7 +86,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		return res.Commands
 	}
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
-	a.Notify("reserve")
+	a.Notify(SourceReservation)
 	return res.Commands
 }
 
@@ -171,7 +171,7 @@ func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.T
 	if len(res.IDs) == 0 {
 		reply.Note = "nothing to release: job " + req.Job + " holds no reservation here"
 	} else {
-		a.Notify("release")
+		a.Notify(SourceReservation)
 	}
 	return res.Commands
 }

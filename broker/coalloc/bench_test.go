@@ -3,7 +3,9 @@ package coalloc
 import (
 	"fmt"
 	"reflect"
+	"syscall"
 	"testing"
+	"time"
 
 	"lookahead/forecast"
 )
@@ -38,6 +40,27 @@ func TestNaiveMatchesSweep(t *testing.T) {
 	}
 }
 
+// cpuTime is the process's user+system CPU time: on a machine shared with
+// other work, CPU time per operation is steadier than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loopCPU runs f in b.Loop and reports CPU time per operation.
+func loopCPU(b *testing.B, f func()) {
+	b.Helper()
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+}
+
 func benchPool(b *testing.B, n int) (*Pool, int) {
 	b.Helper()
 	fcs := synthForecasts(n, 1)
@@ -64,11 +87,7 @@ func benchSelect(b *testing.B, sizes []int, naive bool) {
 			if reason != "" {
 				b.Fatal(reason)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				p.selectJob(job)
-			}
+			loopCPU(b, func() { p.selectJob(job) })
 			b.ReportMetric(float64(slots), "slots")
 			b.ReportMetric(float64(pl.start-synthNow)/3600, "start-h")
 		})
@@ -101,12 +120,11 @@ func BenchmarkNewPool(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
 			fcs := synthForecasts(n, 1)
-			b.ReportAllocs()
-			for b.Loop() {
+			loopCPU(b, func() {
 				if _, err := NewPool(fcs, Options{NotBefore: synthNow}); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -118,8 +136,7 @@ func BenchmarkPlanQueue(b *testing.B) {
 	jobs := synthQueue(1000, 1)
 	b.Run("jobs=1000/slots=100k", func(b *testing.B) {
 		var placed int
-		b.ReportAllocs()
-		for b.Loop() {
+		loopCPU(b, func() {
 			as, err := PlanQueue(fcs, jobs, Options{NotBefore: synthNow})
 			if err != nil {
 				b.Fatal(err)
@@ -130,7 +147,7 @@ func BenchmarkPlanQueue(b *testing.B) {
 					placed++
 				}
 			}
-		}
+		})
 		b.ReportMetric(float64(placed), "placed")
 	})
 }
@@ -148,10 +165,7 @@ func BenchmarkSelectNoFit(b *testing.B) {
 			if _, reason := p.selectJob(job); reason != NoFitCapacity {
 				b.Fatalf("job fits: %q", reason)
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				p.selectJob(job)
-			}
+			loopCPU(b, func() { p.selectJob(job) })
 		})
 	}
 }

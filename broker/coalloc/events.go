@@ -96,3 +96,37 @@ func (l *eventList) all(f func(event)) {
 		}
 	}
 }
+
+// sortByTime sorts edges by time, stably (an LSD radix sort on the time
+// offset): edges appended in node order come out in (time, node) order.
+func sortByTime(ev []event) {
+	if len(ev) < 2 {
+		return
+	}
+	lo, hi := ev[0].at, ev[0].at
+	for _, e := range ev {
+		lo, hi = min(lo, e.at), max(hi, e.at)
+	}
+	span := uint64(hi - lo)
+	const bits = 11
+	buf := make([]event, len(ev))
+	src, dst := ev, buf
+	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
+		var count [1<<bits + 1]int
+		for _, e := range src {
+			count[(uint64(e.at-lo)>>shift)&(1<<bits-1)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, e := range src {
+			d := (uint64(e.at-lo) >> shift) & (1<<bits - 1)
+			dst[count[d]] = e
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ev[0] {
+		copy(ev, src)
+	}
+}

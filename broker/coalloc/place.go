@@ -39,6 +39,14 @@ type candidate struct {
 // (earliest-finish) over all feasible allocations when Options.Tiers is nil;
 // ties go to the earlier finish (resp. start), then to fewer sites, then to
 // the faster tier. See docs/coalloc.md for the node choice.
+//
+// The allocation holds its parts over [Start, End), End-Start being
+// Options.Duration of the slowest chosen node and the number of sites.
+// Each part takes the cheapest suitable processors of its node at every
+// instant, and Cost is what they are worth: the sum over parts and over
+// time of procs × seconds/3600 × the price of the slot actually used at
+// that instant (so a hold over two abutting slots of prices 1 and 2 pays 1
+// for the time on the first and 2 for the time on the second).
 func (p *Pool) Place(job forecast.JobRequest) forecast.Allocation {
 	pl, reason := p.selectJob(job)
 	if reason != "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"lookahead/forecast"
 )
@@ -19,12 +21,10 @@ type piece struct {
 }
 
 type node struct {
-	site     int
-	name     string
-	speed    float64
-	memMB    int64
-	features []string
-	pieces   []piece
+	site   int
+	name   string
+	speed  float64
+	pieces []piece
 }
 
 // class is what a job's requirements look at: nodes of one class are
@@ -105,8 +105,7 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 		idx := int32(len(p.nodes))
 		byName[n.Name] = idx
 		s.nodes = append(s.nodes, idx)
-		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed,
-			memMB: n.MemMB, features: slices.Clone(n.Features)})
+		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed})
 		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
 	}
 	for _, sl := range f.Slots {
@@ -122,10 +121,13 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 }
 
 func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
-	feats := slices.Clone(n.Features)
-	slices.Sort(feats)
-	feats = slices.Compact(feats)
-	key := fmt.Sprintf("%v/%d/%q", n.Speed, n.MemMB, feats)
+	var feats []string
+	if len(n.Features) > 0 {
+		feats = slices.Clone(n.Features)
+		slices.Sort(feats)
+		feats = slices.Compact(feats)
+	}
+	key := strconv.FormatFloat(n.Speed, 'g', -1, 64) + "/" + strconv.FormatInt(n.MemMB, 10) + "/" + strings.Join(feats, "\x00")
 	if c, ok := idx[key]; ok {
 		return c
 	}
@@ -157,7 +159,7 @@ func (p *Pool) indexEvents() {
 			ev = p.appendEdges(ev, int32(i), pc)
 		}
 	}
-	slices.SortFunc(ev, eventCmp)
+	sortByTime(ev) // appended in node order, so (time, node) order
 	p.events = newEventList(ev)
 }
 

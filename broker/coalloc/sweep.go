@@ -34,6 +34,9 @@ type nstate struct {
 	head int32
 	gen  uint32
 	mark bool
+	// buf holds short deques in place (dq points into it), so the usual
+	// node costs one cache miss, not two; longer ones spill to the heap.
+	buf [2]dqEntry
 }
 
 // scratch is the per-pool sweep state, reused across sweeps. Node state is
@@ -103,6 +106,9 @@ func (p *Pool) touch(n int32) *nstate {
 	}
 	st.gen = sc.curGen
 	st.cur, st.min, st.head = 0, 0, 0
+	if cap(st.dq) == 0 {
+		st.dq = st.buf[:0:len(st.buf)]
+	}
 	st.dq = append(st.dq[:0], dqEntry{value: 0, expiry: math.MaxInt64})
 	sc.active = append(sc.active, n)
 	return st
