@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"lookahead/forecast"
@@ -46,3 +47,28 @@ var (
 	_ Engine      = BuiltinEngine{}
 	_ Snapshotter = TorqueSnapshotter{}
 )
+
+// TorqueHandler turns the Torque adapter's events (log tailers,
+// scheduler-port listener) into the agent's hints: every event triggers a
+// debounced forecast, and a job start is scored against its forecast start.
+// It never fails, so a tailer commits each line once it is handed on.
+func (a *Agent) TorqueHandler() torque.Handler {
+	return func(_ context.Context, ev torque.Event) error {
+		if ev.Kind == torque.JobStarted && ev.Job != "" {
+			at := ev.Time
+			if s, err := strconv.ParseInt(ev.Fields["start"], 10, 64); err == nil && s > 0 {
+				at = time.Unix(s, 0)
+			}
+			a.JobStarted(ev.Source, ev.Job, at)
+			return nil
+		}
+		a.Notify(ev.Source)
+		return nil
+	}
+}
+
+// AddSources adds event sources that Run will run (and stop with it).
+// Call it before Run, e.g. with tailers built on TorqueHandler.
+func (a *Agent) AddSources(s ...Source) {
+	a.deps.Sources = append(a.deps.Sources, s...)
+}

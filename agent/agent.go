@@ -26,7 +26,9 @@ type Deps struct {
 	Reserver    Reserver
 	Sources     []Source
 	Metrics     Metrics
-	Log         *zerolog.Logger
+	// Log receives the agent's lines, with "site" and "component" fields
+	// added by the agent (do not add them to Log again). Nil logs nothing.
+	Log *zerolog.Logger
 	// Now is the agent's clock (default time.Now). A simulated site on an
 	// accelerated clock passes the same clock here, so forecasts and
 	// request checks use the site's time; timers (debounce, refresh) stay

@@ -216,3 +216,11 @@ func auditRecords(t *testing.T, js jetstream.JetStream) []wire.AuditRecord {
 	}
 	return out
 }
+
+func mustJS(t *testing.T, nc *nats.Conn) jetstream.JetStream {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}

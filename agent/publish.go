@@ -100,6 +100,10 @@ func (p *publisher) publish(ctx context.Context, f *forecast.Forecast, now time.
 	if err != nil {
 		return publishResult{}, err
 	}
+	if max := p.nc.MaxPayload(); max > 0 && int64(len(data)) > max {
+		return publishResult{}, fmt.Errorf("forecast %d of %s is %d bytes encoded, over the server's max_payload %d: shorten the horizon or raise max_payload",
+			f.Seq, p.site, len(data), max)
+	}
 	if _, err := p.kv.Put(ctx, p.site, data); err != nil {
 		return publishResult{}, fmt.Errorf("put forecast %d of %s in %s: %w", f.Seq, p.site, wire.ForecastBucket, err)
 	}

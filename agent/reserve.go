@@ -55,7 +55,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		return nil
 	}
 	if held, err := a.held(ctx, req.Job); err != nil || len(held) > 0 {
-		reply.Code, reply.Reservations = wire.CodeOK, held
+		reply.Code, reply.Reservations = wire.CodeOK, a.stamp(held)
 		reply.Message = "already reserved: retried request, nothing new created"
 		if err != nil {
 			reply.Code, reply.Message = wire.CodeInternal, err.Error()
@@ -85,7 +85,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		}
 		return res.Commands
 	}
-	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, res.Reservations, a.Revision()
+	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
 	a.Notify("reserve")
 	return res.Commands
 }
@@ -104,6 +104,14 @@ func (a *Agent) held(ctx context.Context, job string) ([]wire.Reservation, error
 		}
 	}
 	return out, nil
+}
+
+// stamp sets this site on reservations.
+func (a *Agent) stamp(rs []wire.Reservation) []wire.Reservation {
+	for i := range rs {
+		rs[i].Site = a.cfg.Site
+	}
+	return rs
 }
 
 func (a *Agent) limits(now time.Time) Limits {

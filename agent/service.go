@@ -73,7 +73,7 @@ func (a *Agent) List(ctx context.Context) wire.ListReply {
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
 	} else if res != nil {
-		reply.Reservations = res
+		reply.Reservations = a.stamp(res)
 	}
 	a.countRequest(wire.VerbList, reply.Code)
 	return reply

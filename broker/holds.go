@@ -16,21 +16,40 @@ func ApplyHolds(fcs []forecast.Forecast, holds []Hold, now int64) []forecast.For
 	out := make([]forecast.Forecast, len(fcs))
 	for i, f := range fcs {
 		out[i] = f
+		var mine []Hold
 		for _, h := range holds {
-			rev, planned := h.Revisions[f.Site]
-			if !planned || f.Seq > rev || h.Alloc.End <= now {
-				continue
-			}
-			take := map[string]int{}
-			for _, p := range h.Alloc.Parts {
-				if p.Site == f.Site {
-					take[p.Node] += p.Procs
-				}
-			}
-			if len(take) > 0 {
-				out[i].Slots = Subtract(out[i].Slots, take, h.Alloc.Start, h.Alloc.End)
+			if rev, planned := h.Revisions[f.Site]; planned && f.Seq <= rev && h.Alloc.End > now {
+				mine = append(mine, h)
 			}
 		}
+		if len(mine) > 0 {
+			out[i].Slots = subtractHolds(f.Site, f.Slots, mine)
+		}
+	}
+	return out
+}
+
+// subtractHolds applies the holds' parts on site to its slots, node by
+// node, so each hold touches only the slots of its own nodes.
+func subtractHolds(site string, slots []forecast.Slot, holds []Hold) []forecast.Slot {
+	byNode := map[string][]forecast.Slot{}
+	var order []string
+	for _, s := range slots {
+		if _, seen := byNode[s.Node]; !seen {
+			order = append(order, s.Node)
+		}
+		byNode[s.Node] = append(byNode[s.Node], s)
+	}
+	for _, h := range holds {
+		for _, p := range h.Alloc.Parts {
+			if p.Site == site && len(byNode[p.Node]) > 0 {
+				byNode[p.Node] = Subtract(byNode[p.Node], map[string]int{p.Node: p.Procs}, h.Alloc.Start, h.Alloc.End)
+			}
+		}
+	}
+	out := make([]forecast.Slot, 0, len(slots))
+	for _, n := range order {
+		out = append(out, byNode[n]...)
 	}
 	return out
 }

@@ -9,10 +9,20 @@ import (
 	"time"
 )
 
+// Infinity is what Maui's "INFINITY" duration reads as (its own bound,
+// 100 days).
+const Infinity = 8640000
+
 // ParseDuration reads a Maui duration, "[-][[[DD:]HH:]MM:]SS" as Maui
 // prints it ("00:10:00", "2:00:00", "-00:00:33", "1:02:00:00"), into
 // seconds.
 func ParseDuration(s string) (int64, error) {
+	switch s {
+	case "INFINITY":
+		return Infinity, nil
+	case "-INFINITY":
+		return -Infinity, nil
+	}
 	neg := strings.HasPrefix(s, "-")
 	body := strings.TrimPrefix(s, "-")
 	parts := strings.Split(body, ":")

@@ -346,3 +346,40 @@ func TestPlanAndArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveReplaysRealSession replays a session recorded against the
+// real Maui 3.3.1 (testdata/real-reserve, made by TestRealMauiReservations
+// with LOOKAHEAD_MAUI_CAPTURE): the argument vectors must be exactly what
+// the client sends, and the answers are Maui's own.
+func TestReserveReplaysRealSession(t *testing.T) {
+	r := &recorder{r: mustFixture(t, "testdata/real-reserve")}
+	now := time.Date(2026, 11, 22, 5, 18, 15, 0, time.UTC)
+	capacity := map[string]int{}
+	for i := 1; i <= 8; i++ {
+		capacity[fmt.Sprintf("n%02d", i)] = 2
+	}
+	c := NewClient(r, ClientConfig{Relative: true, Location: time.UTC, Capacity: capacity, Now: func() time.Time { return now }})
+	start := now.Unix() + 1800
+	req := ReserveRequest{Job: "g17", Start: start, End: start + 3600, User: "griduser", Group: "grid", Account: "gridacct",
+		Hosts: []forecast.HostProcs{{Node: "n02", Procs: 2}, {Node: "n03", Procs: 1}, {Node: "n04", Procs: 1}}}
+	got, err := c.Reserve(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Reservation{Job: "g17", IDs: []string{"la.g17.0", "la.g17.1"}, Start: start, End: start + 3600,
+		Hosts: req.Hosts, User: "griduser", Group: "grid", Account: "gridacct", Qsub: []string{"-A", "gridacct"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	if again, err := c.Reserve(context.Background(), req); err != nil || !reflect.DeepEqual(again, want) {
+		t.Fatalf("retry %+v %v", again, err)
+	}
+	over := req
+	over.Job, over.Hosts = "g18", []forecast.HostProcs{{Node: "n01", Procs: 1}}
+	if _, err := c.Reserve(context.Background(), over); err == nil {
+		t.Fatal("overlap with the running job on n01 accepted")
+	}
+	if n := len(r.ran("setres")); n != 2 {
+		t.Errorf("%d setres calls, want 2", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -142,13 +143,17 @@ func setProcessGroup(cmd *exec.Cmd) {
 }
 
 // boundedBuffer keeps the first max bytes written and counts the rest.
+// Safe for concurrent use.
 type boundedBuffer struct {
+	mu      sync.Mutex
 	buf     bytes.Buffer
 	max     int
 	dropped int
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	room := b.max - b.buf.Len()
 	switch {
 	case room <= 0:
@@ -163,10 +168,13 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *boundedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := bytes.Clone(b.buf.Bytes())
 	if b.dropped == 0 {
-		return b.buf.Bytes()
+		return out
 	}
-	return append(b.buf.Bytes(), fmt.Sprintf("\n[%d bytes of stderr dropped]\n", b.dropped)...)
+	return append(out, fmt.Sprintf("\n[%d bytes of stderr dropped]\n", b.dropped)...)
 }
 
 // clip shortens tool output for error messages.

@@ -50,7 +50,9 @@ trap '"${as_root[@]}" rm -rf "$tmp"' EXIT
 
 # ---- build: this tree (version from git) and the "next release"
 read -r ver rel < <(scripts/version.sh)
-scripts/build-rpms.sh --out "$tmp/v1"
+debs=()
+command -v dpkg-deb >/dev/null 2>&1 && debs=(--deb)
+scripts/build-rpms.sh --out "$tmp/v1" "${debs[@]}"
 next_rel="$rel.1"
 mkdir -p "$tmp/src2"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$tmp/src2"
@@ -61,6 +63,32 @@ LOOKAHEAD_VERSION=$ver LOOKAHEAD_RELEASE=$next_rel "$tmp/src2/scripts/build-rpms
 
 rpmq() { rpm -qp "$@" 2>/dev/null; }
 pkgfile() { echo "$1/$2-$ver-$3.x86_64.rpm"; }
+
+# ---- version scheme (scripts/version.sh) on a scratch repository
+vrepo=$tmp/vrepo
+git init -q "$vrepo"
+gitv() { git -C "$vrepo" -c user.name=t -c user.email=t@t "$@"; }
+gitv commit -q --allow-empty -m one
+gitv commit -q --allow-empty -m two
+sha=$(gitv rev-parse --short=10 HEAD)
+check_version() {
+	local got
+	got=$(scripts/version.sh "$vrepo")
+	[ "$got" = "$2" ] && ok "version $1: $got" || fail "version $1: '$got', want '$2'"
+}
+check_version "without a tag" "0.0.0 0.2.g$sha"
+gitv tag v1.2.0
+check_version "on tag v1.2.0" "1.2.0 1"
+gitv commit -q --allow-empty -m three
+sha=$(gitv rev-parse --short=10 HEAD)
+check_version "a commit after v1.2.0" "1.2.0 1.1.g$sha"
+touch "$vrepo/f" && gitv add f
+check_version "with uncommitted changes" "1.2.0 1.1.g$sha.dirty"
+# rpm's own ordering: a post-tag build is newer than the tag, older than the next
+vercmp() { rpm --eval "%{lua: print(rpm.vercmp('$1', '$2'))}"; }
+[ "$(vercmp "1.2.0-1.1.g$sha" 1.2.0-1)" = 1 ] && [ "$(vercmp "1.2.0-1.1.g$sha" 1.2.1-1)" = -1 ] &&
+	[ "$(vercmp "1.2.0-1.2.gabc" "1.2.0-1.1.g$sha")" = 1 ] &&
+	ok "rpm orders 1.2.0-1 < 1.2.0-1.1.g$sha < 1.2.0-1.2.g… < 1.2.1-1" || fail "rpm ordering of versions"
 
 # ---- the default configs are valid YAML and document every NATS option
 for f in packaging/config/agent.yaml packaging/config/broker.yaml; do
@@ -104,6 +132,24 @@ done
 rpmq --recommends "$(pkgfile "$tmp/v1" lookahead-broker "$rel")" | grep -qx lookahead && ok "lookahead-broker recommends the CLI" || fail "lookahead-broker does not recommend lookahead"
 dups=$(for f in "$tmp"/v1/*.rpm; do rpmq --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$f"; done | grep -v '^d' | awk '{print $2}' | sort | uniq -d)
 [ -z "$dups" ] && ok "no file is in two packages" || fail "files in two packages: $dups"
+
+# ---- DEBs (when dpkg-deb is here): fields, conffiles, maintainer scripts
+if [ ${#debs[@]} -gt 0 ]; then
+	for name in agent broker; do
+		f=$tmp/v1/lookahead-${name}_$ver-${rel}_amd64.deb
+		before=$failures
+		[ "$(dpkg-deb -f "$f" Package Version)" = "Package: lookahead-$name
+Version: $ver-$rel" ] || fail "lookahead-$name.deb: $(dpkg-deb -f "$f" Package Version)"
+		dpkg-deb -e "$f" "$tmp/deb-$name"
+		grep -qx "/etc/lookahead/$name.yaml" "$tmp/deb-$name/conffiles" || fail "lookahead-$name.deb: config not a conffile"
+		for s in preinst postinst prerm postrm; do
+			[ -x "$tmp/deb-$name/$s" ] || fail "lookahead-$name.deb: no $s"
+		done
+		contents=$(dpkg-deb -c "$f")
+		grep -q " ./usr/lib/systemd/system/lookahead-$name.service$" <<<"$contents" || fail "lookahead-$name.deb: no unit"
+		[ "$failures" = "$before" ] && ok "lookahead-$name.deb: $ver-$rel, config is a conffile, maintainer scripts, unit"
+	done
+fi
 
 # ---- scratch roots
 # copy_bin ROOT BIN: BIN and the shared libraries it loads, into ROOT.
@@ -199,6 +245,20 @@ check_install() {
 	for name in agent broker; do
 		n=$(grep -c "^lookahead-$name:" "$root/etc/passwd")
 		[ "$n" = 1 ] || fail "$how: $n passwd entries for lookahead-$name after upgrade"
+	done
+
+	# the packaged configs load in the packaged daemons, and the units'
+	# command lines are ones the binaries accept
+	v=$("$root/usr/bin/lookahead-broker" config --config "$root/etc/lookahead/broker.yaml" 2>&1) &&
+		ok "$how: lookahead-broker loads the packaged broker.yaml" || fail "$how: broker.yaml does not load: $v"
+	sed 's/^site: edited-by-admin$//; s/^site: ""/site: alpha/' "$root/etc/lookahead/agent.yaml.rpmnew" >"$tmp/agent-alpha.yaml"
+	v=$("$root/usr/bin/lookahead-agent" check --config "$tmp/agent-alpha.yaml" 2>&1 || true)
+	grep -Eq '^ok +config +valid' <<<"$v" && ok "$how: lookahead-agent finds the packaged agent.yaml valid (with a site set)" || fail "$how: agent.yaml not valid: $v"
+	for name in agent broker; do
+		exec_start=$(sed -n 's/^ExecStart=//p' "$root/usr/lib/systemd/system/lookahead-$name.service")
+		# shellcheck disable=SC2086
+		v=$("$root"$exec_start --help 2>&1) && ok "$how: lookahead-$name accepts its unit's command line: $exec_start" ||
+			fail "$how: $exec_start --help: $v"
 	done
 
 	if command -v systemd-analyze >/dev/null 2>&1; then

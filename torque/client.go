@@ -59,7 +59,7 @@ func ClassifyExit(tool string, args []string, res Result) error {
 		kind = ErrUnknownJob
 	case res.ExitCode == ExitInvalidState:
 		kind = ErrInvalidState
-	case tool == "pbsnodes" && res.ExitCode == ExitNoNodes:
+	case tool == "pbsnodes" && (res.ExitCode == ExitNoNodes || bytes.Contains(res.Stderr, []byte("Server has no node list"))):
 		kind = ErrNoNodes
 	}
 	return &CommandError{Command: strings.Join(append([]string{tool}, args...), " "),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,69 @@ func TestFixtureRunnerUnknownCommand(t *testing.T) {
 	}
 	if _, err := NewFixtureRunner(filepath.Join("testdata", phaseDirs[0]), FixtureAt("nope")); err == nil {
 		t.Fatal("unknown point accepted")
+	}
+}
+
+// Every captured run that exited non-zero is classified by its code, with
+// what the program printed kept in the error.
+func TestCapturedErrorExits(t *testing.T) {
+	want := map[int]error{153: ErrUnknownJob, 170: ErrInvalidState, 1: ErrCommand, 2: ErrCommand, 159: ErrCommand}
+	n := 0
+	for _, d := range phaseDirs {
+		rows, err := readIndex(filepath.Join("testdata", d, "INDEX.tsv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := NewFixtureRunner(filepath.Join("testdata", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.exit == 0 {
+				continue
+			}
+			argv := strings.Fields(r.argv)
+			res, err := fr.Run(context.Background(), argv[0], argv[1:]...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := argv[len(argv)-2] // "qdel 999.vm", also inside "su - u -c … qdel 6.vm"
+			if argv[0] != "su" {
+				tool = argv[0]
+			}
+			cerr := ClassifyExit(tool, argv[1:], res)
+			if !errors.Is(cerr, want[r.exit]) {
+				t.Errorf("%s/%s exit %d: %v", d, r.name, r.exit, cerr)
+			}
+			// 4.2.10's qdel of an unknown job prints nothing: the error says so.
+			if len(res.Stderr) == 0 && !strings.Contains(cerr.Error(), "(no stderr)") {
+				t.Errorf("%s/%s: %v", d, r.name, cerr)
+			}
+			n++
+		}
+	}
+	if n < 15 {
+		t.Fatalf("only %d error captures", n)
+	}
+}
+
+func TestParseXMLRequiredAndUnknownElements(t *testing.T) {
+	_, err := ParseQstatXML(strings.NewReader(`<Data><Job><Job_Id>1.vm</Job_Id><queue>q</queue></Job></Data>`))
+	if err == nil || !strings.Contains(err.Error(), "missing job_state") || !strings.Contains(err.Error(), "1.vm") {
+		t.Fatalf("got %v", err)
+	}
+	jobs, err := ParseQstatXML(strings.NewReader(`<Data><Job><Job_Id>1.vm</Job_Id><job_state>Q</job_state><future_attr><x>1</x></future_attr></Job></Data>`))
+	if err != nil || len(jobs) != 1 || jobs[0].Procs != 1 {
+		t.Fatalf("unknown element: %v %+v", err, jobs)
+	}
+	_, err = ParsePbsnodesXML(strings.NewReader(`<Data><Node><name>n1</name><state>free</state></Node></Data>`))
+	if err == nil || !strings.Contains(err.Error(), "missing np") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := ParseQstatXML(strings.NewReader(`<Data><Job><Job_Id>1`)); err == nil {
+		t.Fatal("truncated XML accepted")
+	}
+	if jobs, err := ParseQstatXML(strings.NewReader("")); err != nil || len(jobs) != 0 {
+		t.Fatalf("empty output: %v %v", jobs, err)
 	}
 }

@@ -60,7 +60,7 @@ const (
 // (or the greatest Offset per File) is idempotent under redelivery.
 type RecordID struct {
 	File   string `json:"file,omitempty"`
-	Offset int64  `json:"offset,omitempty"`
+	Offset int64  `json:"offset"`
 }
 
 // Event is one typed change in the cluster. Time is UTC (log times are

@@ -159,3 +159,25 @@ func TestParseAcctLineRejects(t *testing.T) {
 		}
 	}
 }
+
+// Job messages from Torque's message catalogue that the captures lack.
+func TestLogEventCatalogueMessages(t *testing.T) {
+	cases := map[string]EventKind{
+		"Job Rerun at request of root@vm":                 JobRerun,
+		"Holds u set at request of alice@vm":              JobModified,
+		"Holds u released at request of alice@vm":         JobModified,
+		"Job moved to long":                               JobModified,
+		"Aborted by PBS Server ":                          JobAborted,
+		"Job aborted on PBS Server initialization":        JobAborted,
+		"Job deleted as result of dependency on job 7.vm": JobDeleted,
+		"Job Modified at request of alice@vm":             JobModified,
+		"preparing to send 'b' mail":                      "",
+	}
+	for msg, want := range cases {
+		rec := LogRecord{Class: "Job", Object: "9.vm", Message: msg}
+		ev, ok := LogEvent(rec)
+		if (want == "") == ok || (ok && (ev.Kind != want || ev.Job != "9.vm")) {
+			t.Errorf("%q: got %v %+v, want %v", msg, ok, ev.Kind, want)
+		}
+	}
+}

@@ -105,10 +105,10 @@ func (r execRunner) resolve(name string) string {
 
 func (r execRunner) classify(ctx context.Context, name string, err error, stdout *limitedBuffer, res Result) error {
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && err != nil:
+		return fmt.Errorf("%s: %w after %s: %w", name, ErrTimeout, r.cfg.Timeout, err)
 	case stdout.overflow:
 		return fmt.Errorf("%s: %w (more than %d bytes)", name, ErrOutputTooLarge, r.cfg.MaxStdout)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%s: %w after %s", name, ErrTimeout, r.cfg.Timeout)
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", name, ctx.Err())
 	case err == nil:
@@ -135,9 +135,10 @@ func killGroup(cmd *exec.Cmd) error {
 
 func containsSlash(s string) bool { return bytes.IndexByte([]byte(s), '/') >= 0 }
 
-// limitedBuffer keeps at most max bytes. With fail set, overflowing makes
-// Write fail (the command is then killed by a broken pipe or runs to end
-// with the overflow flagged); otherwise the excess is dropped and marked.
+// limitedBuffer keeps at most max bytes and drains the rest (so the
+// command never blocks on a full pipe). With fail set the overflow is
+// reported by Run as ErrOutputTooLarge; otherwise the excess is dropped
+// and marked in the text.
 type limitedBuffer struct {
 	buf      bytes.Buffer
 	max      int
@@ -159,9 +160,6 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 		b.buf.WriteString(truncMark)
 	}
 	b.overflow = true
-	if b.fail {
-		return 0, ErrOutputTooLarge
-	}
 	return len(p), nil
 }
 

@@ -199,3 +199,34 @@ func freePrivilegedPort(t *testing.T) int {
 	t.Skip("no free privileged port")
 	return 0
 }
+
+// Torque 2.5.13 writes its 4 bytes and leaves the connection open (the
+// capture's listener waited 5 s for it to close). The listener must take
+// the command and close at once, not wait for the server.
+func TestListenerClosesAfterCommandLike2513(t *testing.T) {
+	h := startListener(t, ListenerConfig{Servers: []string{"127.0.0.1"}, MaxSourcePort: 65535, ReadTimeout: time.Hour})
+	c, err := net.Dial("tcp", h.l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(capturedCodes(t, "torque-2.5.13")[0]); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second)) // bounds a hang only
+	var b [1]byte
+	if n, err := c.Read(b[:]); n != 0 || err == nil || isTimeout(err) {
+		t.Fatalf("listener did not close the connection: n=%d err=%v", n, err)
+	}
+	waitFor(t, "events", h.l.Stats().Events.Load, 1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.codes[0] != SchedFirst {
+		t.Fatalf("got %v", h.codes)
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}

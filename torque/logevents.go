@@ -9,7 +9,8 @@ import "strings"
 //     object svr_setjobstate in 4.2/6.1, Svr;PBS_Server in 2.5)
 //   - job lines: "enqueuing into", "Job Run at request of", "Job deleted at
 //     request of", "Exit_status=", "Job Modified at request of",
-//     "attributes set"
+//     "attributes set/unset", holds, moves, reruns and aborts (the texts of
+//     Torque's pbs_messages.c; only the first five occur in the captures)
 //   - node lines: "node N state changed from A to B", "node N marked S",
 //     "attributes set"
 //   - "Server NAME started", "Server shutdown completed".
@@ -62,6 +63,13 @@ var jobLinePrefixes = []struct {
 	{"Exit_status=", JobEnded},
 	{"Job Modified at request of ", JobModified},
 	{"attributes set", JobModified},
+	{"attributes unset", JobModified},
+	{"Holds ", JobModified}, // "Holds u set/released at request of"
+	{"Job moved to ", JobModified},
+	{"Job Rerun at request of ", JobRerun},
+	{"Aborted by PBS Server", JobAborted},
+	{"Job aborted on PBS Server initialization", JobAborted},
+	{"Job deleted as result of dependency on job", JobDeleted},
 }
 
 func jobLineEvent(ev Event, object, msg string) (Event, bool) {

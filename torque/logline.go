@@ -45,8 +45,9 @@ type LogRecord struct {
 	Class     string // Svr, Que, Job, Req, Act, node, n/a
 	Object    string
 	Message   string
-	// Continued marks a line whose message goes on from the previous line
-	// of the same daemon (the message starts with "[continued]"); the
+	// Continued marks a line whose message goes on from the previous line:
+	// Torque's log_record writes each newline-separated piece of a message
+	// as its own line, the later ones starting with "[continued]". The
 	// marker is removed from Message.
 	Continued bool
 }

@@ -118,10 +118,10 @@ func (t *Tailer) line(ctx context.Context, l tail.Line) error {
 		if t.cfg.OnReject != nil {
 			t.cfg.OnReject(l.Path, l.ID.Offset, string(l.Text), err)
 		}
-		return nil
+		return tail.Skip
 	}
 	if !ok {
-		return nil
+		return tail.Skip
 	}
 	ev.Record = RecordID{File: l.ID.File, Offset: l.ID.Offset}
 	if err := t.handle(ctx, ev); err != nil {

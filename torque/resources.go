@@ -149,6 +149,9 @@ func ParseExecHost(s string) ([]forecast.HostProcs, error) {
 	return hosts, nil
 }
 
+// maxSlots bounds one slot list (no node has more processors).
+const maxSlots = 1 << 16
+
 // ParseSlotList reads "0", "1-2", "0-1,3" into processor indexes.
 func ParseSlotList(s string) ([]int, error) {
 	var out []int
@@ -164,8 +167,8 @@ func ParseSlotList(s string) ([]int, error) {
 				return nil, fmt.Errorf("slot range %q", r)
 			}
 		}
-		if b-a > 1<<16 {
-			return nil, fmt.Errorf("slot range %q too wide", r)
+		if b-a+len(out) > maxSlots {
+			return nil, fmt.Errorf("slot list %q: more than %d slots", s, maxSlots)
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, i)

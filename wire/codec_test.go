@@ -92,19 +92,21 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		Nodes: []forecast.Node{{Name: "n", Procs: 2, Speed: 1}},
 		Slots: []forecast.Slot{{Node: "n", Procs: 1, Start: 100, End: 110, Price: 1}}}
 	good, _ := EncodeForecast(one)
-	// The body ends with the five one-byte columns of the one slot:
-	// node 0, procs 1, start 0, length zigzag(10)=20, price 0.
+	// The body ends with the six one-byte columns of the one slot: node 0,
+	// procs 1, start code 0 (literal), length zigzag(10)=20, price 0, and
+	// the literal start − generated = 0.
 	raw := gunzip(t, good)
-	if !bytes.HasSuffix(raw, []byte{0, 1, 0, 20, 0}) {
-		t.Fatalf("unexpected layout: % x", raw[len(raw)-5:])
+	if !bytes.HasSuffix(raw, []byte{0, 1, 0, 20, 0, 0}) {
+		t.Fatalf("unexpected layout: % x", raw[len(raw)-6:])
 	}
 	cases := map[string][]byte{
 		"truncated":       raw[:len(raw)-3],
 		"trailing":        append(append([]byte{}, raw...), 0),
-		"bad node index":  setLastColumnsByte(raw, 5, 2),
-		"bad price index": setLastColumnsByte(raw, 1, 1),
-		"over capacity":   setLastColumnsByte(raw, 4, 3),
-		"empty slot":      setLastColumnsByte(raw, 2, 0),
+		"bad node index":  setLastColumnsByte(raw, 6, 2),
+		"over capacity":   setLastColumnsByte(raw, 5, 3),
+		"bad back ref":    setLastColumnsByte(raw, 4, 1)[:len(raw)-1],
+		"empty slot":      setLastColumnsByte(raw, 3, 0),
+		"bad price index": setLastColumnsByte(raw, 2, 1),
 	}
 	for name, body := range cases {
 		_, err := DecodeForecast(gz(body))

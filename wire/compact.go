@@ -21,14 +21,20 @@ import (
 //	uvarint s (number of slots), then five columns of s varints each:
 //	  node   zigzag(node index − previous slot's node index)
 //	  procs  uvarint
-//	  start  zigzag(start − ref), ref = previous slot's end when it is on
-//	         the same node, else generated
+//	  start  uvarint k: 1..backRefs means start = the end of the k-th
+//	         previous slot of the same node (a node's slots are stacked
+//	         layers that abut); 0 means a literal follows in the last column
 //	  length zigzag(end − start)
 //	  price  uvarint index into the price table
+//	then one column of zigzag literals, one per start coded 0:
+//	start − ref, ref = previous slot's end on the same node, else generated.
 //
-// Columns keep like values together, and abutting slots of a node encode
-// their start as 0, so gzip finds long runs. Slot order is preserved.
-const compactMagic = "LAC1"
+// Columns keep like values together, so gzip finds long runs. Slot order
+// is preserved.
+const compactMagic = "LAC2"
+
+// backRefs is how many previous ends of a node a start may refer to.
+const backRefs = 15
 
 type compactHeader struct {
 	Version   int             `json:"version"`
@@ -67,8 +73,8 @@ func writeCompact(w io.Writer, f *forecast.Forecast) error {
 
 // slotColumns lays the slots out as the five varint columns and returns
 // them with the price table.
-func slotColumns(f *forecast.Forecast) ([5]*bytes.Buffer, []float64, error) {
-	var cols [5]*bytes.Buffer
+func slotColumns(f *forecast.Forecast) ([6]*bytes.Buffer, []float64, error) {
+	var cols [6]*bytes.Buffer
 	for i := range cols {
 		cols[i] = new(bytes.Buffer)
 	}
@@ -78,15 +84,15 @@ func slotColumns(f *forecast.Forecast) ([5]*bytes.Buffer, []float64, error) {
 	}
 	priceIdx := map[uint64]int{}
 	var prices []float64
-	prevNode, prevEnd := -1, int64(0)
+	prevNode := -1
+	var ends []int64 // ends of the current node's slots so far
 	for i, s := range f.Slots {
 		n, ok := index[s.Node]
 		if !ok {
 			return cols, nil, fmt.Errorf("slots[%d]: unknown node %q", i, s.Node)
 		}
-		ref := f.Generated
-		if n == prevNode {
-			ref = prevEnd
+		if n != prevNode {
+			ends = ends[:0]
 		}
 		bits := math.Float64bits(s.Price)
 		p, ok := priceIdx[bits]
@@ -97,12 +103,33 @@ func slotColumns(f *forecast.Forecast) ([5]*bytes.Buffer, []float64, error) {
 		}
 		putVarint(cols[0], int64(n-max(prevNode, 0)))
 		putUvarint(cols[1], uint64(max(s.Procs, 0)))
-		putVarint(cols[2], s.Start-ref)
+		k := backRef(ends, s.Start)
+		putUvarint(cols[2], uint64(k))
+		if k == 0 {
+			putVarint(cols[5], s.Start-startRef(ends, f.Generated))
+		}
 		putVarint(cols[3], s.End-s.Start)
 		putUvarint(cols[4], uint64(p))
-		prevNode, prevEnd = n, s.End
+		prevNode, ends = n, append(ends, s.End)
 	}
 	return cols, prices, nil
+}
+
+// backRef finds start among the last backRefs ends (1 = the latest), or 0.
+func backRef(ends []int64, start int64) int {
+	for k := 1; k <= backRefs && k <= len(ends); k++ {
+		if ends[len(ends)-k] == start {
+			return k
+		}
+	}
+	return 0
+}
+
+func startRef(ends []int64, generated int64) int64 {
+	if len(ends) == 0 {
+		return generated
+	}
+	return ends[len(ends)-1]
 }
 
 func putUvarint(w io.ByteWriter, v uint64) {
@@ -208,14 +235,23 @@ func readPrices(br *bufio.Reader) ([]float64, error) {
 	return prices, nil
 }
 
-func readColumns(br *bufio.Reader, n int) ([5][]int64, error) {
-	var cols [5][]int64
+func readColumns(br *bufio.Reader, n int) ([6][]int64, error) {
+	var cols [6][]int64
 	for c := range cols {
-		cols[c] = make([]int64, 0, min(n, 1<<20))
-		for i := 0; i < n; i++ {
+		count := n
+		if c == 5 {
+			count = 0 // one literal per start coded 0
+			for _, k := range cols[2] {
+				if k == 0 {
+					count++
+				}
+			}
+		}
+		cols[c] = make([]int64, 0, min(count, 1<<20))
+		for i := 0; i < count; i++ {
 			var v int64
 			var err error
-			if c == 1 || c == 4 {
+			if c == 1 || c == 2 || c == 4 {
 				var u uint64
 				u, err = binary.ReadUvarint(br)
 				v = int64(u)
@@ -234,8 +270,9 @@ func readColumns(br *bufio.Reader, n int) ([5][]int64, error) {
 	return cols, nil
 }
 
-func assembleSlots(f *forecast.Forecast, cols [5][]int64, prices []float64) error {
-	prevNode, prevEnd := -1, int64(0)
+func assembleSlots(f *forecast.Forecast, cols [6][]int64, prices []float64) error {
+	prevNode, lit := -1, 0
+	var ends []int64
 	for i := range cols[0] {
 		n := int64(max(prevNode, 0)) + cols[0][i]
 		if n < 0 || n >= int64(len(f.Nodes)) {
@@ -245,15 +282,23 @@ func assembleSlots(f *forecast.Forecast, cols [5][]int64, prices []float64) erro
 		if p < 0 || p >= int64(len(prices)) {
 			return fmt.Errorf("slot %d: price index %d out of range", i, p)
 		}
-		ref := f.Generated
-		if int(n) == prevNode {
-			ref = prevEnd
+		if int(n) != prevNode {
+			ends = ends[:0]
 		}
-		start := ref + cols[2][i]
+		var start int64
+		switch k := int(cols[2][i]); {
+		case k == 0:
+			start = startRef(ends, f.Generated) + cols[5][lit]
+			lit++
+		case k <= min(backRefs, len(ends)):
+			start = ends[len(ends)-k]
+		default:
+			return fmt.Errorf("slot %d: start refers to end %d of %d", i, k, len(ends))
+		}
 		end := start + cols[3][i]
 		f.Slots = append(f.Slots, forecast.Slot{Node: f.Nodes[n].Name, Procs: int(cols[1][i]),
 			Start: start, End: end, Price: prices[p]})
-		prevNode, prevEnd = int(n), end
+		prevNode, ends = int(n), append(ends, end)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func (p *Pool) choose(job forecast.JobRequest, c candidate) plan {
 		bySite[s] = append(bySite[s], nc)
 		siteCap[s] += nc.cap
 	}
-	from, to := c.start, c.start+c.dur
+	from, to := c.start, addSat(c.start, c.dur)
 	var best plan
 	var bestCost float64
 	found := false
@@ -86,9 +86,9 @@ func (p *Pool) choose(job forecast.JobRequest, c candidate) plan {
 
 // greedy takes P processors cheapest first from the given nodes.
 func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]take, float64) {
-	var runs []run
+	runs := make([]run, 0, len(caps))
 	for _, nc := range caps {
-		runs = append(runs, p.runs(nc.node, nc.cap, from, to, maxPrice)...)
+		runs = p.appendRuns(runs, nc.node, nc.cap, from, to, maxPrice)
 	}
 	slices.SortStableFunc(runs, func(a, b run) int {
 		if c := cmp.Compare(a.unit, b.unit); c != 0 {

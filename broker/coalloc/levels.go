@@ -62,13 +62,16 @@ func addLevel(ls []level, price float64, procs int64) []level {
 	return append(ls, level{price: price, procs: procs})
 }
 
-// runs splits the first capacity processors of node n into runs of equal
-// unit cost (credits for one processor over the window).
-func (p *Pool) runs(n int32, capacity, from, to int64, maxPrice float64) []run {
+// appendRuns splits the first capacity processors of node n into runs of
+// equal unit cost (credits for one processor over the window).
+func (p *Pool) appendRuns(out []run, n int32, capacity, from, to int64, maxPrice float64) []run {
+	if pc, ok := p.soleCover(n, from, to, maxPrice); ok {
+		// The common case: one suitable piece covers the whole window.
+		return append(out, run{node: n, procs: min(capacity, pc.procs), unit: float64(to-from) * pc.price / 3600})
+	}
 	segs := p.profile(n, from, to, maxPrice)
 	idx := make([]int, len(segs))    // current level per segment
 	used := make([]int64, len(segs)) // processors used in that level
-	var out []run
 	for k := int64(0); k < capacity; {
 		chunk := capacity - k
 		unit := 0.0
@@ -90,6 +93,23 @@ func (p *Pool) runs(n int32, capacity, from, to int64, maxPrice float64) []run {
 		}
 	}
 	return out
+}
+
+// soleCover reports the only suitable piece of node n that overlaps
+// [from, to), when there is exactly one and it covers the whole window.
+func (p *Pool) soleCover(n int32, from, to int64, maxPrice float64) (piece, bool) {
+	var found piece
+	count := 0
+	for _, pc := range p.nodes[n].pieces {
+		if pc.end <= from || pc.start >= to || pc.price > maxPrice {
+			continue
+		}
+		if count++; count > 1 {
+			return piece{}, false
+		}
+		found = pc
+	}
+	return found, count == 1 && found.procs > 0 && found.start <= from && found.end >= to
 }
 
 // takeCheapest takes procs processors in every segment, cheapest level

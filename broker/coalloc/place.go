@@ -39,6 +39,14 @@ type candidate struct {
 // (earliest-finish) over all feasible allocations when Options.Tiers is nil;
 // ties go to the earlier finish (resp. start), then to fewer sites, then to
 // the faster tier. See docs/coalloc.md for the node choice.
+//
+// The allocation holds its parts over [Start, End), End-Start being
+// Options.Duration of the slowest chosen node and the number of sites.
+// Each part takes the cheapest suitable processors of its node at every
+// instant, and Cost is what they are worth: the sum over parts and over
+// time of procs × seconds/3600 × the price of the slot actually used at
+// that instant (so a hold over two abutting slots of prices 1 and 2 pays 1
+// for the time on the first and 2 for the time on the second).
 func (p *Pool) Place(job forecast.JobRequest) forecast.Allocation {
 	pl, reason := p.selectJob(job)
 	if reason != "" {
@@ -73,14 +81,13 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 // markBase marks the nodes that meet the job's requirements and returns
 // the distinct speeds of those nodes, fastest first: the exact tiers.
 func (p *Pool) markBase(job forecast.JobRequest) []float64 {
-	p.resetScratch()
+	p.ensureScratch()
 	var speeds []float64
-	for i := range p.nodes {
-		n := &p.nodes[i]
-		ok := n.speed >= job.MinSpeed && n.memMB >= job.MemMB && hasAll(n.features, job.Features)
-		p.sc.base[i] = ok
-		if ok {
-			speeds = append(speeds, n.speed)
+	for i, c := range p.classes {
+		ok := c.speed >= job.MinSpeed && c.memMB >= job.MemMB && hasAll(c.features, job.Features)
+		p.sc.classBase[i] = ok
+		if ok && !slices.Contains(speeds, c.speed) {
+			speeds = append(speeds, c.speed)
 		}
 	}
 	slices.Sort(speeds)
@@ -127,10 +134,9 @@ func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidat
 	finish := job.CriterionOrDefault() == forecast.EarliestFinish
 	var best candidate
 	found := false
-	for _, tier := range tiers {
-		for i := range p.nodes {
-			p.sc.eligible[i] = p.sc.base[i] && p.nodes[i].speed >= tier
-		}
+	// Slowest tier first: it has every node, so it usually finds a start
+	// early and bounds the sweeps of the faster tiers.
+	for _, tier := range slices.Backward(tiers) {
 		for _, sp := range p.specs(job, tier) {
 			sp.limit = math.MaxInt64
 			if found {
@@ -139,13 +145,13 @@ func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidat
 					sp.limit = best.end - sp.dur
 				}
 			}
-			t, ok := p.sweep(sp)
+			t, ok := p.stage1(sp)
 			if !ok {
 				continue
 			}
 			c := candidate{start: t, end: addSat(t, sp.dur), dur: sp.dur, sites: sp.sites, tier: tier}
 			if !found || better(c, best, finish) {
-				c.caps = p.capacities()
+				c.caps = p.stage1Caps()
 				best, found = c, true
 			}
 		}
@@ -183,7 +189,7 @@ func (p *Pool) specs(job forecast.JobRequest, tier float64) []sweepSpec {
 	}
 	mk := func(sites int) sweepSpec {
 		return sweepSpec{procs: int64(job.Procs), dur: p.opts.Duration(job.Walltime, tier, sites),
-			sites: sites, maxPrice: job.MaxPrice}
+			tier: tier, sites: sites, maxRank: p.maxRank(job.MaxPrice)}
 	}
 	one := mk(1)
 	switch {

@@ -1,10 +1,11 @@
 package coalloc
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"lookahead/forecast"
 )
@@ -19,22 +20,19 @@ type piece struct {
 	price      float64
 }
 
-// event is one edge of a piece: procs is +q at the start of a q-processor
-// piece and -q at its end (signs swap for negative pieces).
-type event struct {
-	at    int64
-	node  int32
-	procs int32
-	price float64
+type node struct {
+	site   int
+	name   string
+	speed  float64
+	pieces []piece
 }
 
-type node struct {
-	site     int
-	name     string
+// class is what a job's requirements look at: nodes of one class are
+// interchangeable for eligibility, so a job is checked per class.
+type class struct {
 	speed    float64
 	memMB    int64
 	features []string
-	pieces   []piece
 }
 
 type site struct {
@@ -45,13 +43,19 @@ type site struct {
 // Pool holds every site's slots for one planning cycle, indexed for Place.
 // Place consumes capacity; a Pool is not safe for concurrent use.
 type Pool struct {
-	opts  Options
-	sites []site
-	nodes []node
-	// main is every piece edge sorted by time; delta holds the edges added
-	// by placements since, also sorted, merged into main when it grows.
-	main, delta []event
-	sc          scratch
+	opts      Options
+	sites     []site
+	nodes     []node
+	classes   []class
+	nodeClass []int32
+	events    eventList
+	prices    []float64         // every distinct slot price, ascending
+	rank      map[float64]int32 // price -> index in prices
+	sc        scratch
+	// stage1 finds the earliest start of one sweep and stage1Caps the node
+	// capacities there; the sweep by default, tests swap in the baseline.
+	stage1     func(sweepSpec) (int64, bool)
+	stage1Caps func() []nodeCap
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -63,7 +67,9 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("coalloc options: %w", err)
 	}
 	p := &Pool{opts: opts}
+	p.stage1, p.stage1Caps = p.sweep, p.capacities
 	seen := map[string]int{}
+	classIdx := map[string]int32{}
 	for i := range forecasts {
 		f := &forecasts[i]
 		if err := f.Validate(); err != nil {
@@ -73,7 +79,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 			return nil, fmt.Errorf("forecast %d: %w: site %q duplicates forecast %d", i, forecast.ErrInvalid, f.Site, j)
 		}
 		seen[f.Site] = i
-		if err := p.addSite(f); err != nil {
+		if err := p.addSite(f, classIdx); err != nil {
 			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
 		}
 	}
@@ -87,7 +93,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 // maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
 const maxNodeProcs = 1 << 24
 
-func (p *Pool) addSite(f *forecast.Forecast) error {
+func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 	meta := *f
 	meta.Slots = nil
 	s := site{fc: meta}
@@ -99,8 +105,8 @@ func (p *Pool) addSite(f *forecast.Forecast) error {
 		idx := int32(len(p.nodes))
 		byName[n.Name] = idx
 		s.nodes = append(s.nodes, idx)
-		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed,
-			memMB: n.MemMB, features: slices.Clone(n.Features)})
+		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed})
+		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
 	}
 	for _, sl := range f.Slots {
 		start := max(sl.Start, p.opts.NotBefore)
@@ -114,71 +120,76 @@ func (p *Pool) addSite(f *forecast.Forecast) error {
 	return nil
 }
 
+func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
+	var feats []string
+	if len(n.Features) > 0 {
+		feats = slices.Clone(n.Features)
+		slices.Sort(feats)
+		feats = slices.Compact(feats)
+	}
+	key := strconv.FormatFloat(n.Speed, 'g', -1, 64) + "/" + strconv.FormatInt(n.MemMB, 10) + "/" + strings.Join(feats, "\x00")
+	if c, ok := idx[key]; ok {
+		return c
+	}
+	c := int32(len(p.classes))
+	p.classes = append(p.classes, class{speed: n.Speed, memMB: n.MemMB, features: feats})
+	idx[key] = c
+	return c
+}
+
 func (p *Pool) indexEvents() {
+	p.rank = map[float64]int32{}
 	total := 0
 	for i := range p.nodes {
+		for _, pc := range p.nodes[i].pieces {
+			if _, ok := p.rank[pc.price]; !ok {
+				p.rank[pc.price] = 0
+				p.prices = append(p.prices, pc.price)
+			}
+		}
 		total += 2 * len(p.nodes[i].pieces)
+	}
+	slices.Sort(p.prices)
+	for i, pr := range p.prices {
+		p.rank[pr] = int32(i)
 	}
 	ev := make([]event, 0, total)
 	for i := range p.nodes {
 		for _, pc := range p.nodes[i].pieces {
-			ev = appendEdges(ev, int32(i), pc)
+			ev = p.appendEdges(ev, int32(i), pc)
 		}
 	}
-	sortEvents(ev)
-	p.main = ev
+	sortByTime(ev) // appended in node order, so (time, node) order
+	p.events = newEventList(ev)
 }
 
-func appendEdges(ev []event, n int32, pc piece) []event {
+func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
+	cl, rk := p.nodeClass[n], p.rank[pc.price]
 	return append(ev,
-		event{at: pc.start, node: n, procs: int32(pc.procs), price: pc.price},
-		event{at: pc.end, node: n, procs: int32(-pc.procs), price: pc.price})
+		event{at: pc.start, node: n, procs: int32(pc.procs), class: cl, rank: rk},
+		event{at: pc.end, node: n, procs: int32(-pc.procs), class: cl, rank: rk})
 }
 
-func sortEvents(ev []event) {
-	slices.SortFunc(ev, func(a, b event) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.node, b.node)
-	})
-}
-
-// addPieces records pieces taken by a placement (negative procs) and their
-// edges.
+// addPieces records pieces taken by a placement (negative procs, at prices
+// the node has) and inserts their edges.
 func (p *Pool) addPieces(n int32, pcs []piece) {
-	if len(pcs) == 0 {
-		return
-	}
-	var ev []event
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
-		ev = appendEdges(ev, n, pc)
-	}
-	sortEvents(ev)
-	p.delta = mergeEvents(p.delta, ev)
-	if len(p.delta) > len(p.main)/8+64 {
-		p.main = mergeEvents(p.main, p.delta)
-		p.delta = nil
+		for _, e := range p.appendEdges(nil, n, pc) {
+			p.events.insert(e)
+		}
 	}
 }
 
-func mergeEvents(a, b []event) []event {
-	out := make([]event, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i].at < b[j].at || (a[i].at == b[j].at && a[i].node <= b[j].node) {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
-		}
+// maxRank is the rank of the dearest price at or below maxPrice (-1: none).
+func (p *Pool) maxRank(maxPrice float64) int32 {
+	i, found := slices.BinarySearch(p.prices, maxPrice)
+	if found {
+		return int32(i)
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	return int32(i) - 1
 }
 
 // Len is the number of piece edges the pool sweeps (twice the slots, plus
 // two per piece that placements took).
-func (p *Pool) Len() int { return len(p.main) + len(p.delta) }
+func (p *Pool) Len() int { return p.events.n }

@@ -31,7 +31,7 @@ func (p *Pool) nodeSlots(n int32) []forecast.Slot {
 		if _, ok := byPrice[pc.price]; !ok {
 			prices = append(prices, pc.price)
 		}
-		byPrice[pc.price] = appendEdges(byPrice[pc.price], n, pc)
+		byPrice[pc.price] = p.appendEdges(byPrice[pc.price], n, pc)
 	}
 	slices.Sort(prices)
 	var out []forecast.Slot

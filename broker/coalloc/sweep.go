@@ -26,93 +26,107 @@ type nodeCap struct {
 	cap  int64
 }
 
-// scratch is the per-pool sweep state, reused across sweeps.
+// nstate is one node's sweep state, valid only when gen == scratch.curGen.
+type nstate struct {
+	cur  int64 // the node's usable processors at the right cursor
+	min  int64 // minimum over the window: what the node can give
+	dq   []dqEntry
+	head int32
+	gen  uint32
+	mark bool
+	// buf holds short deques in place (dq points into it), so the usual
+	// node costs one cache miss, not two; longer ones spill to the heap.
+	buf [2]dqEntry
+}
+
+// scratch is the per-pool sweep state, reused across sweeps. Node state is
+// reset lazily (generation stamps), so a sweep costs what it visits.
 type scratch struct {
-	base     []bool // node meets the job's speed, memory and features
-	eligible []bool // base and speed >= the tier
-	cur      []int64
-	nodeMin  []int64
-	dq       [][]dqEntry
-	head     []int32
-	mark     []bool
-	touched  []int32
-	siteCap  []int64
-	topk     []int64
-	total    int64
-	atLeast  int // sites whose capacity alone reaches the job's procs
+	ns        []nstate
+	classBase []bool // node class meets the job's speed, memory and features
+	classOK   []bool // classBase and speed >= the sweep's tier
+	curGen    uint32
+	active    []int32 // nodes touched by the current sweep
+	touched   []int32
+	bounds    []bound // boundaries passed by the right edge, oldest first
+	boundHead int
+	siteCap   []int64
+	topk      []int64
+	total     int64
+	atLeast   int // sites whose capacity alone reaches the job's procs
 }
 
 type sweepSpec struct {
-	procs    int64
-	dur      int64
-	sites    int // at most this many sites (>= len(p.sites) means any)
-	maxPrice float64
-	limit    int64 // give up once the candidate start passes limit
+	procs   int64
+	dur     int64
+	tier    float64 // only nodes at least this fast
+	sites   int     // at most this many sites (>= len(p.sites) means any)
+	maxRank int32   // only pieces priced at or below prices[maxRank]
+	limit   int64   // give up once the candidate start passes limit
 }
 
-type cursor struct{ i, j int }
-
-func (p *Pool) peek(c *cursor) (event, bool) {
-	switch {
-	case c.i < len(p.main) && c.j < len(p.delta):
-		a, b := p.main[c.i], p.delta[c.j]
-		if a.at < b.at || (a.at == b.at && a.node <= b.node) {
-			return a, true
-		}
-		return b, true
-	case c.i < len(p.main):
-		return p.main[c.i], true
-	case c.j < len(p.delta):
-		return p.delta[c.j], true
-	}
-	return event{}, false
-}
-
-func (p *Pool) step(c *cursor) {
-	if c.i < len(p.main) && (c.j >= len(p.delta) || p.main[c.i].at < p.delta[c.j].at ||
-		(p.main[c.i].at == p.delta[c.j].at && p.main[c.i].node <= p.delta[c.j].node)) {
-		c.i++
+func (p *Pool) ensureScratch() {
+	sc := &p.sc
+	if len(sc.ns) == len(p.nodes) && len(sc.classOK) == len(p.classes) {
 		return
 	}
-	c.j++
+	sc.ns = make([]nstate, len(p.nodes))
+	sc.classBase = make([]bool, len(p.classes))
+	sc.classOK = make([]bool, len(p.classes))
+	sc.siteCap = make([]int64, len(p.sites))
 }
 
-func (p *Pool) resetScratch() {
+// beginSweep starts a sweep over the nodes of the job's classes that are
+// at least tier fast.
+func (p *Pool) beginSweep(tier float64) {
+	p.ensureScratch()
 	sc := &p.sc
-	n := len(p.nodes)
-	if len(sc.cur) != n {
-		sc.eligible = make([]bool, n)
-		sc.base = make([]bool, n)
-		sc.cur = make([]int64, n)
-		sc.nodeMin = make([]int64, n)
-		sc.dq = make([][]dqEntry, n)
-		sc.head = make([]int32, n)
-		sc.mark = make([]bool, n)
-		sc.siteCap = make([]int64, len(p.sites))
+	for i, c := range p.classes {
+		sc.classOK[i] = sc.classBase[i] && c.speed >= tier
 	}
-	clear(sc.cur)
-	clear(sc.nodeMin)
-	clear(sc.head)
+	sc.curGen++
+	if sc.curGen == 0 { // wrapped: make every stamp stale
+		for i := range sc.ns {
+			sc.ns[i].gen = 0
+		}
+		sc.curGen = 1
+	}
+	sc.active = sc.active[:0]
+	sc.bounds, sc.boundHead = sc.bounds[:0], 0
 	clear(sc.siteCap)
-	for i := range sc.dq {
-		sc.dq[i] = append(sc.dq[i][:0], dqEntry{value: 0, expiry: math.MaxInt64})
-	}
 	sc.total, sc.atLeast = 0, 0
 }
 
+// touch makes node n's state valid for this sweep: value 0, one segment.
+func (p *Pool) touch(n int32) *nstate {
+	sc := &p.sc
+	st := &sc.ns[n]
+	if st.gen == sc.curGen {
+		return st
+	}
+	st.gen = sc.curGen
+	st.cur, st.min, st.head = 0, 0, 0
+	if cap(st.dq) == 0 {
+		st.dq = st.buf[:0:len(st.buf)]
+	}
+	st.dq = append(st.dq[:0], dqEntry{value: 0, expiry: math.MaxInt64})
+	sc.active = append(sc.active, n)
+	return st
+}
+
 // sweep returns the earliest feasible start not after sp.limit, using the
-// nodes marked in p.sc.eligible.
+// nodes that meet the job's requirements and sp.tier.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
-	p.resetScratch()
-	var left, right cursor
+	p.beginSweep(sp.tier)
+	var right cursor
 	t := p.opts.NotBefore
 	for t <= sp.limit {
 		p.advanceRight(&right, addSat(t, sp.dur), sp)
-		p.advanceLeft(&left, t, sp)
+		p.advanceLeft(t, sp.procs)
 		if p.feasible(sp) {
 			return t, true
 		}
-		next, ok := p.nextUsable(&left, sp)
+		next, ok := p.nextCandidate(&right, sp)
 		if !ok {
 			return 0, false
 		}
@@ -122,42 +136,45 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
-	return p.sc.eligible[e.node] && e.price <= sp.maxPrice
+	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
 // advanceRight applies, one instant at a time, every edge before end.
 func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
 	sc := &p.sc
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok || e.at >= end {
 			return
 		}
 		x := e.at
 		for ok && e.at == x {
-			p.step(c)
+			p.events.step(c)
 			if p.usable(e, &sp) {
-				if !sc.mark[e.node] {
-					sc.mark[e.node] = true
+				st := p.touch(e.node)
+				if !st.mark {
+					st.mark = true
 					sc.touched = append(sc.touched, e.node)
 				}
-				sc.cur[e.node] += int64(e.procs)
+				st.cur += int64(e.procs)
 			}
-			e, ok = p.peek(c)
+			e, ok = p.events.peek(c)
 		}
 		for _, n := range sc.touched {
-			sc.mark[n] = false
+			sc.ns[n].mark = false
 			p.push(n, x, sp.procs)
 		}
 		sc.touched = sc.touched[:0]
 	}
 }
 
-// push starts a new segment of node n at x with the node's current value.
+// push starts a new segment of node n at x with the node's current value
+// and queues the boundary x for the left edge.
 func (p *Pool) push(n int32, x int64, procs int64) {
 	sc := &p.sc
-	v := sc.cur[n]
-	q, h := sc.dq[n], int(sc.head[n])
+	st := &sc.ns[n]
+	v := st.cur
+	q, h := st.dq, int(st.head)
 	if q[len(q)-1].value == v {
 		return // the segment goes on (abutting pieces merge here)
 	}
@@ -166,57 +183,72 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 		q = q[:len(q)-1]
 	}
 	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
-	sc.dq[n] = q
+	st.dq = q
+	sc.bounds = append(sc.bounds, bound{at: x, node: n})
 	p.setMin(n, q[h].value, procs)
 }
 
-// advanceLeft retires, for every usable edge at or before t, the segments
-// of its node that end by t.
-func (p *Pool) advanceLeft(c *cursor, t int64, sp sweepSpec) {
+// bound is a segment boundary the right edge passed: at x, node's previous
+// segment ends. The left edge retires segments at these, in time order.
+type bound struct {
+	at   int64
+	node int32
+}
+
+// advanceLeft retires, at every boundary at or before t, the segments of
+// its node that end by t.
+func (p *Pool) advanceLeft(t int64, procs int64) {
 	sc := &p.sc
-	for {
-		e, ok := p.peek(c)
-		if !ok || e.at > t {
-			return
-		}
-		p.step(c)
-		if !p.usable(e, &sp) {
-			continue
-		}
-		q, h := sc.dq[e.node], int(sc.head[e.node])
+	for ; sc.boundHead < len(sc.bounds) && sc.bounds[sc.boundHead].at <= t; sc.boundHead++ {
+		n := sc.bounds[sc.boundHead].node
+		st := &sc.ns[n]
+		q, h := st.dq, int(st.head)
 		for q[h].expiry <= t {
 			h++
 		}
 		if h > 0 && 2*h >= len(q) {
 			q = q[:copy(q, q[h:])]
-			sc.dq[e.node] = q
+			st.dq = q
 			h = 0
 		}
-		sc.head[e.node] = int32(h)
-		p.setMin(e.node, q[h].value, sp.procs)
+		st.head = int32(h)
+		p.setMin(n, q[h].value, procs)
+	}
+	if sc.boundHead > 4096 && 2*sc.boundHead >= len(sc.bounds) {
+		sc.bounds = sc.bounds[:copy(sc.bounds, sc.bounds[sc.boundHead:])]
+		sc.boundHead = 0
 	}
 }
 
-func (p *Pool) nextUsable(c *cursor, sp sweepSpec) (int64, bool) {
+// nextCandidate is the next instant after the current start where a
+// node's usable processors change: the next queued boundary, or else the
+// next usable edge the right edge has not reached. Capacity over the window
+// can only grow where a segment leaves it, so no other start can be the
+// first feasible one.
+func (p *Pool) nextCandidate(c *cursor, sp sweepSpec) (int64, bool) {
+	sc := &p.sc
+	if sc.boundHead < len(sc.bounds) {
+		return sc.bounds[sc.boundHead].at, true
+	}
 	for {
-		e, ok := p.peek(c)
+		e, ok := p.events.peek(c)
 		if !ok {
 			return 0, false
 		}
 		if p.usable(e, &sp) {
 			return e.at, true
 		}
-		p.step(c)
+		p.events.step(c)
 	}
 }
 
 func (p *Pool) setMin(n int32, v int64, procs int64) {
 	sc := &p.sc
-	old := sc.nodeMin[n]
+	old := sc.ns[n].min
 	if v == old {
 		return
 	}
-	sc.nodeMin[n] = v
+	sc.ns[n].min = v
 	s := p.nodes[n].site
 	before := sc.siteCap[s]
 	after := before + v - old
@@ -258,14 +290,15 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// capacities lists the eligible nodes with processors over the window the
-// last successful sweep stopped at.
+// capacities lists the nodes with processors over the window the last
+// successful sweep stopped at, in node order.
 func (p *Pool) capacities() []nodeCap {
 	var out []nodeCap
-	for n, v := range p.sc.nodeMin {
-		if v > 0 && p.sc.eligible[n] {
-			out = append(out, nodeCap{node: int32(n), cap: v})
+	for _, n := range p.sc.active {
+		if v := p.sc.ns[n].min; v > 0 {
+			out = append(out, nodeCap{node: n, cap: v})
 		}
 	}
+	slices.SortFunc(out, func(a, b nodeCap) int { return cmpInt(int64(a.node), int64(b.node)) })
 	return out
 }

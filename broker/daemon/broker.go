@@ -35,6 +35,9 @@ type Broker struct {
 	sites   map[string]*broker.Site
 	plan    wire.Plan
 	planned map[string]forecast.Allocation
+	// staleRev is, per site, the forecast revision a reserve was refused
+	// as stale on: no commit touches the site again until a newer one.
+	staleRev map[string]uint64
 
 	trigger      chan struct{}
 	ready        chan struct{}
@@ -57,7 +60,8 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	return &Broker{
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
 		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
-		trigger: make(chan struct{}, 1), ready: make(chan struct{}),
+		staleRev: map[string]uint64{},
+		trigger:  make(chan struct{}, 1), ready: make(chan struct{}),
 	}, nil
 }
 

@@ -19,9 +19,9 @@ import (
 func (b *Broker) commit(ctx context.Context, id string, a forecast.Allocation, revisions map[string]uint64) error {
 	b.mu.Lock()
 	j := b.state.Job(id)
-	if j == nil || j.State != wire.JobWaiting || len(j.PendingRelease) > 0 {
+	if j == nil || j.State != wire.JobWaiting || len(j.PendingRelease) > 0 || b.staleFor(a, revisions) {
 		b.mu.Unlock()
-		return nil // cancelled meanwhile, or old reservations not yet released
+		return nil // cancelled meanwhile, old reservations not yet released, or a site said stale
 	}
 	if msg := b.state.CheckCommit(b.cfg.Policy.Budgets, j, a.Cost); msg != "" {
 		j.Message = "not reserved, over budget at the planned cost: " + msg
@@ -44,6 +44,17 @@ func (b *Broker) commit(ctx context.Context, id string, a forecast.Allocation, r
 		return ErrCrashed
 	}
 	return b.conclude(ctx, id, a, reqs, answers)
+}
+
+// staleFor reports whether a site of a answered stale on the revision a
+// was planned on; b.mu must be held.
+func (b *Broker) staleFor(a forecast.Allocation, revisions map[string]uint64) bool {
+	for _, s := range a.Sites() {
+		if rev, refused := b.staleRev[s]; refused && revisions[s] <= rev {
+			return true
+		}
+	}
+	return false
 }
 
 func pick(revisions map[string]uint64, sites []string) map[string]uint64 {
@@ -118,6 +129,13 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 		b.audit(ctx, r)
 	}
 	jd := broker.Judge(reqs, answers)
+	b.mu.Lock()
+	for i, ans := range answers {
+		if ans.Reply != nil && ans.Reply.Code == wire.CodeStale {
+			b.staleRev[ans.Site] = max(b.staleRev[ans.Site], revisionOf(reqs, answers[i].Site))
+		}
+	}
+	b.mu.Unlock()
 	e := broker.Event{Kind: broker.EvOutcome, Time: b.now(), Job: id, OK: jd.OK, Reservations: jd.Reservations,
 		Cost: a.Cost, Release: jd.Release, Message: jd.Message}
 	b.mu.Lock()
@@ -138,6 +156,15 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 	b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: id, Identity: reqs[0].Identity, Code: rollbackReason(answers), Message: jd.Message, Detail: jd.Release})
 	b.log.Warn().Str("job", id).Str("why", jd.Message).Msg("commit rolled back")
 	return b.releaseOwed(ctx)
+}
+
+func revisionOf(reqs []wire.ReserveRequest, site string) uint64 {
+	for _, r := range reqs {
+		if r.Site == site {
+			return r.Revision
+		}
+	}
+	return 0
 }
 
 // rollbackReason is a stable code for why a commit failed.

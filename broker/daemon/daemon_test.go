@@ -89,10 +89,19 @@ func TestRefusingSiteMakesTheOtherRelease(t *testing.T) {
 	if a.calls["release"] == 0 {
 		t.Fatal("alpha was never asked to release")
 	}
-	// Once beta agrees, the next cycle reserves the job.
+	// Beta said stale: no retry on the same forecast revision.
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.calls["reserve"]; n != 1 {
+		t.Fatalf("beta asked %d times on the revision it called stale", n)
+	}
+	// Once beta publishes a newer forecast and agrees, the job is reserved.
 	c.mu.Lock()
 	c.refuse = ""
 	c.mu.Unlock()
+	e.publish("beta", 2, 4, 8, 1)
+	waitSeqSite(t, r.b, "beta", 2)
 	if err := r.b.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

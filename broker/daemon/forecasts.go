@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -45,8 +46,9 @@ func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.Key
 
 // watchForecasts follows the bucket until ctx ends: every put of a valid
 // forecast updates the site; a bad entry is logged, counted and skipped.
-// Entries from before the watch started count as seen when generated; live
-// ones as seen now.
+// A site counts as seen when its newest forecast or heartbeat was
+// generated (the site's own clock, so a late delivery never makes a dead
+// site look alive).
 func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) error {
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
@@ -71,7 +73,7 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 			if e.Operation() != jetstream.KeyValuePut {
 				continue
 			}
-			b.takeForecast(e.Key(), e.Value(), live)
+			b.takeForecast(e.Key(), e.Value())
 			if live {
 				b.kick()
 			}
@@ -79,7 +81,7 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 	}
 }
 
-func (b *Broker) takeForecast(key string, data []byte, live bool) {
+func (b *Broker) takeForecast(key string, data []byte) {
 	f, err := wire.DecodeForecast(data)
 	if err != nil {
 		b.badForecasts.Add(1)
@@ -91,10 +93,6 @@ func (b *Broker) takeForecast(key string, data []byte, live bool) {
 		b.log.Warn().Str("key", key).Str("site", f.Site).Msg("forecast rejected: key and site differ")
 		return
 	}
-	seen := f.Generated
-	if live {
-		seen = max(seen, b.now())
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old, known := b.sites[f.Site]
@@ -104,16 +102,20 @@ func (b *Broker) takeForecast(key string, data []byte, live bool) {
 	if !known {
 		b.log.Info().Str("site", f.Site).Uint64("seq", f.Seq).Int("nodes", len(f.Nodes)).Int("slots", len(f.Slots)).Msg("site joined")
 	}
-	b.sites[f.Site] = &broker.Site{Forecast: *f, LastSeen: max(seen, lastSeen(old))}
+	b.sites[f.Site] = &broker.Site{Forecast: *f, LastSeen: max(f.Generated, lastSeen(old))}
 }
 
-// heartbeat marks a site alive now (a heartbeat message on its forecast
-// subject).
-func (b *Broker) heartbeat(site string) {
+// heartbeat marks a site alive at the heartbeat's generation time.
+func (b *Broker) heartbeat(site string, data []byte) {
+	var hb wire.Heartbeat
+	if err := json.Unmarshal(data, &hb); err != nil || hb.Site != site {
+		b.log.Warn().Str("site", site).Msg("heartbeat rejected")
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s := b.sites[site]; s != nil {
-		s.LastSeen = max(s.LastSeen, b.now())
+		s.LastSeen = max(s.LastSeen, hb.Generated)
 	}
 }
 
@@ -125,8 +127,7 @@ func lastSeen(s *broker.Site) int64 {
 }
 
 // onForecastMsg handles a message on a site's forecast subject: a full
-// forecast updates the site; anything else there (a heartbeat) proves the
-// site alive. Only the site's agent may publish on its subject (NATS
+// forecast updates the site; a heartbeat proves the site alive. Only the site's agent may publish on its subject (NATS
 // permissions), so the subject names the site.
 func (b *Broker) onForecastMsg(m *nats.Msg) {
 	site := strings.TrimPrefix(m.Subject, strings.TrimSuffix(wire.ForecastSubjects, "*"))
@@ -135,10 +136,10 @@ func (b *Broker) onForecastMsg(m *nats.Msg) {
 	}
 	if m.Header.Get(wire.HeaderType) != wire.TypeHeartbeat {
 		if _, err := wire.DecodeForecast(m.Data); err == nil {
-			b.takeForecast(site, m.Data, true)
+			b.takeForecast(site, m.Data)
 			b.kick()
 			return
 		}
 	}
-	b.heartbeat(site)
+	b.heartbeat(site, m.Data)
 }

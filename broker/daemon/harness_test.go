@@ -35,7 +35,7 @@ func (c *testClock) Add(d time.Duration) {
 const t0 = 1763780000
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *natsembed.Server
 	nc    *nats.Conn
 	js    jetstream.JetStream
@@ -43,7 +43,7 @@ type env struct {
 	clock *testClock
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
 	if err != nil {
@@ -59,7 +59,7 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, srv: srv, nc: nc, js: js, kv: kv, clock: &testClock{t: time.Unix(t0, 0)}}
 }
 
-func connect(t *testing.T, srv *natsembed.Server) *nats.Conn {
+func connect(t testing.TB, srv *natsembed.Server) *nats.Conn {
 	nc, err := nats.Connect(srv.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -236,3 +236,5 @@ func (s *testSite) held() map[string][]wire.Reservation {
 	}
 	return out
 }
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

@@ -78,9 +78,12 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results = append(results, checkDir("state_dir", c.StateDir, true, "create it owned by the agent's user, or set state_dir"))
 	}
 	if !skip["maui"] {
-		for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui showres", c.Maui.Showres}, {"maui releaseres", c.Maui.Releaseres}} {
+		for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui showres", c.Maui.Showres}, {"maui releaseres", c.Maui.Releaseres}, {"maui diagnose", c.Maui.diagnose()}} {
 			results = append(results, checkCommand(m.name, m.path, "set maui."+m.name[5:]+" to its path; the agent's user must be a Maui ADMIN (ADMIN1/ADMIN3 in maui.cfg) to run it"))
 		}
+	}
+	if !skip["maui"] && c.Engine == "maui" {
+		results = append(results, checkCommand("maui simulation binary", c.Maui.Maui, "set maui.maui to the maui binary, or use engine: builtin"))
 	}
 	if !skip["forecast"] && !skip["torque"] {
 		results = append(results, checkForecast(ctx, c))

@@ -38,10 +38,11 @@ forecast is abandoned, the service stops, the NATS connection is drained.`,
 }
 
 func runRun(ctx context.Context, c Config) error {
-	log, err := newLogger(os.Stderr, c.LogLevel, c.Site)
+	base, err := newLogger(os.Stderr, c.LogLevel)
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
+	log := base.With().Str("site", c.Site).Str("component", "daemon").Logger()
 	met, reg := agentMetrics()
 	msrv := &metrics.Server{Addr: c.Metrics.Listen, Gatherer: reg}
 	if _, err := msrv.Listen(); err != nil {
@@ -54,7 +55,7 @@ func runRun(ctx context.Context, c Config) error {
 	}
 	defer nc.Drain()
 	ac, _ := c.agentConfig()
-	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &log}
+	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base}
 	deps.Reserver, err = reserver(c)
 	if err != nil {
 		return err
@@ -66,6 +67,11 @@ func runRun(ctx context.Context, c Config) error {
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
+	srcs, err := sources(c, a, log, met)
+	if err != nil {
+		return err
+	}
+	a.AddSources(srcs...)
 	log.Info().Str("engine", c.Engine).Str("nats", c.NATS.URL).Msg("agent starting")
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.Run(gctx) })

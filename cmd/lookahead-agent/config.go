@@ -65,6 +65,7 @@ type MauiConfig struct {
 	Setres         string        `mapstructure:"setres"`
 	Showres        string        `mapstructure:"showres"`
 	Releaseres     string        `mapstructure:"releaseres"`
+	Diagnose       string        `mapstructure:"diagnose"`
 	Maui           string        `mapstructure:"maui"`
 	CommandTimeout time.Duration `mapstructure:"command_timeout"`
 	Timezone       string        `mapstructure:"timezone"`
@@ -109,7 +110,7 @@ func setDefaults(v *viper.Viper) {
 		"torque.qstat": "qstat", "torque.pbsnodes": "pbsnodes", "torque.server": "", "torque.timezone": "Local",
 		"torque.scheduler_listen": "", "torque.command_timeout": "30s", "torque.default_speed": 1.0,
 		"maui.home": "/usr/local/maui", "maui.setres": "setres", "maui.showres": "showres",
-		"maui.releaseres": "releaseres", "maui.maui": "maui", "maui.command_timeout": "30s", "maui.timezone": "Local",
+		"maui.releaseres": "releaseres", "maui.diagnose": "", "maui.maui": "maui", "maui.command_timeout": "30s", "maui.timezone": "Local",
 		"engine": "builtin", "policy": "easy", "horizon": "24h", "pricing.base": 1.0,
 		"intervals.refresh": "60s", "intervals.debounce": "2s", "intervals.heartbeat": "60s",
 		"forecast_ttl": "5m", "reservations.max_duration": "168h", "reservations.past_grace": "2m",
@@ -175,8 +176,8 @@ func (c Config) Validate() error {
 	if c.Engine != "builtin" && c.Engine != "maui" {
 		errs = append(errs, fmt.Errorf("engine %q: must be builtin or maui", c.Engine))
 	}
-	if c.Engine == "maui" {
-		errs = append(errs, fmt.Errorf("engine maui: Maui SIMULATION forecasts are not wired into this agent build yet; use engine: builtin"))
+	if c.Engine == "maui" && !filepath.IsAbs(c.Maui.Maui) {
+		errs = append(errs, fmt.Errorf("engine maui: maui.maui %q must be the absolute path of the maui binary, with its clients (schedctl, changeparam, showres) beside it", c.Maui.Maui))
 	}
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))

@@ -8,9 +8,9 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// newLogger returns a JSON logger at level with the site and component
-// fields every agent log line carries.
-func newLogger(w io.Writer, level, site string) (zerolog.Logger, error) {
+// newLogger returns a JSON logger at level. The agent adds the site and
+// component fields to its lines; the daemon's own lines add them here.
+func newLogger(w io.Writer, level string) (zerolog.Logger, error) {
 	if level == "" {
 		level = "info"
 	}
@@ -19,5 +19,5 @@ func newLogger(w io.Writer, level, site string) (zerolog.Logger, error) {
 		return zerolog.Nop(), fmt.Errorf("log level %q: want debug, info, warn or error", level)
 	}
 	zerolog.TimeFieldFormat = time.RFC3339
-	return zerolog.New(w).Level(lvl).With().Timestamp().Str("site", site).Str("component", "lookahead-agent").Logger(), nil
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 }

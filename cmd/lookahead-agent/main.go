@@ -47,6 +47,7 @@ variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.`,
 	root.AddCommand(newForecastCommand(opts))
 	root.AddCommand(newCheckCommand(opts))
 	root.AddCommand(newStatusCommand(opts))
+	root.AddCommand(newEventsCommand(opts))
 	return root
 }
 

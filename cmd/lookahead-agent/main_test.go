@@ -210,3 +210,88 @@ func TestCheckReportsWhatIsWrong(t *testing.T) {
 		t.Fatalf("unreachable NATS not reported:\n%s", out)
 	}
 }
+
+// run wires the real adapters: with no Torque or Maui installed it still
+// starts, reports the failing snapshot in its status, answers list with an
+// internal error naming the missing command, and stops cleanly on cancel,
+// leaving the tailers' positions files in the state directory.
+func TestRunStartsReportsAndStopsCleanly(t *testing.T) {
+	url := startServer(t)
+	home, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, "server_logs"), 0o755)
+	os.MkdirAll(filepath.Join(home, "server_priv", "accounting"), 0o755)
+	acct, err := os.ReadFile("../../agent/testdata/torque-4.2.10-accounting/20261122")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "server_priv", "accounting", "20261122"), acct, 0o644)
+	cfg := writeFile(t, "agent.yaml", "site: alpha\nstate_dir: "+state+"\nmetrics:\n  listen: 127.0.0.1:0\n"+
+		"torque:\n  pbs_home: "+home+"\n  qstat: /nonexistent/qstat\n  pbsnodes: /nonexistent/pbsnodes\n"+
+		"maui:\n  showres: /nonexistent/showres\n  setres: /nonexistent/setres\n  releaseres: /nonexistent/releaseres\n")
+	c, err := loadConfig(cfg, true, newRootCommand().Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.NATS.URL = url
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runRun(ctx, c) }()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var st agent.Status
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		msg, err := nc.Request("lookahead.agent.alpha.status", nil, time.Second)
+		if err == nil && json.Unmarshal(msg.Data, &st) == nil && st.LastError != "" {
+			break
+		}
+	}
+	if !strings.Contains(st.LastError, "/nonexistent/pbsnodes") {
+		t.Fatalf("status last error %q, want the missing pbsnodes", st.LastError)
+	}
+	msg, err := nc.Request("lookahead.agent.alpha.list", []byte(`{"type":"list.v1"}`), 5*time.Second)
+	if err != nil || !strings.Contains(string(msg.Data), `"code":"internal"`) || !strings.Contains(string(msg.Data), "showres") {
+		t.Fatalf("list without Maui: %v %s", err, msgData(msg))
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v on shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	pos, err := os.ReadFile(filepath.Join(state, "accounting.positions"))
+	if err != nil || !strings.Contains(string(pos), "20261122") {
+		t.Errorf("accounting positions file: %v %s", err, pos)
+	}
+}
+
+func msgData(m *nats.Msg) string {
+	if m == nil {
+		return ""
+	}
+	return string(m.Data)
+}
+
+func TestEngineMauiNeedsTheBinaryPath(t *testing.T) {
+	for body, ok := range map[string]bool{
+		"site: a\nengine: maui\n": false, // default maui.maui is "maui"
+		"site: a\nengine: maui\nmaui:\n  maui: /usr/local/maui/sbin/maui\n": true,
+	} {
+		c, err := loadConfig(writeFile(t, "a.yaml", body), true, newRootCommand().Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); (err == nil) != ok {
+			t.Errorf("%q: validate %v, want ok=%v", body, err, ok)
+		} else if ok {
+			if _, isMaui := engine(c).(agent.MauiEngine); !isMaui {
+				t.Errorf("engine maui built %T", engine(c))
+			}
+		}
+	}
+}

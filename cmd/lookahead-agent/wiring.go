@@ -1,9 +1,14 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
+	"time"
+
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rs/zerolog"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,7 +18,9 @@ import (
 	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
 	"lookahead/internal/metrics"
+	"lookahead/maui"
 	"lookahead/torque"
+	"lookahead/torque/tail"
 )
 
 // snapshotter reads the cluster from Torque, or from a snapshot JSON file
@@ -54,8 +61,15 @@ func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
 	return snap, nil
 }
 
-// engine is the configured forecaster (Validate refuses what is not wired).
+// engine is the configured forecaster: the built-in simulator, or the
+// site's Maui in SIMULATION mode (a private copy under state_dir, never
+// the production instance) with the site's maui.cfg policy.
 func engine(c Config) agent.Engine {
+	if c.Engine == "maui" {
+		simulator := maui.NewSimulator(maui.SimulatorConfig{BinDir: filepath.Dir(c.Maui.Maui),
+			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
+		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
+	}
 	policy, _ := sim.ParsePolicy(c.Policy)
 	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
 }
@@ -69,7 +83,84 @@ func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
 }
 
 // reserver is the site's reservation backend: Maui setres/showres/
-// releaseres. Nil (service off) until the Maui adapter is wired.
+// releaseres through the Maui adapter, run directly (never a shell) with
+// MAUIHOMEDIR set so the clients find the server.
 func reserver(c Config) (agent.Reserver, error) {
-	return nil, nil
+	loc, err := time.LoadLocation(c.Maui.Timezone)
+	if err != nil {
+		return nil, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
+	}
+	run := maui.NewExecRunner(maui.ExecConfig{HomeDir: c.Maui.Home, Timeout: c.Maui.CommandTimeout})
+	return agent.MauiReserver{Runner: mauiPaths{run, c.Maui},
+		Config: maui.ClientConfig{Prefix: c.Reservations.Prefix, Location: loc}}, nil
+}
+
+// mauiPaths runs the configured path of each Maui client command.
+type mauiPaths struct {
+	r   maui.Runner
+	cfg MauiConfig
+}
+
+func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.Result, error) {
+	switch name {
+	case "setres":
+		name = m.cfg.Setres
+	case "showres":
+		name = m.cfg.Showres
+	case "releaseres":
+		name = m.cfg.Releaseres
+	case "diagnose":
+		name = m.cfg.diagnose()
+	}
+	return m.r.Run(ctx, name, args...)
+}
+
+// sources are the Torque event sources: tailers of server_logs and
+// accounting (positions under state_dir) and, when configured, the
+// scheduler-notification listener. Each hands its events to the agent.
+func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
+	loc, err := time.LoadLocation(c.Torque.Timezone)
+	if err != nil {
+		return nil, cli.Usagef("torque.timezone %q: %v", c.Torque.Timezone, err)
+	}
+	var out []agent.Source
+	for _, k := range []struct {
+		kind torque.LogKind
+		dir  string
+	}{{torque.ServerLog, c.serverLogs()}, {torque.AccountingLog, c.accountingDir()}} {
+		kind := k.kind
+		t, err := torque.NewTailer(torque.TailerConfig{Kind: kind, Dir: k.dir,
+			Positions: filepath.Join(c.StateDir, kind.String()+".positions"), Start: tail.StartSavedOrEnd, Location: loc,
+			OnReject: func(path string, off int64, _ string, err error) {
+				met.LineRejected(kind.String())
+				log.Warn().Str("file", path).Int64("offset", off).Err(err).Msg("log line rejected")
+			}}, a.TorqueHandler())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if c.Torque.SchedulerListen != "" {
+		server := c.Torque.Server
+		if server == "" {
+			server = "127.0.0.1"
+		}
+		l, err := torque.NewListener(torque.ListenerConfig{Addr: c.Torque.SchedulerListen, Servers: []string{server}}, a.TorqueHandler())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// diagnose is maui.diagnose, or diagnose next to showres.
+func (m MauiConfig) diagnose() string {
+	switch {
+	case m.Diagnose != "":
+		return m.Diagnose
+	case strings.ContainsRune(m.Showres, '/'):
+		return filepath.Join(filepath.Dir(m.Showres), "diagnose")
+	}
+	return "diagnose"
 }

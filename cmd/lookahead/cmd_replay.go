@@ -82,7 +82,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		return err
 	}
 	opts := replay.Options{}
-	if isTerminal(stderr) {
+	if cli.IsTerminal(stderr) {
 		opts.Progress = progressBar(stderr)
 	}
 	if err := ctx.Err(); err != nil {
@@ -213,15 +213,6 @@ func writeReplayTable(w io.Writer, rep replay.Report) error {
 		}
 	}
 	return nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // progressBar draws "[#####     ] 5/10 runs" on a terminal.

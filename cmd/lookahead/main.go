@@ -33,8 +33,7 @@ forecast files.`,
 	}
 	root.AddCommand(
 		// commands are added here, one file each (cmd_<name>.go)
-		newSubmitCommand(), newStatusCommand(), newCancelCommand(), newSitesCommand(), newAuditCommand(),
-		newReplayCommand(),
+		newPlanCommand(), newSubmitCommand(), newStatusCommand(), newCancelCommand(), newSitesCommand(), newAuditCommand(), newDemoCommand(), newReplayCommand(),
 	)
 	return root
 }

@@ -43,7 +43,20 @@ type Engine struct {
 	seq     int
 	dirty   bool
 	prof    profile
+	sufMin  []int
 	out     []Event
+
+	// keepPlan: every job runs its full walltime (a forecast), so a
+	// conservative plan stays true until something unplanned happens
+	// (planValid) and is not rebuilt at every event.
+	keepPlan  bool
+	planValid bool
+	plan      jobHeap // blocked jobs by planned start, while planValid
+	stale     int     // started jobs still in queue
+
+	resvChanged bool
+	rdeltas     []step
+	passes      int // full scheduling passes, for tests and tuning
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
@@ -57,6 +70,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		now:     start,
 		pending: jobHeap{less: bySubmit},
 		ends:    jobHeap{less: byEnd},
+		plan:    jobHeap{less: byPlanned},
 	}
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
@@ -183,6 +197,9 @@ func (e *Engine) next() (int64, bool) {
 			t, ok = r.r.End, true
 		}
 	}
+	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
+		t, ok = max(e.plan.peek().planned, e.now), true
+	}
 	return t, ok
 }
 
@@ -190,7 +207,11 @@ func (e *Engine) next() (int64, bool) {
 // ends, submissions.
 func (e *Engine) apply() {
 	for e.ends.len() > 0 && e.ends.peek().end <= e.now {
-		e.finish(e.ends.pop())
+		j := e.ends.pop()
+		if j.end < j.wallEnd {
+			e.planValid = false
+		}
+		e.finish(j)
 	}
 	for i := 0; i < len(e.resvs); {
 		if e.resvs[i].r.End <= e.now {
@@ -201,6 +222,7 @@ func (e *Engine) apply() {
 	}
 	for e.pending.len() > 0 && e.pending.peek().arrive <= e.now {
 		e.enqueue(e.pending.pop())
+		e.planValid = false
 	}
 	e.dirty = true
 }
@@ -258,6 +280,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 	if j.Runtime >= 0 && j.Runtime < d {
 		d = j.Runtime
 	}
+	j.started = true
 	e.run(j, e.now, e.now+d, hosts)
 	e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
 }

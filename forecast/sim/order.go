@@ -5,6 +5,8 @@ type job struct {
 	Job
 	seq     int
 	arrive  int64 // when it enters the queue
+	planned int64 // start in the kept plan
+	started bool
 	numID   uint64
 	isNum   bool
 	start   int64
@@ -134,4 +136,11 @@ func byEnd(a, b *job) bool {
 		return a.end < b.end
 	}
 	return a.seq < b.seq
+}
+
+func byPlanned(a, b *job) bool {
+	if a.planned != b.planned {
+		return a.planned < b.planned
+	}
+	return before(a, b)
 }

@@ -194,3 +194,22 @@ func TestParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// Verify must catch what it promises to catch.
+func TestVerifyCatches(t *testing.T) {
+	c := PoolCluster(2)
+	jobs := []Job{j("a", 2, 10, 10, 0), j("b", 2, 10, 10, 0)}
+	res, _ := Run(c, jobs, EASY)
+	checkReplay(t, c, jobs, res)
+	bad := res
+	bad.Jobs = append([]JobResult(nil), res.Jobs...)
+	bad.Jobs[1].Start, bad.Jobs[1].End = bad.Jobs[0].Start, bad.Jobs[0].End
+	bad.Jobs[1].Hosts = bad.Jobs[0].Hosts
+	if Verify(c, jobs, bad) == nil {
+		t.Error("two 2-proc jobs on 2 processors at once: Verify passed")
+	}
+	bad.Jobs = res.Jobs[:1]
+	if Verify(c, jobs, bad) == nil {
+		t.Error("a lost job: Verify passed")
+	}
+}

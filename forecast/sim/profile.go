@@ -115,3 +115,12 @@ func sat(t, d int64) int64 {
 	}
 	return t + d
 }
+
+// nextAfter is the time of the first step after t (never when none).
+func (p *profile) nextAfter(t int64) int64 {
+	i := p.search(t + 1)
+	if i == len(p.steps) {
+		return never
+	}
+	return p.steps[i].t
+}

@@ -103,7 +103,9 @@ func (e *Engine) add(r forecast.Reservation, hosts []hostUse) {
 	e.resvs = append(e.resvs, nil)
 	copy(e.resvs[i+1:], e.resvs[i:])
 	e.resvs[i] = rv
+	e.resvChanged = true
 	e.dirty = true
+	e.planValid = false
 }
 
 // Release drops the reservation id; it reports whether it existed.
@@ -113,6 +115,7 @@ func (e *Engine) Release(id string) bool {
 		if r.r.ID == id {
 			e.drop(i)
 			e.dirty = true
+			e.planValid = false
 			return true
 		}
 	}
@@ -121,6 +124,7 @@ func (e *Engine) Release(id string) bool {
 
 func (e *Engine) drop(i int) {
 	rv := e.resvs[i]
+	e.resvChanged = true
 	e.resvs = append(e.resvs[:i], e.resvs[i+1:]...)
 	for _, h := range rv.hosts {
 		n := &e.nodes[h.node]
@@ -157,5 +161,6 @@ func (e *Engine) AddRunning(j Job, started int64, hosts []forecast.HostProcs) er
 	}
 	e.run(jb, started, max(end, e.now), hs)
 	e.dirty = true
+	e.planValid = false
 	return nil
 }

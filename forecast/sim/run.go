@@ -96,6 +96,7 @@ func RunWith(c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
 		collect(e.flush())
 	}
 	collect(e.flush())
+	e.compactQueue()
 	for _, j := range e.queue {
 		res.Stuck = append(res.Stuck, j.ID)
 	}

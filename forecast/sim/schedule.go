@@ -1,14 +1,33 @@
 package sim
 
+import (
+	"cmp"
+	"slices"
+)
+
 // schedule is one scheduling pass at e.now (see the package comment).
 func (e *Engine) schedule() {
+	if e.planValid {
+		e.startPlanned()
+		if e.plan.len() > 0 {
+			return
+		}
+		e.planValid = false
+	}
+	e.compactQueue()
 	if len(e.queue) == 0 {
 		return
 	}
 	e.buildProfile()
+	e.passes++
 	p := &e.prof
+	full := e.keepPlan && e.policy.unbounded()
+	var minAfter []int
+	if e.policy.unbounded() && !full {
+		minAfter = e.suffixMinProcs()
+	}
 	reserved, w, stopped := 0, 0, false
-	for _, j := range e.queue {
+	for k, j := range e.queue {
 		if stopped {
 			e.queue[w] = j
 			w++
@@ -31,26 +50,101 @@ func (e *Engine) schedule() {
 		}
 		if e.policy.unbounded() || reserved < e.policy.Depth {
 			reserved++
-			e.reserveBlocked(j)
+			j.planned = e.reserveBlocked(j)
 		}
-		stopped = p.steps[0].free <= 0
+		if minAfter != nil {
+			stopped = p.steps[0].free < minAfter[k+1]
+		} else {
+			stopped = !full && p.steps[0].free <= 0
+		}
+	}
+	clear(e.queue[w:])
+	e.queue = e.queue[:w]
+	if full {
+		e.keep()
+	}
+}
+
+// keep turns the plan just made into the kept plan: the blocked jobs by
+// planned start.
+func (e *Engine) keep() {
+	clear(e.plan.items)
+	e.plan.items = e.plan.items[:0]
+	for _, j := range e.queue {
+		if j.planned != never {
+			e.plan.push(j)
+		}
+	}
+	e.planValid = e.plan.len() > 0
+}
+
+// compactQueue drops the jobs startPlanned started from the queue.
+func (e *Engine) compactQueue() {
+	if e.stale == 0 {
+		return
+	}
+	e.stale = 0
+	w := 0
+	for _, j := range e.queue {
+		if !j.started {
+			e.queue[w] = j
+			w++
+		}
 	}
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
 }
 
+// suffixMinProcs returns m with m[k] the fewest processors any queued job
+// from k on asks for (m[len] is more than the cluster has): when fewer are
+// free now, no later job can start in this pass.
+func (e *Engine) suffixMinProcs() []int {
+	if cap(e.sufMin) <= len(e.queue) {
+		e.sufMin = make([]int, len(e.queue)+1, 2*len(e.queue)+1)
+	}
+	m := e.sufMin[:len(e.queue)+1]
+	m[len(e.queue)] = e.total + 1
+	for k := len(e.queue) - 1; k >= 0; k-- {
+		m[k] = min(m[k+1], e.queue[k].Procs)
+	}
+	return m
+}
+
+// startPlanned starts the jobs whose kept plan says now, in plan order. A
+// job that does not find its nodes (grid reservations cut them up) moves
+// to its next fit on the plan, which delays no other job. Started jobs stay
+// in e.queue until compactQueue.
+func (e *Engine) startPlanned() {
+	p := &e.prof
+	for e.plan.len() > 0 && e.plan.peek().planned <= e.now {
+		j := e.plan.pop()
+		if hosts, ok := e.pickHosts(j); ok {
+			e.start(j, hosts)
+			e.stale++
+			continue
+		}
+		p.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+		j.planned = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
+		if j.planned != never {
+			p.add(j.planned, sat(j.planned, j.Walltime), -j.Procs)
+			e.plan.push(j)
+		}
+	}
+}
+
 // reserveBlocked holds the earliest fit of a blocked job on the profile, so
 // that later jobs plan around it. A job blocked only by node shape (the
 // profile fits now) is held from the next profile step.
-func (e *Engine) reserveBlocked(j *job) {
+func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
 	t := p.earliest(e.now, j.Procs, j.Walltime)
 	if t == e.now {
-		t = p.earliest(e.now+1, j.Procs, j.Walltime)
+		t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
 	}
 	if t != never {
 		p.add(t, sat(t, j.Walltime), -j.Procs)
 	}
+	return t
 }
 
 // buildProfile sets the profile to the free processors from now on:
@@ -58,30 +152,62 @@ func (e *Engine) reserveBlocked(j *job) {
 // reservations.
 func (e *Engine) buildProfile() {
 	p := &e.prof
-	p.reset(e.now, e.total-e.used)
-	for _, j := range e.running {
-		if j.pool == 0 {
-			continue
-		}
-		t := max(j.wallEnd, e.now)
+	rd := e.resvDeltas()
+	free, i := e.total-e.used, 0
+	for ; i < len(rd) && rd[i].t <= e.now; i++ {
+		free += rd[i].free
+	}
+	p.reset(e.now, free)
+	push := func(t int64, d int) {
 		last := &p.steps[len(p.steps)-1]
-		if t == e.now {
-			// overdue by its walltime: held until it really ends
-			t = max(j.end, e.now+1)
-		}
 		if last.t == t {
-			last.free += j.pool
-		} else if last.t < t {
-			p.steps = append(p.steps, step{t: t, free: last.free + j.pool})
+			last.free += d
 		} else {
-			p.add(t, never, j.pool)
+			p.steps = append(p.steps, step{t: t, free: last.free + d})
 		}
 	}
+	var late []*job
+	r := 0
+	for r < len(e.running) || i < len(rd) {
+		if r < len(e.running) {
+			j := e.running[r]
+			if j.pool == 0 || j.wallEnd <= e.now {
+				if j.pool > 0 {
+					late = append(late, j)
+				}
+				r++
+				continue
+			}
+			if i == len(rd) || j.wallEnd <= rd[i].t {
+				push(j.wallEnd, j.pool)
+				r++
+				continue
+			}
+		}
+		push(rd[i].t, rd[i].free)
+		i++
+	}
+	for _, j := range late {
+		// overdue by its walltime (a snapshot's job): held until it ends
+		p.add(max(j.end, e.now+1), never, j.pool)
+	}
+}
+
+// resvDeltas is the grid reservations as changes of free processors by
+// time, rebuilt when reservations change.
+func (e *Engine) resvDeltas() []step {
+	if !e.resvChanged {
+		return e.rdeltas
+	}
+	e.rdeltas = e.rdeltas[:0]
 	for _, r := range e.resvs {
-		if r.pool > 0 && r.r.End > e.now {
-			p.add(max(r.r.Start, e.now), r.r.End, -r.pool)
+		if r.pool > 0 {
+			e.rdeltas = append(e.rdeltas, step{t: r.r.Start, free: -r.pool}, step{t: r.r.End, free: r.pool})
 		}
 	}
+	slices.SortFunc(e.rdeltas, func(a, b step) int { return cmp.Compare(a.t, b.t) })
+	e.resvChanged = false
+	return e.rdeltas
 }
 
 // pickHosts chooses nodes for j starting now: nodes in cluster order, each

@@ -7,6 +7,7 @@ import "lookahead/forecast"
 // (state Q) in queue order, and the grid reservations not yet ended. Jobs
 // submitted for a later time are not in it.
 func (e *Engine) Snapshot() forecast.Snapshot {
+	e.compactQueue()
 	s := forecast.Snapshot{Site: e.site, Taken: e.now}
 	s.Nodes = append([]forecast.SnapshotNode(nil), e.src...)
 	for _, j := range e.running {

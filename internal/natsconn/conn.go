@@ -1,7 +1,3 @@
-// Package natsconn connects lookahead processes to NATS from one typed
-// config: URL, credentials (creds file, nkey seed, user/password or token),
-// TLS with a pinned CA and optional client certificate. Agent, broker and
-// CLI all connect through here so security options are handled once.
 package natsconn
 
 import (

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // headLen is how many leading bytes identify a file's content: when they
@@ -23,6 +24,7 @@ type entry struct {
 	name, path string
 	devIno     string
 	size       int64
+	mtime      time.Time
 }
 
 // tracked is a file being followed.
@@ -30,6 +32,10 @@ type tracked struct {
 	pos  position
 	path string
 	f    *os.File
+	// checked is the size and mtime at which this process last read the
+	// file to its end: a closed file still so needs no reopening.
+	checkedSize  int64
+	checkedMtime time.Time
 }
 
 func (tr *tracked) key() string { return tr.pos.DevIno + ":" + strconv.Itoa(tr.pos.Gen) }
@@ -50,7 +56,7 @@ func (t *Tailer) list() ([]entry, error) {
 	}
 	var out []entry
 	for _, de := range des {
-		if !t.cfg.Match.MatchString(de.Name()) {
+		if !t.cfg.Match.MatchString(de.Name()) || compressed(de.Name()) {
 			continue
 		}
 		p := filepath.Join(t.cfg.Dir, de.Name())
@@ -58,7 +64,7 @@ func (t *Tailer) list() ([]entry, error) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue // vanished or not a file: the next pass sees the truth
 		}
-		out = append(out, entry{name: de.Name(), path: p, devIno: devIno(fi), size: fi.Size()})
+		out = append(out, entry{name: de.Name(), path: p, devIno: devIno(fi), size: fi.Size(), mtime: fi.ModTime()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return older(out[i].name, out[j].name) })
 	return out, nil
@@ -73,16 +79,18 @@ func older(a, b string) bool {
 	return as > bs // .2 before .1 before the live file (suffix 0)
 }
 
+// splitRoll splits "20261122.vm.2" into the live name "20261122.vm" and
+// the roll number 2; a name without a numeric last part is live (0).
 func splitRoll(name string) (string, int) {
-	base, suf, ok := strings.Cut(name, ".")
-	if !ok {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
 		return name, 0
 	}
-	n, err := strconv.Atoi(suf)
-	if err != nil {
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil || n <= 0 {
 		return name, 0
 	}
-	return base, n
+	return name[:i], n
 }
 
 func devIno(fi os.FileInfo) string {
@@ -147,8 +155,8 @@ func (t *Tailer) follow(ctx context.Context, e entry) error {
 		tr = t.adopt(e)
 	}
 	tr.path, tr.pos.Path = e.path, e.path
-	if tr.f == nil && e.size == tr.pos.Offset && tr.pos.HeadN == int(min(headLen, e.size)) {
-		return nil // unchanged and closed: nothing to read
+	if tr.f == nil && e.size == tr.checkedSize && e.mtime.Equal(tr.checkedMtime) && e.size == tr.pos.Offset {
+		return nil // closed, read to its end and untouched since
 	}
 	if err := t.open(tr); err != nil {
 		t.stats.OpenErrors.Add(1)
@@ -157,7 +165,11 @@ func (t *Tailer) follow(ctx context.Context, e entry) error {
 	if err := t.checkReplaced(tr); err != nil {
 		return err
 	}
-	return t.readLines(ctx, tr)
+	if err := t.readLines(ctx, tr); err != nil {
+		return err
+	}
+	tr.checkedSize, tr.checkedMtime = e.size, e.mtime
+	return nil
 }
 
 // adopt starts tracking a file not seen before in this process.
@@ -262,4 +274,15 @@ func lastLineEnd(f *os.File, size int64) (int64, error) {
 		end = start
 	}
 	return 0, nil
+}
+
+// compressed reports names that an admin's log rotation compressed: their
+// lines were read before (or are not text).
+func compressed(name string) bool {
+	for _, ext := range []string{".gz", ".bz2", ".xz", ".zst", ".Z", ".lz4"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -65,25 +65,11 @@ func savePositions(path string, pos map[string]position, sync bool) error {
 	if err != nil {
 		return fmt.Errorf("positions %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".positions-*")
-	if err != nil {
+	tmp := path + ".tmp" // one Tailer per positions file
+	if err := writeFile(tmp, data, sync); err != nil {
 		return fmt.Errorf("positions %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("positions %s: %w", path, err)
-	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("positions %s: %w", path, err)
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("positions %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("positions %s: %w", path, err)
 	}
 	if sync {
@@ -102,4 +88,22 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+func writeFile(path string, data []byte, sync bool) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }

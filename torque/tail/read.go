@@ -3,6 +3,7 @@ package tail
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -86,7 +87,9 @@ func (t *Tailer) handleOne(ctx context.Context, tr *tracked, line []byte) error 
 		return err
 	}
 	id := LineID{File: tr.key(), Offset: tr.pos.Offset}
-	if err := t.handle(ctx, Line{ID: id, Path: tr.path, Text: line}); err != nil {
+	err := t.handle(ctx, Line{ID: id, Path: tr.path, Text: line})
+	skipped := errors.Is(err, Skip)
+	if err != nil && !skipped {
 		return fmt.Errorf("tail %s offset %d: %w", tr.path, id.Offset, err)
 	}
 	if t.crash != nil && t.crash("handled") {
@@ -95,6 +98,10 @@ func (t *Tailer) handleOne(ctx context.Context, tr *tracked, line []byte) error 
 	t.advance(tr, int64(len(line)+1))
 	t.stats.Lines.Add(1)
 	t.stats.Bytes.Add(int64(len(line) + 1))
+	if skipped {
+		t.stats.Skipped.Add(1)
+		return nil // recorded with the next write: redoing it is invisible
+	}
 	t.pending++
 	return t.commit(false)
 }

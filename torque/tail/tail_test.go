@@ -24,12 +24,15 @@ func (c *collector) handler(ctx context.Context, l Line) error {
 }
 
 type env struct {
-	t         *testing.T
-	dir, pos  string
-	start     Start
-	restart   bool
-	tailer    *Tailer
-	collected collector
+	t        *testing.T
+	dir, pos string
+	start    Start
+	restart  bool
+	// killMidPass stops every pass right after its first accepted line
+	// and finishes it with a new tailer (restart in the middle of a pass).
+	killMidPass bool
+	tailer      *Tailer
+	collected   collector
 }
 
 func newEnv(t *testing.T, restart bool) *env {
@@ -54,9 +57,32 @@ func (e *env) sync() {
 		}
 		e.tailer = tl
 	}
+	if e.killMidPass {
+		e.killAfterFirstLine()
+	}
 	if err := e.tailer.Sync(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+func (e *env) killAfterFirstLine() {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.tailer.handle = func(ctx context.Context, l Line) error {
+		err := e.collected.handler(ctx, l)
+		cancel()
+		return err
+	}
+	if err := e.tailer.Sync(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		e.t.Fatal(err)
+	}
+	e.tailer.closeAll()
+	tl, err := New(Config{Dir: e.dir, Positions: e.pos, Start: e.start}, e.collected.handler)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.tailer = tl
 }
 
 func (e *env) write(name, s string) {
@@ -146,6 +172,13 @@ var scenarios = []struct {
 		e.sync()
 		e.want("11/22 first", "11/23 rewritten", "11/23 longer than before")
 	}},
+	{"rewritten in place to the same size", func(e *env) {
+		e.write("20261122", "11/22 a\n")
+		e.sync()
+		os.WriteFile(filepath.Join(e.dir, "20261122"), []byte("11/23 b\n"), 0o644)
+		e.sync()
+		e.want("11/22 a", "11/23 b")
+	}},
 	{"deleted and recreated", func(e *env) {
 		e.write("20261122", "a\n")
 		e.sync()
@@ -161,10 +194,22 @@ var scenarios = []struct {
 		}
 		e.want("a", "b", "c")
 	}},
+	{"host suffix (log_file_suffix=%h) rolled", func(e *env) {
+		e.write("20261122.vm", "a\n")
+		e.sync()
+		e.write("20261122.vm", "b\n")
+		e.rename("20261122.vm", "20261122.vm.1")
+		e.write("20261122.vm", "c\n")
+		e.write("20261123.vm", "d\n")
+		e.sync()
+		e.want("a", "b", "c", "d")
+	}},
 	{"files that do not match are ignored", func(e *env) {
 		e.write("20261122", "a\n")
 		e.write("notes.txt", "x\n")
-		e.write("20261122.gz", "y\n")
+		e.write("20261122.1.gz", "y\n")
+		e.write("20261121.gz", "y\n")
+		e.write("2026112", "z\n")
 		e.sync()
 		e.want("a")
 	}},
@@ -173,14 +218,15 @@ var scenarios = []struct {
 // Each scenario runs with one tailer, and again with a new tailer (a
 // restart from the positions file) before every pass.
 func TestScenarios(t *testing.T) {
+	variants := []struct {
+		name          string
+		restart, kill bool
+	}{{"", false, false}, {"/restart before every pass", true, false}, {"/killed mid-pass and restarted", false, true}}
 	for _, sc := range scenarios {
-		for _, restart := range []bool{false, true} {
-			name := sc.name
-			if restart {
-				name += "/restart before every pass"
-			}
-			t.Run(name, func(t *testing.T) {
-				e := newEnv(t, restart)
+		for _, v := range variants {
+			t.Run(sc.name+v.name, func(t *testing.T) {
+				e := newEnv(t, v.restart)
+				e.killMidPass = v.kill
 				sc.run(e)
 				checkUniqueIDs(t, e.collected.ids)
 			})

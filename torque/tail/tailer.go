@@ -44,9 +44,10 @@ func ParseStart(s string) (Start, error) {
 	return 0, fmt.Errorf("tail start %q: want beginning, end or saved-or-end", s)
 }
 
-// DayFiles matches Torque's log names: YYYYMMDD, optionally rolled by size
-// to YYYYMMDD.1, .2, ….
-var DayFiles = regexp.MustCompile(`^[0-9]{8}(\.[0-9]+)?$`)
+// DayFiles matches Torque's log names: YYYYMMDD, or YYYYMMDD.<suffix> when
+// the server's log_file_suffix is set (e.g. the host name), each optionally
+// rolled by size to .1, .2, … (log_roll renames F.1 to F.2 and F to F.1).
+var DayFiles = regexp.MustCompile(`^[0-9]{8}(\.[A-Za-z][A-Za-z0-9_-]*)?(\.[0-9]+)?$`)
 
 // Config configures a Tailer.
 type Config struct {
@@ -112,13 +113,21 @@ type Line struct {
 }
 
 // Handler is handed each line in file order. Returning nil marks the line
-// handled: its end is then recorded. Returning an error stops Run with it;
-// the line will be handed on again.
+// handled: its end is then recorded (the positions file is written once
+// CommitEvery handled lines are pending). Returning Skip marks it handled
+// without effect (a line that carries nothing): its end is recorded with
+// the next write, so a crash may hand it on again, which is harmless.
+// Returning another error stops Run with it; the line will be handed on
+// again.
 type Handler func(ctx context.Context, l Line) error
+
+// Skip is returned by a Handler for a line it read but did not act on.
+var Skip = errors.New("tail: line skipped")
 
 // Stats are counters, safe to read while Run runs.
 type Stats struct {
 	Lines, Bytes, LongLines   atomic.Int64
+	Skipped                   atomic.Int64
 	Truncations, Replaced     atomic.Int64
 	Passes, PositionWrites    atomic.Int64
 	NotifyErrors, OpenErrors  atomic.Int64

@@ -1,0 +1,217 @@
+package swf
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"lookahead/forecast/sim"
+)
+
+// ErrFormat is wrapped by every error about a malformed trace.
+var ErrFormat = errors.New("bad SWF trace")
+
+// Fields is the number of fields of an SWF job line.
+const Fields = 18
+
+// Job is one SWF record (fields numbered as in the standard, -1 = unknown).
+type Job struct {
+	Line      int   // line number in the file
+	ID        int64 // 1
+	Submit    int64 // 2, seconds from the trace start
+	Wait      int64 // 3
+	Run       int64 // 4
+	Alloc     int   // 5, allocated processors
+	ReqProcs  int   // 8
+	ReqTime   int64 // 9, requested time (the walltime)
+	Status    int   // 11
+	User      int   // 12
+	Queue     int   // 15
+	Partition int   // 16
+}
+
+// Header holds the header comments that matter for a replay.
+type Header struct {
+	MaxProcs      int // "; MaxProcs:", 0 when absent
+	MaxNodes      int // "; MaxNodes:", 0 when absent
+	UnixStartTime int64
+	Comments      []string
+}
+
+// Skip is a record left out because the archive's conventions allow a
+// field it needs to be missing (-1); Reason says which.
+type Skip struct {
+	Line   int
+	ID     int64
+	Reason string
+}
+
+// Trace is a parsed workload.
+type Trace struct {
+	Header  Header
+	Jobs    []Job
+	Skipped []Skip
+}
+
+// Read parses an SWF trace. Records with a missing processor count or run
+// time are skipped and listed in Skipped; a line with the wrong number of
+// fields, a non-numeric field, a negative value other than -1, a duplicate
+// job number or a submit time earlier than the previous record's is an
+// error naming the line. limit > 0 stops after that many jobs.
+func Read(r io.Reader, limit int) (*Trace, error) {
+	t := &Trace{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	line, last := 0, int64(math.MinInt64)
+	seen := map[int64]int{}
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if text[0] == ';' {
+			t.Header.add(text)
+			continue
+		}
+		j, err := parseJob(text, line)
+		if err != nil {
+			return nil, err
+		}
+		if j.Submit < last {
+			return nil, fmt.Errorf("%w: line %d: submit time %d is before the previous record's %d (records must be sorted)", ErrFormat, line, j.Submit, last)
+		}
+		last = j.Submit
+		if prev, dup := seen[j.ID]; dup {
+			return nil, fmt.Errorf("%w: line %d: job %d repeats line %d", ErrFormat, line, j.ID, prev)
+		}
+		seen[j.ID] = line
+		if reason := missing(j); reason != "" {
+			t.Skipped = append(t.Skipped, Skip{Line: line, ID: j.ID, Reason: reason})
+			continue
+		}
+		t.Jobs = append(t.Jobs, j)
+		if limit > 0 && len(t.Jobs) >= limit {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read SWF at line %d: %w", line+1, err)
+	}
+	return t, nil
+}
+
+func (h *Header) add(text string) {
+	h.Comments = append(h.Comments, text)
+	key, val, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, ";")), ":")
+	if !ok {
+		return
+	}
+	f := strings.Fields(val)
+	if len(f) == 0 {
+		return
+	}
+	n, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return
+	}
+	switch strings.TrimSpace(key) {
+	case "MaxProcs":
+		h.MaxProcs = int(n)
+	case "MaxNodes":
+		h.MaxNodes = int(n)
+	case "UnixStartTime":
+		h.UnixStartTime = n
+	}
+}
+
+func parseJob(text string, line int) (Job, error) {
+	var v [Fields]int64
+	n := 0
+	for f := range strings.FieldsSeq(text) {
+		if n == Fields {
+			return Job{}, fmt.Errorf("%w: line %d: more than %d fields", ErrFormat, line, Fields)
+		}
+		x, err := number(f)
+		if err != nil {
+			return Job{}, fmt.Errorf("%w: line %d field %d: %q is not a number", ErrFormat, line, n+1, f)
+		}
+		if x < -1 {
+			return Job{}, fmt.Errorf("%w: line %d field %d: %s is negative (only -1, unknown, may be)", ErrFormat, line, n+1, f)
+		}
+		v[n] = x
+		n++
+	}
+	if n != Fields {
+		return Job{}, fmt.Errorf("%w: line %d: %d fields, want %d", ErrFormat, line, n, Fields)
+	}
+	return Job{Line: line, ID: v[0], Submit: v[1], Wait: v[2], Run: v[3], Alloc: int(v[4]), ReqProcs: int(v[7]),
+		ReqTime: v[8], Status: int(v[10]), User: int(v[11]), Queue: int(v[14]), Partition: int(v[15])}, nil
+}
+
+// number reads an integer, or a decimal (field 6, average CPU time, often
+// is one) rounded down.
+func number(f string) (int64, error) {
+	if x, err := strconv.ParseInt(f, 10, 64); err == nil {
+		return x, nil
+	}
+	x, err := strconv.ParseFloat(f, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e18 {
+		return 0, fmt.Errorf("not a number: %q", f)
+	}
+	return int64(math.Floor(x)), nil
+}
+
+func missing(j Job) string {
+	switch {
+	case j.ID < 0:
+		return "job number missing (-1)"
+	case j.Submit < 0:
+		return "submit time missing (-1)"
+	case j.Procs() <= 0:
+		return "requested and allocated processors both missing or zero"
+	case j.Run < 0:
+		return "run time missing (-1)"
+	}
+	return ""
+}
+
+// Procs is the requested processors, or the allocated ones when the
+// request is missing (-1).
+func (j Job) Procs() int {
+	if j.ReqProcs > 0 {
+		return j.ReqProcs
+	}
+	return j.Alloc
+}
+
+// Walltime is the requested time, or the run time when the request is
+// missing; at least 1 s.
+func (j Job) Walltime() int64 {
+	w := j.ReqTime
+	if w <= 0 {
+		w = j.Run
+	}
+	return max(w, 1)
+}
+
+// Sim is the job as the simulator takes it: it runs min(run time,
+// walltime).
+func (j Job) Sim() sim.Job {
+	id := strconv.FormatInt(j.ID, 10)
+	return sim.Job{ID: id, Procs: j.Procs(), Walltime: j.Walltime(), Runtime: j.Run, Submit: j.Submit,
+		User: strconv.Itoa(j.User), Queue: strconv.Itoa(j.Queue)}
+}
+
+// SimJobs converts every job of the trace.
+func (t *Trace) SimJobs() []sim.Job {
+	out := make([]sim.Job, len(t.Jobs))
+	for i, j := range t.Jobs {
+		out[i] = j.Sim()
+	}
+	return out
+}

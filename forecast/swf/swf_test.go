@@ -1,0 +1,135 @@
+package swf
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"lookahead/forecast/sim"
+)
+
+func readFile(t testing.TB, name string) *Trace {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := Read(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestReadRealSlices(t *testing.T) {
+	cases := []struct {
+		file     string
+		maxProcs int
+	}{
+		{"CTC-SP2-1996-3.1-cln.head800.swf", 338},
+		{"KTH-SP2-1996-2.1-cln.head800.swf", 100},
+	}
+	for _, c := range cases {
+		tr := readFile(t, c.file)
+		if tr.Header.MaxProcs != c.maxProcs {
+			t.Errorf("%s: MaxProcs %d, want %d", c.file, tr.Header.MaxProcs, c.maxProcs)
+		}
+		if got := len(tr.Jobs) + len(tr.Skipped); got != 800 {
+			t.Errorf("%s: %d jobs + %d skipped, want 800 records", c.file, len(tr.Jobs), len(tr.Skipped))
+		}
+	}
+	// CTC's first record: "1 0 588530 937 306 142.00 -1 -1 35100 ..." asks
+	// for -1 processors, so the 306 allocated count.
+	ctc := readFile(t, "CTC-SP2-1996-3.1-cln.head800.swf")
+	j := ctc.Jobs[0]
+	if j.ID != 1 || j.Submit != 0 || j.Run != 937 || j.Procs() != 306 || j.Walltime() != 35100 {
+		t.Errorf("first CTC job %+v: want id 1, submit 0, run 937, 306 procs, walltime 35100", j)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	ok := "1 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
+	cases := map[string]string{
+		"fields":   ok + "2 5 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1\n",
+		"number":   ok + "2 5 5 10 x -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n",
+		"negative": ok + "2 5 5 10 -4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n",
+		"unsorted": ok + "2 -1 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n" + "3 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n",
+		"dup":      ok + ok,
+	}
+	for name, in := range cases {
+		_, err := Read(strings.NewReader("; MaxProcs: 8\n"+in), 0)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%s: err %v, want ErrFormat naming a line", name, err)
+		}
+	}
+	// a missing submit time is the archive's -1 convention: skipped, then
+	// the next record is compared with the last kept one... the skipped
+	// record still counts for order, so submit -1 after 0 is an error above;
+	// a missing run time is skipped.
+	tr, err := Read(strings.NewReader(ok+"2 0 5 -1 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"), 0)
+	if err != nil || len(tr.Jobs) != 1 || len(tr.Skipped) != 1 || tr.Skipped[0].Line != 2 {
+		t.Fatalf("missing run time: %+v, %v; want one job and line 2 skipped", tr, err)
+	}
+}
+
+// Replays of real trace slices hold the invariants under every policy.
+func TestReplayRealSlices(t *testing.T) {
+	for _, file := range []string{"CTC-SP2-1996-3.1-cln.head800.swf", "KTH-SP2-1996-2.1-cln.head800.swf"} {
+		tr := readFile(t, file)
+		jobs := tr.SimJobs()
+		c := sim.PoolCluster(tr.Header.MaxProcs)
+		for _, p := range []sim.Policy{sim.FCFS, sim.EASY, sim.Conservative, {Depth: 4}} {
+			res, err := sim.Run(c, jobs, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sim.Verify(c, jobs, res); err != nil {
+				t.Fatalf("%s %v: %v", file, p, err)
+			}
+			if p == sim.FCFS {
+				checkFCFSOrder(t, res)
+			}
+			t.Logf("%s %v: %d ran, %d rejected, AWWT %.0f s, util %.3f", file, p, res.Metrics.Jobs, res.Metrics.Rejected, res.Metrics.AWWT, res.Metrics.Utilization)
+		}
+	}
+}
+
+// With FCFS and no priorities, jobs start in submit order.
+func checkFCFSOrder(t *testing.T, res sim.Result) {
+	t.Helper()
+	rs := append([]sim.JobResult(nil), res.Jobs...)
+	sortBySubmit(rs)
+	for i := 1; i < len(rs); i++ {
+		if rs[i].Start < rs[i-1].Start {
+			t.Fatalf("FCFS: job %s (submit %d) starts at %d before job %s (submit %d) at %d",
+				rs[i].ID, rs[i].Submit, rs[i].Start, rs[i-1].ID, rs[i-1].Submit, rs[i-1].Start)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"CTC-SP2-1996-3.1-cln.head800.swf", "KTH-SP2-1996-2.1-cln.head800.swf"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b[:min(len(b), 4000)]))
+	}
+	f.Add("1 0 5 10 4 1.5 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		tr, err := Read(strings.NewReader(in), 0)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		for _, j := range tr.Jobs {
+			if j.Procs() <= 0 || j.Walltime() <= 0 || j.Run < 0 || j.Submit < 0 {
+				t.Fatalf("kept a job the simulator cannot take: %+v", j)
+			}
+		}
+	})
+}
