@@ -37,11 +37,3 @@ func seed002(jobs int) Scenario {
 	}
 }
 
-func TestProfSeed002(t *testing.T) {
-	in := Inputs{Traces: map[string][]TraceJob{"ctc": ctcSlice(t)}}
-	rep, err := Study(seed002(500), in, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%+v %+v", rep.Results[0].Stats, rep.Results[0].Metrics)
-}
