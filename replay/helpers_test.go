@@ -36,4 +36,3 @@ func seed002(jobs int) Scenario {
 		NoBaseline: true,
 	}
 }
-

@@ -24,8 +24,8 @@ func TestReadSWFSlice(t *testing.T) {
 func TestReadSWFErrorsNameTheLine(t *testing.T) {
 	good := "1 0 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n"
 	cases := map[string]string{
-		"; header\n" + good + "2 10 5 100 4 -1 -1\n":                                "line 3",
-		good + "2 x 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n":                "line 2 field 2",
+		"; header\n" + good + "2 10 5 100 4 -1 -1\n":                                                 "line 3",
+		good + "2 x 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n":                                    "line 2 field 2",
 		"2 10 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n" + strings.Replace(good, "1 0", "3 5", 1): "before",
 	}
 	for in, want := range cases {
