@@ -2,6 +2,7 @@ package replay
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 
@@ -60,11 +61,13 @@ type replayer struct {
 	lastSub  int64 // last local submit
 	checks   Checks
 	stats    Stats
+	ctx      context.Context
 }
 
 func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replayer, error) {
 	r := &replayer{sc: sc, strat: strat, pending: append([]GridJob(nil), w.Grid...), lastSub: sc.Start}
 	r.env = Env{NewPool: opts.NewPool, Order: opts.Order}
+	r.ctx = opts.Context
 	for i, spec := range sc.Sites {
 		s, err := newSite(i, spec, sc.Start)
 		if err != nil {
@@ -90,6 +93,9 @@ func (r *replayer) run() error {
 			break
 		}
 		t = next
+		if err := r.stopped(); err != nil {
+			return err
+		}
 		r.advance(t)
 		r.admit(t)
 		out, err := r.cycle(t)
@@ -102,6 +108,13 @@ func (r *replayer) run() error {
 		t = max(t+1, out.wake)
 	}
 	return r.finish()
+}
+
+func (r *replayer) stopped() error {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.Err()
 }
 
 // align rounds t up to the cycle grid.
