@@ -12,7 +12,8 @@ func decodeStrict(r io.Reader, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if dec.More() {
+	// Token, not More: More reports false for a stray '}' or ']'.
+	if _, err := dec.Token(); err != io.EOF {
 		return invalid("trailing data after the JSON value")
 	}
 	return nil

@@ -47,6 +47,9 @@ type SnapshotNode struct {
 	MemMB    int64    `json:"mem_mb,omitempty"`
 	Features []string `json:"features,omitempty"`
 	Note     string   `json:"note,omitempty"`
+	// Jobs are the jobs pbsnodes lists on the node, with the processor
+	// indexes each holds (may include jobs that already completed).
+	Jobs []NodeJob `json:"jobs,omitempty"`
 }
 
 // Usable reports whether the node can run jobs: it is neither down, offline

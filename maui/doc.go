@@ -1,6 +1,18 @@
 // Package maui holds everything lookahead says to or reads from the Maui
-// scheduler 3.3.1: simulation trace and config writers, the SIMULATION
-// runner with an adaptive step, output parsers (showq, showres, diagnose -r,
-// checkjob, showstart, simstat), and the setres/showres/releaseres
-// reservation client.
+// scheduler 3.3.1:
+//
+//   - Runner, the one interface at every Maui/Torque command (argv, never a
+//     shell), with an exec implementation (timeouts, process-group kill,
+//     bounded stderr, MAUIHOMEDIR) and a fixture implementation serving
+//     captured outputs;
+//   - pure parsers (io.Reader in, values out) for showq, showq -i, showres,
+//     showres -n, diagnose -r, checkjob, showstart, setres and releaseres
+//     replies, and v230 workload records (traces, stats/simstat.out);
+//   - Client, the setres/showres/releaseres reservation client for grid
+//     jobs (Reserve, List, Release), refusing bad requests with stable
+//     Refusal codes before anything runs;
+//   - trace and config writers, the SIMULATION runner (Simulator) and the
+//     adaptive step policy that turn a forecast.Snapshot into predictions.
+//
+// See docs/maui.md for the behaviour of Maui 3.3.1 this relies on.
 package maui

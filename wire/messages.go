@@ -148,3 +148,14 @@ type JobEvent struct {
 	State string `json:"state"` // started, finished, failed
 	Time  int64  `json:"time"`
 }
+
+// Heartbeat is published on a site's forecast subject (header HeaderType =
+// TypeHeartbeat, JSON body) instead of a forecast identical to the last
+// one: it proves the site is alive and says its forecast revision (Seq)
+// still holds.
+type Heartbeat struct {
+	Type      string `json:"type"`
+	Site      string `json:"site"`
+	Seq       uint64 `json:"seq"`
+	Generated int64  `json:"generated"`
+}

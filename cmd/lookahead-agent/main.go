@@ -1,4 +1,6 @@
-// Command lookahead-agent is the lookahead agent daemon.
+// Command lookahead-agent is the lookahead site agent: it forecasts the
+// local Torque/Maui schedule, publishes priced slots over NATS, and serves
+// the broker's reserve/release/list requests with Maui reservations.
 package main
 
 import (
@@ -15,13 +17,49 @@ func main() {
 	})
 }
 
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	configFile string
+}
+
 func newRootCommand() *cobra.Command {
+	opts := &globalOptions{}
 	root := &cobra.Command{
-		Use:           "lookahead-agent",
-		Short:         "The lookahead agent daemon",
+		Use:   "lookahead-agent",
+		Short: "The lookahead site agent for Torque/Maui clusters",
+		Long: `lookahead-agent runs on a cluster's pbs_server/Maui host. It forecasts the
+local schedule (built-in simulator or Maui SIMULATION), publishes the priced
+idle time as slots over NATS, and protects grid jobs with Maui advance
+reservations on the broker's request.
+
+Configuration: ` + DefaultConfigFile + ` (or --config), LOOKAHEAD_* environment
+variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.`,
 		Version:       cli.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&opts.configFile, "config", DefaultConfigFile, "configuration file (YAML)")
+	pf.String("site", "", "site name (config key site)")
+	pf.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
+	pf.String("nats-url", "", "NATS server URL (config key nats.url)")
+	root.AddCommand(newRunCommand(opts))
+	root.AddCommand(newForecastCommand(opts))
+	root.AddCommand(newCheckCommand(opts))
+	root.AddCommand(newStatusCommand(opts))
+	root.AddCommand(newEventsCommand(opts))
 	return root
+}
+
+// load reads and validates the configuration for cmd.
+func (o *globalOptions) load(cmd *cobra.Command) (Config, error) {
+	explicit := cmd.Flags().Changed("config")
+	c, err := loadConfig(o.configFile, explicit, cmd.Flags())
+	if err != nil {
+		return c, cli.UsageError{Err: err}
+	}
+	if err := c.Validate(); err != nil {
+		return c, cli.UsageError{Err: err}
+	}
+	return c, nil
 }

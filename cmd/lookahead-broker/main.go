@@ -1,4 +1,6 @@
-// Command lookahead-broker is the lookahead broker daemon.
+// Command lookahead-broker is the lookahead broker daemon: it watches every
+// site's forecast, keeps the grid queue in JetStream, plans in cycles,
+// reserves on all involved sites or none, and keeps the audit trail.
 package main
 
 import (
@@ -17,11 +19,19 @@ func main() {
 
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "lookahead-broker",
-		Short:         "The lookahead broker daemon",
+		Use:   "lookahead-broker",
+		Short: "The lookahead broker daemon",
+		Long: `lookahead-broker is the grid's one central process. It watches every site's
+forecast (JetStream KV), keeps the grid queue durably (a JetStream stream),
+plans grid jobs in cycles with the co-allocation core, reserves them on all
+involved sites or none, and appends every action to the audit stream.
+
+Configuration: flags > LOOKAHEAD_* environment > /etc/lookahead/broker.yaml >
+defaults (see the packaged broker.yaml for every key).`,
 		Version:       cli.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.AddCommand(newRunCommand(), newConfigCommand())
 	return root
 }

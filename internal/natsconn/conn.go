@@ -1,7 +1,3 @@
-// Package natsconn connects lookahead processes to NATS from one typed
-// config: URL, credentials (creds file, nkey seed, user/password or token),
-// TLS with a pinned CA and optional client certificate. Agent, broker and
-// CLI all connect through here so security options are handled once.
 package natsconn
 
 import (
@@ -24,6 +20,10 @@ type Config struct {
 	TLSCA    string `mapstructure:"tls_ca" json:"tls_ca"`
 	TLSCert  string `mapstructure:"tls_cert" json:"tls_cert"`
 	TLSKey   string `mapstructure:"tls_key" json:"tls_key"`
+	// InboxPrefix replaces "_INBOX" as the prefix of reply subjects, so a
+	// server can let each user subscribe only to its own inbox (see
+	// packaging/nats/grid.conf): e.g. "_INBOX_alpha". Empty: "_INBOX".
+	InboxPrefix string `mapstructure:"inbox_prefix" json:"inbox_prefix"`
 	// ConnectTimeout bounds the first connection; 0 means 5 s.
 	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout"`
 }
@@ -68,6 +68,9 @@ func (c Config) Options() ([]nats.Option, error) {
 		opts = append(opts, nats.UserInfo(c.User, c.Password))
 	case c.Token != "":
 		opts = append(opts, nats.Token(c.Token))
+	}
+	if c.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(c.InboxPrefix))
 	}
 	if c.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(c.TLSCA))

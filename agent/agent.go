@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"lookahead/forecast"
+)
+
+// Deps are the agent's collaborators. Snapshotter and Engine are required.
+// Conn may be nil only for BuildOnce (no publishing, no service); Reserver
+// nil runs no reservation service; Sources are run by Run and stopped with
+// it.
+type Deps struct {
+	Conn        *nats.Conn
+	Snapshotter Snapshotter
+	Engine      Engine
+	Reserver    Reserver
+	Sources     []Source
+	Metrics     Metrics
+	// Log receives the agent's lines, with "site" and "component" fields
+	// added by the agent (do not add them to Log again). Nil logs nothing.
+	Log *zerolog.Logger
+	// Now is the agent's clock (default time.Now). A simulated site on an
+	// accelerated clock passes the same clock here, so forecasts and
+	// request checks use the site's time; timers (debounce, refresh) stay
+	// in real time.
+	Now func() time.Time
+}
+
+// Agent is one site's daemon. Create it with New, run it with Run; Notify
+// and JobStarted are safe for concurrent use from event sources.
+type Agent struct {
+	cfg  Config
+	deps Deps
+	log  zerolog.Logger
+	met  Metrics
+	kick chan struct{}
+
+	acc *Accuracy
+	pub *publisher
+
+	mu     sync.Mutex // guards the fields below
+	state  Status
+	resMu  sync.Mutex // serialises reserve and release
+	svc    micro.Service
+	builds int
+}
+
+// New checks cfg (after defaults) and deps and returns an agent ready to
+// Run. It does no I/O.
+func New(cfg Config, deps Deps) (*Agent, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
+	}
+	if deps.Snapshotter == nil || deps.Engine == nil {
+		return nil, errors.New("agent: a Snapshotter and an Engine are required")
+	}
+	a := &Agent{cfg: cfg, deps: deps, met: deps.Metrics, kick: make(chan struct{}, 1), acc: NewAccuracy()}
+	if a.met == nil {
+		a.met = nopMetrics{}
+	}
+	if a.deps.Now == nil {
+		a.deps.Now = time.Now
+	}
+	if deps.Log != nil {
+		a.log = deps.Log.With().Str("site", cfg.Site).Str("component", "agent").Logger()
+	} else {
+		a.log = zerolog.Nop()
+	}
+	a.state.Site = cfg.Site
+	return a, nil
+}
+
+// Config returns the agent's effective config (defaults applied).
+func (a *Agent) Config() Config { return a.cfg }
+
+// Notify tells the agent that something changed at the site (source names
+// the event source, for metrics). It never blocks: a burst of calls costs
+// one forecast after the debounce delay.
+func (a *Agent) Notify(source string) {
+	a.met.Event(source)
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run publishes forecasts and serves reservation requests until ctx is
+// cancelled, then stops the service and its sources and returns nil. It
+// returns an error when NATS setup fails or a source fails. The caller
+// owns deps.Conn and closes (drains) it after Run returns.
+func (a *Agent) Run(ctx context.Context) error {
+	if a.deps.Conn == nil {
+		return errors.New("agent run: no NATS connection")
+	}
+	pub, err := newPublisher(ctx, a.deps.Conn, a.cfg)
+	if err != nil {
+		return err
+	}
+	a.pub = pub
+	if a.deps.Reserver != nil {
+		if err := a.startService(ctx); err != nil {
+			return err
+		}
+		defer a.stopService()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.loop(gctx) })
+	for _, s := range a.deps.Sources {
+		g.Go(func() error { return s.Run(gctx) })
+	}
+	err = g.Wait()
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// BuildOnce takes a snapshot and forecasts it, without NATS: what
+// `lookahead-agent forecast --once` prints. Seq is 0.
+func (a *Agent) BuildOnce(ctx context.Context) (*forecast.Forecast, error) {
+	b, err := a.build(ctx, a.deps.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &b.forecast, nil
+}
+
+// JobStarted tells the agent that local job started at (from a Torque
+// event): its forecast start-time error is recorded, and a forecast is
+// triggered as for Notify.
+func (a *Agent) JobStarted(source, job string, at time.Time) {
+	if s, ok := a.acc.Started(job, at.Unix()); ok {
+		a.met.StartError(time.Unix(s.Predicted, 0), time.Unix(s.Actual, 0))
+	}
+	a.Notify(source)
+}

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"lookahead/forecast"
+)
+
+// built is one forecast with what it was made from.
+type built struct {
+	snap        forecast.Snapshot
+	forecast    forecast.Forecast
+	predictions []forecast.Prediction
+}
+
+// build takes a snapshot and runs the engine on it, under BuildTimeout.
+// It also feeds the accuracy recorder: jobs that started since the last
+// snapshot are scored, new predictions remembered.
+func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.BuildTimeout)
+	defer cancel()
+	b, err := a.forecastFresh(ctx, now)
+	if err != nil {
+		return b, err
+	}
+	for _, s := range a.acc.Observe(b.snap, b.predictions) {
+		a.met.StartError(time.Unix(s.Predicted, 0), time.Unix(s.Actual, 0))
+	}
+	a.mu.Lock()
+	a.builds++
+	a.mu.Unlock()
+	return b, nil
+}
+
+// forecastFresh is snapshot → engine with the site name and generation
+// time stamped; the reserve path uses it for its re-check.
+func (a *Agent) forecastFresh(ctx context.Context, now time.Time) (built, error) {
+	var b built
+	snap, err := a.deps.Snapshotter.Snapshot(ctx)
+	if err != nil {
+		a.met.ForecastFailed("snapshot")
+		return b, fmt.Errorf("snapshot of %s: %w", a.cfg.Site, err)
+	}
+	if snap.Site == "" {
+		snap.Site = a.cfg.Site
+	}
+	f, preds, err := a.deps.Engine.Forecast(ctx, snap, now)
+	if err != nil {
+		a.met.ForecastFailed("engine")
+		return b, fmt.Errorf("forecast of %s: %w", a.cfg.Site, err)
+	}
+	f.Version = forecast.Version
+	f.Site = a.cfg.Site
+	f.Generated = now.Unix()
+	if err := f.Validate(); err != nil {
+		a.met.ForecastFailed("slots")
+		return b, fmt.Errorf("forecast of %s: engine produced %w", a.cfg.Site, err)
+	}
+	return built{snap: snap, forecast: f, predictions: preds}, nil
+}
+
+// Builds is how many forecasts the agent has built (tests count them).
+func (a *Agent) Builds() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.builds
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Snapshotter reads the cluster's state now (qstat/pbsnodes through the
+// Torque adapter, or a simulated site).
+type Snapshotter interface {
+	Snapshot(ctx context.Context) (forecast.Snapshot, error)
+}
+
+// Engine forecasts a snapshot forward from now: the priced v1 forecast
+// (Seq and Generated are set by the agent) and every local job's predicted
+// start and end.
+type Engine interface {
+	Forecast(ctx context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error)
+}
+
+// EngineFunc adapts a function to Engine.
+type EngineFunc func(ctx context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error)
+
+// Forecast calls fn.
+func (fn EngineFunc) Forecast(ctx context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
+	return fn(ctx, snap, now)
+}
+
+// ReserveSpec is a checked reservation request: processors on named nodes
+// over [Start, End) for grid job Job, usable only under Identity.
+type ReserveSpec struct {
+	Job      string
+	Start    int64
+	End      int64
+	Nodes    []wire.NodeProcs
+	Identity wire.Identity
+}
+
+// Reserved is what a Reserver made: the reservations (verified where the
+// scheduler allows) and the exact argument vectors it ran, for the audit.
+type Reserved struct {
+	Reservations []wire.Reservation
+	Commands     [][]string
+}
+
+// Released is what a Reserver released, with the commands it ran.
+type Released struct {
+	IDs      []string
+	Commands [][]string
+}
+
+// Reserver holds advance reservations where the resource lives (Maui
+// setres/showres/releaseres, or a simulated site's engine).
+//
+// Reserve creates every reservation of one grid job or none (it rolls
+// back on a partial failure). Release removes every reservation of job and
+// is idempotent: nothing to release is an empty Released, not an error.
+// List reports the site's lookahead reservations as the scheduler sees
+// them (not from memory), with Job set. Errors mean the machinery failed;
+// a scheduler refusal should be an error wrapping ErrScheduler.
+type Reserver interface {
+	Reserve(ctx context.Context, spec ReserveSpec) (Reserved, error)
+	Release(ctx context.Context, job string) (Released, error)
+	List(ctx context.Context) ([]wire.Reservation, error)
+}
+
+// Source is an event source (log tailer, scheduler-port listener) owned
+// by the agent's Run: it reports changes by calling the agent's Notify or
+// JobStarted (wired when the source is built) and returns when ctx ends.
+type Source interface {
+	Run(ctx context.Context) error
+}
+
+// Metrics is what the agent records; *metrics.Agent (internal/metrics)
+// implements it. A nil Metrics in Deps records nothing.
+type Metrics interface {
+	Event(source string)
+	ForecastBuilt(d time.Duration)
+	ForecastFailed(stage string)
+	ForecastPublished(revision uint64, slots, bytes int, at time.Time)
+	HeartbeatPublished(at time.Time)
+	PublishFailed()
+	ReservationRequest(verb, code string)
+	StartError(predicted, actual time.Time)
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) Event(string)                                  {}
+func (nopMetrics) ForecastBuilt(time.Duration)                   {}
+func (nopMetrics) ForecastFailed(string)                         {}
+func (nopMetrics) ForecastPublished(uint64, int, int, time.Time) {}
+func (nopMetrics) HeartbeatPublished(time.Time)                  {}
+func (nopMetrics) PublishFailed()                                {}
+func (nopMetrics) ReservationRequest(string, string)             {}
+func (nopMetrics) StartError(time.Time, time.Time)               {}

@@ -1,0 +1,226 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/agent"
+	"lookahead/agent/simsite"
+	"lookahead/forecast"
+	"lookahead/forecast/sim"
+	"lookahead/internal/natsembed"
+	"lookahead/wire"
+)
+
+// t0 is the simulated sites' start.
+const t0 = int64(1763780000)
+
+// clock is a settable clock shared by a site and its agent.
+type clock struct{ t atomic.Int64 }
+
+func newClock(t int64) *clock        { c := &clock{}; c.t.Store(t); return c }
+func (c *clock) Now() time.Time      { return time.Unix(c.t.Load(), 0) }
+func (c *clock) Set(t int64)         { c.t.Store(t) }
+func (c *clock) Add(d time.Duration) { c.t.Add(int64(d.Seconds())) }
+
+func startNATS(t testing.TB) *nats.Conn {
+	t.Helper()
+	s, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// smallWorkload on 4 nodes × 4 procs: j1 runs 8 procs for an hour from
+// t0, j2 (16 procs, 2 h) waits for it, j3 (4 procs) arrives at t0+600.
+func smallWorkload() []sim.Job {
+	return []sim.Job{
+		{ID: "1", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: 0},
+		{ID: "2", Procs: 16, Walltime: 7200, Runtime: 7200, Submit: 0},
+		{ID: "3", Procs: 4, Walltime: 1800, Runtime: 1800, Submit: 600},
+	}
+}
+
+// countingReserver wraps a Reserver and counts every call reaching it.
+type countingReserver struct {
+	agent.Reserver
+	mu                      sync.Mutex
+	reserves, lists, releas int
+}
+
+func (c *countingReserver) Reserve(ctx context.Context, s agent.ReserveSpec) (agent.Reserved, error) {
+	c.mu.Lock()
+	c.reserves++
+	c.mu.Unlock()
+	return c.Reserver.Reserve(ctx, s)
+}
+
+func (c *countingReserver) List(ctx context.Context) ([]wire.Reservation, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.Reserver.List(ctx)
+}
+
+func (c *countingReserver) Release(ctx context.Context, job string) (agent.Released, error) {
+	c.mu.Lock()
+	c.releas++
+	c.mu.Unlock()
+	return c.Reserver.Release(ctx, job)
+}
+
+func (c *countingReserver) calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reserves + c.lists + c.releas
+}
+
+type fixture struct {
+	nc    *nats.Conn
+	clock *clock
+	site  *simsite.Site
+	res   *countingReserver
+	agent *agent.Agent
+	kv    jetstream.KeyValue
+	js    jetstream.JetStream
+}
+
+// runSimAgent starts an agent on a simulated site (4 × 4 procs) with the
+// built-in engine, waits for its first forecast and stops it at cleanup.
+func runSimAgent(t *testing.T, cfg agent.Config) *fixture {
+	t.Helper()
+	fx := &fixture{nc: startNATS(t), clock: newClock(t0)}
+	site, err := simsite.New(simsite.Config{Site: cfg.Site, Nodes: 4, PPN: 4, Policy: sim.EASY,
+		Workload: smallWorkload(), Start: t0, Clock: fx.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.site, fx.res = site, &countingReserver{Reserver: site}
+	eng := agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
+	fx.agent, err = agent.New(cfg, agent.Deps{Conn: fx.nc, Snapshotter: site, Engine: eng, Reserver: fx.res, Now: fx.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- fx.agent.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("agent run: %v", err)
+		}
+	})
+	fx.js, _ = jetstream.New(fx.nc)
+	fx.kv = waitBucket(t, fx.js)
+	waitForecast(t, fx.kv, cfg.Site, 1)
+	waitService(t, fx.nc, cfg.Site)
+	return fx
+}
+
+func waitBucket(t *testing.T, js jetstream.JetStream) jetstream.KeyValue {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if kv, err := js.KeyValue(context.Background(), wire.ForecastBucket); err == nil {
+			return kv
+		}
+	}
+	t.Fatal("forecast bucket never created")
+	return nil
+}
+
+// waitForecast waits until the site's KV entry holds a forecast with Seq
+// at least seq and returns it.
+func waitForecast(t *testing.T, kv jetstream.KeyValue, site string, seq uint64) *forecast.Forecast {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		e, err := kv.Get(context.Background(), site)
+		if err != nil {
+			continue
+		}
+		f, err := wire.DecodeForecast(e.Value())
+		if err != nil {
+			t.Fatalf("forecast in KV does not decode: %v", err)
+		}
+		if f.Seq >= seq {
+			return f
+		}
+	}
+	t.Fatalf("no forecast %d of %s in KV", seq, site)
+	return nil
+}
+
+func waitService(t *testing.T, nc *nats.Conn, site string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := nc.Request(wire.AgentSubject(site, agent.VerbStatus), nil, time.Second); err == nil {
+			return
+		}
+	}
+	t.Fatal("agent service never answered")
+}
+
+func request[T any](t *testing.T, nc *nats.Conn, site, verb string, req any) T {
+	t.Helper()
+	data, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := nc.Request(wire.AgentSubject(site, verb), data, 10*time.Second)
+	if err != nil {
+		t.Fatalf("%s request: %v", verb, err)
+	}
+	var out T
+	if err := json.Unmarshal(msg.Data, &out); err != nil {
+		t.Fatalf("%s reply %q: %v", verb, msg.Data, err)
+	}
+	return out
+}
+
+// auditRecords reads every record of the audit stream.
+func auditRecords(t *testing.T, js jetstream.JetStream) []wire.AuditRecord {
+	t.Helper()
+	ctx := context.Background()
+	s, err := js.Stream(ctx, wire.AuditStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []wire.AuditRecord
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r wire.AuditRecord
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func mustJS(t *testing.T, nc *nats.Conn) jetstream.JetStream {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"lookahead/forecast"
+	"lookahead/maui"
+	"lookahead/wire"
+)
+
+// MauiReserver holds grid jobs' reservations in Maui through the Maui
+// adapter (setres, verified with showres/diagnose -r; releaseres; List
+// from showres, never from memory). Every call records the state-changing
+// commands it ran (setres, releaseres) for the audit trail.
+type MauiReserver struct {
+	Runner maui.Runner
+	Config maui.ClientConfig
+}
+
+// recorder keeps the argument vectors of the commands that change Maui's
+// state.
+type recorder struct {
+	r    maui.Runner
+	mu   sync.Mutex
+	cmds [][]string
+}
+
+func (c *recorder) Run(ctx context.Context, name string, args ...string) (maui.Result, error) {
+	if name == "setres" || name == "releaseres" {
+		c.mu.Lock()
+		c.cmds = append(c.cmds, append([]string{name}, args...))
+		c.mu.Unlock()
+	}
+	return c.r.Run(ctx, name, args...)
+}
+
+func (m MauiReserver) client() (*maui.Client, *recorder) {
+	rec := &recorder{r: m.Runner}
+	return maui.NewClient(rec, m.Config), rec
+}
+
+// schedulerErr turns a Maui refusal into an ErrScheduler error naming its
+// stable code; other errors pass through.
+func schedulerErr(err error) error {
+	if r, ok := maui.AsRefusal(err); ok {
+		return fmt.Errorf("%w: maui %s: %s", ErrScheduler, r.Code, r.Detail)
+	}
+	return err
+}
+
+// Reserve creates the job's reservations (or finds a retry's).
+func (m MauiReserver) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, error) {
+	c, rec := m.client()
+	req := maui.ReserveRequest{Job: spec.Job, Start: spec.Start, End: spec.End,
+		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account}
+	for _, n := range spec.Nodes {
+		req.Hosts = append(req.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.Procs})
+	}
+	res, err := c.Reserve(ctx, req)
+	out := Reserved{Commands: rec.cmds}
+	if err != nil {
+		return out, schedulerErr(err)
+	}
+	out.Reservations = []wire.Reservation{fromMaui(res)}
+	return out, nil
+}
+
+// Release releases every reservation of job; nothing to release is not
+// an error.
+func (m MauiReserver) Release(ctx context.Context, job string) (Released, error) {
+	c, rec := m.client()
+	res, err := c.Release(ctx, job)
+	out := Released{IDs: res.Released, Commands: rec.cmds}
+	return out, schedulerErr(err)
+}
+
+// List reads lookahead's reservations from Maui.
+func (m MauiReserver) List(ctx context.Context) ([]wire.Reservation, error) {
+	c, _ := m.client()
+	res, err := c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Reservation, 0, len(res))
+	for _, r := range res {
+		out = append(out, fromMaui(r))
+	}
+	return out, nil
+}
+
+// fromMaui is one grid job's hold as the wire says it. A hold of several
+// Maui reservations (one setres per distinct per-node count) has their ids
+// joined by ","; Submit is what the grid job's qsub must add.
+func fromMaui(r maui.Reservation) wire.Reservation {
+	w := wire.Reservation{ID: strings.Join(r.IDs, ","), Job: r.Job, Start: r.Start, End: r.End,
+		Identity: wire.Identity{User: r.User, Group: r.Group, Account: r.Account}, Submit: r.QsubString()}
+	for _, h := range r.Hosts {
+		w.Nodes = append(w.Nodes, wire.NodeProcs{Node: h.Node, Procs: h.Procs})
+	}
+	return w
+}
+
+var _ Reserver = MauiReserver{}

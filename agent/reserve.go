@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"lookahead/wire"
+)
+
+// Reserve answers one reserve request (JSON wire.ReserveRequest): checked
+// on its own first (nothing runs for an invalid one), audited, then made
+// idempotent (a job that already holds reservations gets them back), then
+// re-checked on a fresh snapshot and forecast (stale if it no longer
+// fits), and only then handed to the Reserver. Every outcome is audited.
+// Requests are served one at a time.
+func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	now := a.deps.Now()
+	var req wire.ReserveRequest
+	reply := wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}
+	rec := wire.AuditRecord{Action: wire.VerbReserve, Time: now.Unix()}
+	var cmds [][]string
+	if err := json.Unmarshal(data, &req); err != nil {
+		reply.Code, reply.Message = wire.CodeInvalid, "malformed reserve request: "+clip(err.Error())
+	} else {
+		reply.Job = clip(req.Job)
+		rec.Job, rec.Actor, rec.Identity = clip(req.Job), clip(req.RequestedBy), clipIdentity(req.Identity)
+		cmds = a.reserve(ctx, req, now, &reply)
+	}
+	rec.Code, rec.Message = reply.Code, reply.Message
+	if len(cmds) > 0 {
+		rec.Command = cmds[0]
+	}
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of reserve result failed")
+	}
+	a.countRequest(wire.VerbReserve, reply.Code)
+	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Str("message", reply.Message).Msg("reserve")
+	return reply
+}
+
+func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.Time, reply *wire.ReserveReply) [][]string {
+	spec, ref := CheckReserve(req, a.limits(now))
+	if ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	if err := a.audit(ctx, wire.AuditRecord{Action: "reserve-request", Time: now.Unix(), Job: req.Job,
+		Actor: req.RequestedBy, Identity: req.Identity, Code: wire.CodeOK, Detail: req}); err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
+		return nil
+	}
+	if held, err := a.held(ctx, req.Job); err != nil || len(held) > 0 {
+		reply.Code, reply.Reservations = wire.CodeOK, a.stamp(held)
+		reply.Message = "already reserved: retried request, nothing new created"
+		if err != nil {
+			reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		}
+		return nil
+	}
+	fresh, err := a.forecastFresh(ctx, now)
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		return nil
+	}
+	if ref := CheckCapacity(fresh.snap, spec.Nodes, req.Procs); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	nodes, ref := Fit(&fresh.forecast, spec, req.Procs)
+	if ref != nil {
+		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
+		return nil
+	}
+	spec.Nodes = nodes
+	res, err := a.deps.Reserver.Reserve(ctx, spec)
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		if errors.Is(err, ErrScheduler) {
+			reply.Code = wire.CodeSchedulerEr
+		}
+		return res.Commands
+	}
+	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
+	a.Notify("reserve")
+	return res.Commands
+}
+
+// held returns the reservations job already holds, as the scheduler
+// reports them.
+func (a *Agent) held(ctx context.Context, job string) ([]wire.Reservation, error) {
+	all, err := a.deps.Reserver.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []wire.Reservation
+	for _, r := range all {
+		if r.Job == job {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// stamp sets this site on reservations.
+func (a *Agent) stamp(rs []wire.Reservation) []wire.Reservation {
+	for i := range rs {
+		rs[i].Site = a.cfg.Site
+	}
+	return rs
+}
+
+func (a *Agent) limits(now time.Time) Limits {
+	return Limits{Site: a.cfg.Site, Now: now.Unix(),
+		MaxDuration: int64(a.cfg.MaxDuration.Seconds()), PastGrace: int64(a.cfg.PastGrace.Seconds())}
+}
+
+// Release answers one release request (JSON wire.ReleaseRequest).
+// Idempotent: releasing what does not exist is CodeOK with a note.
+func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	now := a.deps.Now()
+	var req wire.ReleaseRequest
+	reply := wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}
+	rec := wire.AuditRecord{Action: wire.VerbRelease, Time: now.Unix()}
+	var cmds [][]string
+	if err := json.Unmarshal(data, &req); err != nil {
+		reply.Code, reply.Message = wire.CodeInvalid, "malformed release request: "+clip(err.Error())
+	} else {
+		reply.Job = clip(req.Job)
+		rec.Job, rec.Actor = clip(req.Job), clip(req.RequestedBy)
+		cmds = a.release(ctx, req, now, &reply)
+	}
+	rec.Code, rec.Message = reply.Code, reply.Message
+	if len(cmds) > 0 {
+		rec.Command = cmds[0]
+	}
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of release result failed")
+	}
+	a.countRequest(wire.VerbRelease, reply.Code)
+	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Strs("released", reply.Released).Msg("release")
+	return reply
+}
+
+func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.Time, reply *wire.ReleaseReply) [][]string {
+	if ref := CheckRelease(req, a.cfg.Site); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	if err := a.audit(ctx, wire.AuditRecord{Action: "release-request", Time: now.Unix(), Job: req.Job,
+		Actor: req.RequestedBy, Code: wire.CodeOK, Message: req.Reason}); err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
+		return nil
+	}
+	res, err := a.deps.Reserver.Release(ctx, req.Job)
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		if errors.Is(err, ErrScheduler) {
+			reply.Code = wire.CodeSchedulerEr
+		}
+		return res.Commands
+	}
+	reply.Code, reply.Released = wire.CodeOK, res.IDs
+	if len(res.IDs) == 0 {
+		reply.Note = "nothing to release: job " + req.Job + " holds no reservation here"
+	} else {
+		a.Notify("release")
+	}
+	return res.Commands
+}
+
+func clipIdentity(id wire.Identity) wire.Identity {
+	return wire.Identity{User: clip(id.User), Group: clip(id.Group), Account: clip(id.Account)}
+}
+
+// safeJSON keeps a request in the audit record when it is valid JSON of a
+// sane size, and a placeholder otherwise.
+func safeJSON(data []byte) []byte {
+	if len(data) > 64<<10 || !json.Valid(data) {
+		b, _ := json.Marshal("unparsable request of " + itoa(len(data)) + " bytes")
+		return b
+	}
+	return data
+}

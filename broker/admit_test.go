@@ -1,0 +1,133 @@
+package broker
+
+import (
+	"strings"
+	"testing"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+func submitReq(id string, r forecast.JobRequest) wire.SubmitRequest {
+	return wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: id, Job: r}
+}
+
+func TestAdmitAssignsIDAndDeduplicates(t *testing.T) {
+	s := NewState()
+	r := req("", 8, 3600, 1)
+	e, rep := Admit(s, Policy{}, "alice", submitReq("k1", r), 1000)
+	if rep.Code != wire.CodeOK || rep.Job != "g1" || e.Kind != EvSubmitted || e.Request.Submitted != 1000 {
+		t.Fatalf("first submit: %+v %+v", rep, e)
+	}
+	mustApply(t, s, e)
+	e2, rep2 := Admit(s, Policy{}, "alice", submitReq("k1", r), 1005)
+	if e2.Kind != "" || !rep2.Duplicate || rep2.Job != "g1" {
+		t.Fatalf("retry: event %q reply %+v", e2.Kind, rep2)
+	}
+	e3, rep3 := Admit(s, Policy{}, "alice", submitReq("k2", r), 1006)
+	if rep3.Job != "g2" || e3.Kind != EvSubmitted {
+		t.Fatalf("second job: %+v", rep3)
+	}
+}
+
+func TestAdmitRefusals(t *testing.T) {
+	p := Policy{
+		MaxWalltime: 86400,
+		Budgets:     Budgets{Accounts: map[string]float64{"proj1": 100}},
+		Identities: map[string]Allowed{
+			"alice-cli": {Users: []string{"alice"}, Accounts: []string{"proj1"}},
+			"ops":       {Users: []string{"*"}, Accounts: []string{"*"}},
+		},
+	}
+	cases := []struct {
+		name, actor string
+		job         forecast.JobRequest
+		code, want  string
+	}{
+		{"ok", "alice-cli", req("", 10, 3600, 1), wire.CodeOK, ""},
+		{"zero procs", "alice-cli", req("", 0, 3600, 1), wire.CodeInvalid, "procs"},
+		{"zero walltime", "alice-cli", req("", 1, 0, 1), wire.CodeInvalid, "walltime"},
+		{"negative price", "alice-cli", req("", 1, 60, -1), wire.CodeInvalid, "max_price"},
+		{"too long", "alice-cli", req("", 1, 90000, 1), wire.CodeTooLong, "90000"},
+		{"unknown actor", "mallory", req("", 1, 60, 1), wire.CodeForbidden, "mallory"},
+		{"other user", "alice-cli", withUser(req("", 1, 60, 1), "bob"), wire.CodeForbidden, "bob"},
+		{"bad user name", "ops", withUser(req("", 1, 60, 1), "bob;rm -rf /"), wire.CodeInvalid, "plain name"},
+		{"over budget", "alice-cli", req("", 100, 3600, 2), wire.CodeOverBudget, "account proj1: budget 100.00"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, rep := Admit(NewState(), p, c.actor, submitReq("k", c.job), 1)
+			if rep.Code != c.code || !strings.Contains(rep.Message, c.want) {
+				t.Fatalf("got %s %q, want %s containing %q", rep.Code, rep.Message, c.code, c.want)
+			}
+		})
+	}
+}
+
+func withUser(r forecast.JobRequest, u string) forecast.JobRequest { r.User = u; return r }
+
+func TestBudgetHoldsWorstCaseChargesRealRefundsCancel(t *testing.T) {
+	p := Policy{Budgets: Budgets{Accounts: map[string]float64{"proj1": 100}}}
+	s := NewState()
+	// worst case 8 procs × 1 h × 10 = 80 credits
+	e, rep := Admit(s, p, "alice", submitReq("k1", req("", 8, 3600, 10)), 1)
+	if rep.Code != wire.CodeOK {
+		t.Fatal(rep.Message)
+	}
+	mustApply(t, s, e)
+	if _, rep := Admit(s, p, "alice", submitReq("k2", req("", 1, 3600, 30)), 2); rep.Code != wire.CodeOverBudget {
+		t.Fatalf("second job fits although 80 of 100 are held: %+v", rep)
+	}
+	j := s.Job("g1")
+	if msg := s.CheckCommit(p.Budgets, j, 20); msg != "" {
+		t.Fatalf("commit at real cost 20 refused: %s", msg)
+	}
+	mustApply(t, s, Event{Kind: EvIntent, Job: "g1", Alloc: twoSiteAlloc("g1")})
+	mustApply(t, s, Event{Kind: EvOutcome, Job: "g1", OK: true, Cost: 20})
+	if used := s.Used("proj1", false); used != 20 {
+		t.Fatalf("used after reserve %v, want the real cost 20", used)
+	}
+	if _, rep := Admit(s, p, "alice", submitReq("k2", req("", 1, 3600, 30)), 3); rep.Code != wire.CodeOK {
+		t.Fatalf("job of 30 refused with 80 left: %+v", rep)
+	}
+	ce, crep := DecideCancel(s, p, "alice", "g1", 4)
+	if crep.Code != wire.CodeOK || len(ce.Release) != 2 {
+		t.Fatalf("cancel: %+v %+v", crep, ce)
+	}
+	mustApply(t, s, ce)
+	if used := s.Used("proj1", false); used != 0 {
+		t.Fatalf("used after cancel %v, want 0 (refunded)", used)
+	}
+}
+
+func TestCancelRefusals(t *testing.T) {
+	p := Policy{Identities: map[string]Allowed{"alice": {Users: []string{"alice"}}, "bob": {Users: []string{"bob"}}}}
+	s := NewState()
+	mustApply(t, s, submitted(req("g1", 1, 60, 1), 1))
+	if _, rep := DecideCancel(s, p, "bob", "g1", 2); rep.Code != wire.CodeForbidden {
+		t.Fatalf("bob cancelled alice's job: %+v", rep)
+	}
+	if _, rep := DecideCancel(s, p, "alice", "g9", 2); rep.Code != wire.CodeNotFound {
+		t.Fatalf("unknown job: %+v", rep)
+	}
+	mustApply(t, s, Event{Kind: EvIntent, Job: "g1", Alloc: twoSiteAlloc("g1")})
+	if _, rep := DecideCancel(s, p, "alice", "g1", 2); rep.Code != wire.CodeInvalid {
+		t.Fatalf("cancel during commit: %+v", rep)
+	}
+}
+
+func TestDefaultBudgetAndWildcardIdentity(t *testing.T) {
+	zero := 0.0
+	p := Policy{
+		Budgets:    Budgets{Users: map[string]float64{"alice": 1000}, Accounts: map[string]float64{"proj1": 1000}, Default: &zero},
+		Identities: map[string]Allowed{"*": {Users: []string{"*"}, Accounts: []string{"*"}}},
+	}
+	if _, rep := Admit(NewState(), p, "", submitReq("k", req("", 1, 60, 1)), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("listed user and account: %+v", rep)
+	}
+	other := req("", 1, 60, 1)
+	other.Account = "proj2"
+	if _, rep := Admit(NewState(), p, "anyone", submitReq("k", other), 1); rep.Code != wire.CodeOverBudget || !strings.Contains(rep.Message, "account proj2: budget 0.00") {
+		t.Fatalf("unlisted account with default 0: %+v", rep)
+	}
+}

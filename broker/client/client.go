@@ -1,0 +1,136 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// ErrUnavailable wraps failures to reach the broker (no responders,
+// timeouts), so the CLI can exit with its "unavailable" code.
+var ErrUnavailable = errors.New("broker unavailable")
+
+// Client talks to the broker over one NATS connection.
+type Client struct {
+	nc *nats.Conn
+	// User is the NATS user this client authenticated as; when set,
+	// submit and cancel go to the subject that carries it, so the broker
+	// knows who asks.
+	User string
+	// Timeout bounds each request (default 10 s).
+	Timeout time.Duration
+	// Attempts is how often a submission is sent before giving up (default 3).
+	Attempts int
+}
+
+// New wraps a connection.
+func New(nc *nats.Conn, user string) *Client {
+	return &Client{nc: nc, User: user, Timeout: 10 * time.Second, Attempts: 3}
+}
+
+// Conn is the client's NATS connection.
+func (c *Client) Conn() *nats.Conn { return c.nc }
+
+func (c *Client) request(ctx context.Context, subject string, v, out any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode request to %s: %w", subject, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(ctx, subject, data)
+	if err != nil {
+		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+			return fmt.Errorf("%w: %s: %v", ErrUnavailable, subject, err)
+		}
+		return fmt.Errorf("request %s: %w", subject, err)
+	}
+	if err := json.Unmarshal(msg.Data, out); err != nil {
+		return fmt.Errorf("reply from %s: %w", subject, err)
+	}
+	return nil
+}
+
+func (c *Client) userSubject(verb string) string {
+	if c.User != "" {
+		return wire.BrokerUserSubject(verb, c.User)
+	}
+	return wire.BrokerSubject(verb)
+}
+
+// NewRequestID returns a random id for a submission.
+func NewRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Submit sends a job; on a timeout it retries with the same request id, so
+// the broker creates the job once. A refusal is a reply with its Code, not
+// an error.
+func (c *Client) Submit(ctx context.Context, job forecast.JobRequest, requestID string) (wire.SubmitReply, error) {
+	if requestID == "" {
+		requestID = NewRequestID()
+	}
+	req := wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: requestID, Job: job}
+	var reply wire.SubmitReply
+	var err error
+	for i := 0; i < max(1, c.Attempts); i++ {
+		if err = c.request(ctx, c.userSubject(wire.VerbSubmit), req, &reply); err == nil || !errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
+			break
+		}
+	}
+	return reply, err
+}
+
+// Cancel cancels a job.
+func (c *Client) Cancel(ctx context.Context, id string) (wire.CancelReply, error) {
+	var reply wire.CancelReply
+	err := c.request(ctx, c.userSubject(wire.VerbCancel), wire.CancelRequest{Type: wire.TypeCancel, Job: id}, &reply)
+	return reply, err
+}
+
+// Status reports one job (id set) or the queue (all: with ended jobs).
+func (c *Client) Status(ctx context.Context, id string, all bool) (wire.StatusReply, error) {
+	var reply wire.StatusReply
+	err := c.request(ctx, wire.BrokerSubject(wire.VerbStatus), wire.StatusRequest{Type: wire.TypeStatus, Job: id, All: all}, &reply)
+	return reply, err
+}
+
+// Plan is the broker's last plan.
+func (c *Client) Plan(ctx context.Context) (wire.Plan, error) {
+	var reply wire.Plan
+	err := c.request(ctx, wire.BrokerSubject(wire.VerbPlan), struct {
+		Type string `json:"type"`
+	}{wire.TypePlan}, &reply)
+	return reply, err
+}
+
+// Sites reports every site the broker knows.
+func (c *Client) Sites(ctx context.Context) (wire.SitesReply, error) {
+	var reply wire.SitesReply
+	err := c.request(ctx, wire.BrokerSubject(wire.VerbSites), struct {
+		Type string `json:"type"`
+	}{wire.TypeSites}, &reply)
+	return reply, err
+}
+
+// Audit asks the broker to compare its records with every site's real
+// reservations; repair fixes what it can.
+func (c *Client) Audit(ctx context.Context, repair bool) (wire.AuditReport, error) {
+	var reply wire.AuditReport
+	saved := c.Timeout
+	c.Timeout = 3 * saved // an audit asks every site
+	defer func() { c.Timeout = saved }()
+	err := c.request(ctx, wire.BrokerSubject(wire.VerbAudit), wire.AuditRequest{Type: wire.TypeAuditReq, Repair: repair}, &reply)
+	return reply, err
+}

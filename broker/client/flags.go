@@ -1,0 +1,72 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"lookahead/internal/natsconn"
+)
+
+// Conn is how the CLI reaches NATS and who it says it is. Flags override
+// the LOOKAHEAD_NATS_* environment.
+type Conn struct {
+	NATS    natsconn.Config
+	Timeout time.Duration
+	// As is the NATS user name the broker's permissions know this client
+	// by (default: the --user-nats name).
+	As string
+}
+
+// Bind adds --nats-url, --creds, --nkey, --user, --password, --tls-ca and
+// --timeout to fs, defaulting from LOOKAHEAD_NATS_URL, _CREDS, _NKEY_SEED,
+// _USER, _PASSWORD, _TOKEN and _TLS_CA.
+func (c *Conn) Bind(fs *pflag.FlagSet) {
+	env := func(k, def string) string {
+		if v := os.Getenv("LOOKAHEAD_NATS_" + k); v != "" {
+			return v
+		}
+		return def
+	}
+	c.NATS.Password = env("PASSWORD", "")
+	c.NATS.Token = env("TOKEN", "")
+	fs.StringVar(&c.NATS.URL, "nats-url", env("URL", "nats://127.0.0.1:4222"), "NATS server URL (env LOOKAHEAD_NATS_URL)")
+	fs.StringVar(&c.NATS.Creds, "creds", env("CREDS", ""), "NATS credentials file (env LOOKAHEAD_NATS_CREDS)")
+	fs.StringVar(&c.NATS.NKeySeed, "nkey", env("NKEY_SEED", ""), "NATS nkey seed file (env LOOKAHEAD_NATS_NKEY_SEED)")
+	fs.StringVar(&c.NATS.User, "user-nats", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
+	fs.StringVar(&c.NATS.TLSCA, "tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
+	fs.StringVar(&c.As, "as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
+	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "how long to wait for the broker")
+}
+
+// Dial connects and returns a client; a failure to connect wraps
+// ErrUnavailable.
+func (c *Conn) Dial(ctx context.Context) (*Client, error) {
+	cfg := c.NATS
+	cfg.Name = "lookahead-cli"
+	if cfg.User == "" {
+		cfg.Password = ""
+	}
+	cfg.ConnectTimeout = c.Timeout
+	nc, err := natsconn.Connect(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	as := c.As
+	if as == "" {
+		as = cfg.User
+	}
+	cl := New(nc, as)
+	cl.Timeout = c.Timeout
+	return cl, nil
+}
+
+// Close closes the client's connection.
+func (c *Client) Close() { c.nc.Close() }

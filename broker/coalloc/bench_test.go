@@ -1,0 +1,171 @@
+package coalloc
+
+import (
+	"fmt"
+	"reflect"
+	"syscall"
+	"testing"
+	"time"
+
+	"lookahead/forecast"
+)
+
+// TestNaiveMatchesSweep: on medium synthetic pools the sweep and the naive
+// baseline plan every job of a queue identically.
+func TestNaiveMatchesSweep(t *testing.T) {
+	for seed := range uint64(4) {
+		fcs := synthForecasts(1000, seed)
+		jobs := synthQueue(30, seed)
+		SortQueue(jobs)
+		opts := []Options{{NotBefore: synthNow}, {NotBefore: synthNow + 3600, MultiSiteFactor: 1.2, StagingDelay: 600}}[seed%2]
+		fast, err := NewPool(fcs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		naive, _ := NewPool(fcs, opts)
+		naive.useNaive()
+		placed := 0
+		for _, j := range jobs {
+			a, b := fast.Place(j), naive.Place(j)
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("seed %d job %s: sweep %+v\nnaive %+v", seed, j.ID, a, b)
+			}
+			if a.Placed() {
+				placed++
+			}
+		}
+		if placed < len(jobs)/4 {
+			t.Fatalf("seed %d: only %d of %d placed", seed, placed, len(jobs))
+		}
+	}
+}
+
+// cpuTime is the process's user+system CPU time: on a machine shared with
+// other work, CPU time per operation is steadier than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loopCPU runs f in b.Loop and reports CPU time per operation.
+func loopCPU(b *testing.B, f func()) {
+	b.Helper()
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+}
+
+func benchPool(b *testing.B, n int) (*Pool, int) {
+	b.Helper()
+	fcs := synthForecasts(n, 1)
+	slots := 0
+	for _, f := range fcs {
+		slots += len(f.Slots)
+	}
+	p, err := NewPool(fcs, Options{NotBefore: synthNow})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, slots
+}
+
+func benchSelect(b *testing.B, sizes []int, naive bool) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
+			p, slots := benchPool(b, n)
+			if naive {
+				p.useNaive()
+			}
+			job := synthJob()
+			pl, reason := p.selectJob(job)
+			if reason != "" {
+				b.Fatal(reason)
+			}
+			loopCPU(b, func() { p.selectJob(job) })
+			b.ReportMetric(float64(slots), "slots")
+			b.ReportMetric(float64(pl.start-synthNow)/3600, "start-h")
+		})
+	}
+}
+
+func human(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// BenchmarkSelect: one 256-processor job over synthetic pools (stage 1
+// over all tiers plus stage 2's node choice, nothing removed).
+func BenchmarkSelect(b *testing.B) {
+	benchSelect(b, []int{10_000, 100_000, 1_000_000}, false)
+}
+
+// BenchmarkSelectNaive: the same with the quadratic baseline for stage 1.
+func BenchmarkSelectNaive(b *testing.B) {
+	benchSelect(b, []int{10_000, 100_000}, true)
+}
+
+// BenchmarkNewPool: indexing once per cycle.
+func BenchmarkNewPool(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
+			fcs := synthForecasts(n, 1)
+			loopCPU(b, func() {
+				if _, err := NewPool(fcs, Options{NotBefore: synthNow}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkPlanQueue: a 1000-job queue over 100k slots, pool built
+// included.
+func BenchmarkPlanQueue(b *testing.B) {
+	fcs := synthForecasts(100_000, 1)
+	jobs := synthQueue(1000, 1)
+	b.Run("jobs=1000/slots=100k", func(b *testing.B) {
+		var placed int
+		loopCPU(b, func() {
+			as, err := PlanQueue(fcs, jobs, Options{NotBefore: synthNow})
+			if err != nil {
+				b.Fatal(err)
+			}
+			placed = 0
+			for _, a := range as {
+				if a.Placed() {
+					placed++
+				}
+			}
+		})
+		b.ReportMetric(float64(placed), "placed")
+	})
+}
+
+var _ = forecast.Version
+
+// BenchmarkSelectNoFit: a job no pool can hold (1024 processors on one
+// site for two days under 1.2 credits), so every sweep runs over all edges
+// of every tier: the sweep's worst case, linear in the slots.
+func BenchmarkSelectNoFit(b *testing.B) {
+	job := forecast.JobRequest{ID: "nofit", Procs: 1024, Walltime: 48 * 3600, MaxPrice: 1.2, MaxSites: 1}
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
+			p, _ := benchPool(b, n)
+			if _, reason := p.selectJob(job); reason != NoFitCapacity {
+				b.Fatalf("job fits: %q", reason)
+			}
+			loopCPU(b, func() { p.selectJob(job) })
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package coalloc
+
+import (
+	"cmp"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// Stage 2: given the winning start and window, choose the sites and nodes.
+//
+//   - If one site can hold the whole job, the job stays on one site: the one
+//     whose cheapest P processors cost least over the window (ties: the
+//     earlier realized end, then forecast order).
+//   - Otherwise the fewest sites that can hold it, largest capacity first
+//     (ties: forecast order).
+//   - Within the chosen sites, processors are taken cheapest first: each
+//     node offers its processors as runs of equal unit cost (the cost of one
+//     processor over the window, cheapest price levels first), and runs are
+//     taken by unit cost, then faster node, then forecast order.
+
+// take is processors held on one node.
+type take struct {
+	node  int32
+	procs int64
+}
+
+type plan struct {
+	start, end int64
+	takes      []take
+}
+
+type run struct {
+	node  int32
+	procs int64
+	unit  float64 // cost of one processor over the window
+}
+
+func (p *Pool) choose(job forecast.JobRequest, c candidate) plan {
+	P := int64(job.Procs)
+	bySite := map[int][]nodeCap{}
+	siteCap := map[int]int64{}
+	for _, nc := range c.caps {
+		s := p.nodes[nc.node].site
+		bySite[s] = append(bySite[s], nc)
+		siteCap[s] += nc.cap
+	}
+	from, to := c.start, addSat(c.start, c.dur)
+	var best plan
+	var bestCost float64
+	found := false
+	for s := range p.sites {
+		if siteCap[s] < P {
+			continue
+		}
+		takes, cost := p.greedy(bySite[s], P, from, to, job.MaxPrice)
+		pl := p.realize(job, c.start, takes)
+		if !found || cost < bestCost || (cost == bestCost && pl.end < best.end) {
+			best, bestCost, found = pl, cost, true
+		}
+	}
+	if found {
+		return best
+	}
+	sites := make([]int, 0, len(siteCap))
+	for s := range siteCap {
+		sites = append(sites, s)
+	}
+	slices.SortFunc(sites, func(a, b int) int {
+		if c := cmp.Compare(siteCap[b], siteCap[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	var caps []nodeCap
+	var sum int64
+	for _, s := range sites {
+		caps = append(caps, bySite[s]...)
+		if sum += siteCap[s]; sum >= P {
+			break
+		}
+	}
+	takes, _ := p.greedy(caps, P, from, to, job.MaxPrice)
+	return p.realize(job, c.start, takes)
+}
+
+// greedy takes P processors cheapest first from the given nodes.
+func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]take, float64) {
+	runs := make([]run, 0, len(caps))
+	for _, nc := range caps {
+		runs = p.appendRuns(runs, nc.node, nc.cap, from, to, maxPrice)
+	}
+	slices.SortStableFunc(runs, func(a, b run) int {
+		if c := cmp.Compare(a.unit, b.unit); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(p.nodes[b.node].speed, p.nodes[a.node].speed); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.node, b.node)
+	})
+	got := map[int32]int64{}
+	var cost float64
+	need := P
+	for _, r := range runs {
+		if need == 0 {
+			break
+		}
+		q := min(need, r.procs)
+		got[r.node] += q
+		cost += float64(q) * r.unit
+		need -= q
+	}
+	takes := make([]take, 0, len(got))
+	for n, q := range got {
+		takes = append(takes, take{node: n, procs: q})
+	}
+	slices.SortFunc(takes, func(a, b take) int { return cmp.Compare(a.node, b.node) })
+	return takes, cost
+}
+
+// realize fixes the end from the chosen nodes' slowest speed and site count.
+func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan {
+	slowest := 0.0
+	sites := map[int]bool{}
+	for _, t := range takes {
+		n := &p.nodes[t.node]
+		if slowest == 0 || n.speed < slowest {
+			slowest = n.speed
+		}
+		sites[n.site] = true
+	}
+	end := addSat(start, p.opts.Duration(job.Walltime, slowest, len(sites)))
+	return plan{start: start, end: end, takes: takes}
+}
+
+// commit removes the plan's processors from the pool, cheapest price level
+// first at every instant, and returns the allocation with its cost.
+func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
+	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end}
+	for _, t := range pl.takes {
+		n := &p.nodes[t.node]
+		segs := p.profile(t.node, pl.start, pl.end, job.MaxPrice)
+		taken, cost := takeCheapest(segs, t.procs)
+		a.Cost += cost
+		p.addPieces(t.node, taken)
+		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs)})
+	}
+	return a
+}

@@ -1,0 +1,94 @@
+package coalloc
+
+import (
+	"fmt"
+	"math"
+
+	"lookahead/forecast"
+)
+
+// maxDuration bounds every duration and instant the planner computes, so
+// that start+duration never overflows int64 (about 36 billion years).
+const maxDuration = int64(1) << 60
+
+// Options tune the planner. The zero value plans with exact speed tiers, no
+// multi-site penalty and no lower bound on starts.
+type Options struct {
+	// Tiers are speed thresholds. nil means one tier per distinct speed
+	// among the nodes a job may use, which makes the answer exact (optimal
+	// by the job's criterion). Configured tiers are coarser and cheaper
+	// (one sweep per tier): each threshold t plans with the nodes of speed
+	// >= t as if they all ran at the slowest of them, the slowest usable
+	// speed is always a tier, and when no coarse tier fits the job the exact
+	// tiers are tried, so coarse tiers may cost optimality, never a fit.
+	// Values must be finite and > 0.
+	Tiers []float64
+	// MultiSiteFactor multiplies a job's runtime when its allocation spans
+	// more than one site (slower interconnect). 0 or 1 means none; otherwise
+	// it must be > 1.
+	MultiSiteFactor float64
+	// StagingDelay is added, per remote site, to the interval an allocation
+	// spanning several sites holds: with m > 1 sites the processors are held
+	// from Start for (m-1)*StagingDelay seconds of staging before the job
+	// runs. 0 means none; it must be >= 0.
+	StagingDelay int64
+	// NotBefore is the earliest instant an allocation may start (e.g. now).
+	// Slot time before it is ignored.
+	NotBefore int64
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	for i, s := range o.Tiers {
+		if math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
+			return fmt.Errorf("%w: tiers[%d]: %v, must be a number > 0", forecast.ErrInvalid, i, s)
+		}
+	}
+	f := o.MultiSiteFactor
+	if math.IsNaN(f) || math.IsInf(f, 0) || (f != 0 && f < 1) {
+		return fmt.Errorf("%w: multi-site factor %v: must be 0 (none) or >= 1", forecast.ErrInvalid, f)
+	}
+	if o.StagingDelay < 0 || o.StagingDelay > maxDuration/1024 {
+		return fmt.Errorf("%w: staging delay %d: must be >= 0 and < 2^50 s", forecast.ErrInvalid, o.StagingDelay)
+	}
+	return nil
+}
+
+// Duration is how long an allocation holds its processors: a job of the
+// given reference walltime on processors whose slowest speed is slowest,
+// spread over sites sites. It is
+//
+//	⌈walltime / slowest⌉                                        for 1 site,
+//	⌈walltime / slowest × MultiSiteFactor⌉ + (sites-1)×StagingDelay  for more,
+//
+// computed in float64 in that order (MultiSiteFactor 0 counts as 1), capped
+// at 2^60 seconds. This is the single definition the planner, its tests and
+// any replay use.
+func (o Options) Duration(walltime int64, slowest float64, sites int) int64 {
+	if slowest <= 0 || math.IsNaN(slowest) {
+		return maxDuration
+	}
+	f := float64(walltime) / slowest
+	if sites > 1 && o.MultiSiteFactor > 1 {
+		f *= o.MultiSiteFactor
+	}
+	f = math.Ceil(f)
+	if !(f < float64(maxDuration)) {
+		return maxDuration
+	}
+	d := int64(f)
+	if sites > 1 && o.StagingDelay > 0 {
+		if int64(sites-1) > (maxDuration-d)/o.StagingDelay {
+			return maxDuration
+		}
+		d += int64(sites-1) * o.StagingDelay
+	}
+	return d
+}
+
+func addSat(t, d int64) int64 {
+	if t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
+}

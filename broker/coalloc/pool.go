@@ -1,0 +1,195 @@
+package coalloc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"lookahead/forecast"
+)
+
+// piece is processors of one node at one price over [start, end). Slots
+// become positive pieces; what a placed job took becomes a negative piece
+// at the same node and price, so the available processors of a node at a
+// price level at an instant are the sum of its pieces there (never < 0).
+type piece struct {
+	start, end int64
+	procs      int64
+	price      float64
+}
+
+type node struct {
+	site   int
+	name   string
+	speed  float64
+	pieces []piece
+}
+
+// class is what a job's requirements look at: nodes of one class are
+// interchangeable for eligibility, so a job is checked per class.
+type class struct {
+	speed    float64
+	memMB    int64
+	features []string
+}
+
+type site struct {
+	fc    forecast.Forecast // metadata only; Slots is nil
+	nodes []int32
+}
+
+// Pool holds every site's slots for one planning cycle, indexed for Place.
+// Place consumes capacity; a Pool is not safe for concurrent use.
+type Pool struct {
+	opts      Options
+	sites     []site
+	nodes     []node
+	classes   []class
+	nodeClass []int32
+	events    eventList
+	prices    []float64         // every distinct slot price, ascending
+	rank      map[float64]int32 // price -> index in prices
+	sc        scratch
+	// stage1 finds the earliest start of one sweep and stage1Caps the node
+	// capacities there; the sweep by default, tests swap in the baseline.
+	stage1     func(sweepSpec) (int64, bool)
+	stage1Caps func() []nodeCap
+}
+
+// NewPool validates the options and forecasts and indexes all sites' slots
+// once: slot time before opts.NotBefore is cut off, and every slot edge goes
+// into one time-sorted list. Site names must be distinct. O(n log n) for n
+// slots.
+func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("coalloc options: %w", err)
+	}
+	p := &Pool{opts: opts}
+	p.stage1, p.stage1Caps = p.sweep, p.capacities
+	seen := map[string]int{}
+	classIdx := map[string]int32{}
+	for i := range forecasts {
+		f := &forecasts[i]
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
+		}
+		if j, dup := seen[f.Site]; dup {
+			return nil, fmt.Errorf("forecast %d: %w: site %q duplicates forecast %d", i, forecast.ErrInvalid, f.Site, j)
+		}
+		seen[f.Site] = i
+		if err := p.addSite(f, classIdx); err != nil {
+			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
+		}
+	}
+	if len(p.nodes) > math.MaxInt32 {
+		return nil, fmt.Errorf("coalloc: %d nodes: too many", len(p.nodes))
+	}
+	p.indexEvents()
+	return p, nil
+}
+
+// maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
+const maxNodeProcs = 1 << 24
+
+func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
+	meta := *f
+	meta.Slots = nil
+	s := site{fc: meta}
+	byName := make(map[string]int32, len(f.Nodes))
+	for i, n := range f.Nodes {
+		if n.Procs > maxNodeProcs {
+			return fmt.Errorf("%w: nodes[%d].procs: %d, at most %d supported", forecast.ErrInvalid, i, n.Procs, maxNodeProcs)
+		}
+		idx := int32(len(p.nodes))
+		byName[n.Name] = idx
+		s.nodes = append(s.nodes, idx)
+		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed})
+		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
+	}
+	for _, sl := range f.Slots {
+		start := max(sl.Start, p.opts.NotBefore)
+		if sl.End <= start {
+			continue
+		}
+		n := &p.nodes[byName[sl.Node]]
+		n.pieces = append(n.pieces, piece{start: start, end: sl.End, procs: int64(sl.Procs), price: sl.Price})
+	}
+	p.sites = append(p.sites, s)
+	return nil
+}
+
+func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
+	var feats []string
+	if len(n.Features) > 0 {
+		feats = slices.Clone(n.Features)
+		slices.Sort(feats)
+		feats = slices.Compact(feats)
+	}
+	key := strconv.FormatFloat(n.Speed, 'g', -1, 64) + "/" + strconv.FormatInt(n.MemMB, 10) + "/" + strings.Join(feats, "\x00")
+	if c, ok := idx[key]; ok {
+		return c
+	}
+	c := int32(len(p.classes))
+	p.classes = append(p.classes, class{speed: n.Speed, memMB: n.MemMB, features: feats})
+	idx[key] = c
+	return c
+}
+
+func (p *Pool) indexEvents() {
+	p.rank = map[float64]int32{}
+	total := 0
+	for i := range p.nodes {
+		for _, pc := range p.nodes[i].pieces {
+			if _, ok := p.rank[pc.price]; !ok {
+				p.rank[pc.price] = 0
+				p.prices = append(p.prices, pc.price)
+			}
+		}
+		total += 2 * len(p.nodes[i].pieces)
+	}
+	slices.Sort(p.prices)
+	for i, pr := range p.prices {
+		p.rank[pr] = int32(i)
+	}
+	ev := make([]event, 0, total)
+	for i := range p.nodes {
+		for _, pc := range p.nodes[i].pieces {
+			ev = p.appendEdges(ev, int32(i), pc)
+		}
+	}
+	sortByTime(ev) // appended in node order, so (time, node) order
+	p.events = newEventList(ev)
+}
+
+func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
+	cl, rk := p.nodeClass[n], p.rank[pc.price]
+	return append(ev,
+		event{at: pc.start, node: n, procs: int32(pc.procs), class: cl, rank: rk},
+		event{at: pc.end, node: n, procs: int32(-pc.procs), class: cl, rank: rk})
+}
+
+// addPieces records pieces taken by a placement (negative procs, at prices
+// the node has) and inserts their edges.
+func (p *Pool) addPieces(n int32, pcs []piece) {
+	for _, pc := range pcs {
+		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
+		for _, e := range p.appendEdges(nil, n, pc) {
+			p.events.insert(e)
+		}
+	}
+}
+
+// maxRank is the rank of the dearest price at or below maxPrice (-1: none).
+func (p *Pool) maxRank(maxPrice float64) int32 {
+	i, found := slices.BinarySearch(p.prices, maxPrice)
+	if found {
+		return int32(i)
+	}
+	return int32(i) - 1
+}
+
+// Len is the number of piece edges the pool sweeps (twice the slots, plus
+// two per piece that placements took).
+func (p *Pool) Len() int { return p.events.n }

@@ -1,0 +1,304 @@
+package coalloc
+
+import (
+	"math"
+	"slices"
+)
+
+// Stage 1: the earliest start t at which the usable processors over
+// [t, t+dur) suffice. One pass over the time-sorted edges with two cursors:
+// the right cursor applies every edge before t+dur, so each node's value
+// (the sum of its usable pieces) is known up to the window's end; the left
+// cursor retires what ends by t. Per node a monotone deque of (value,
+// expiry) segments gives the minimum of the node's value over the window,
+// which is what a job can hold there. Candidate starts are NotBefore and
+// every usable edge after it: capacity can only grow where a segment leaves
+// the window, that is at an edge.
+
+type dqEntry struct {
+	value  int64
+	expiry int64 // the segment covers [.., expiry)
+}
+
+// nodeCap is what one node can give over a window.
+type nodeCap struct {
+	node int32
+	cap  int64
+}
+
+// nstate is one node's sweep state, valid only when gen == scratch.curGen.
+type nstate struct {
+	cur  int64 // the node's usable processors at the right cursor
+	min  int64 // minimum over the window: what the node can give
+	dq   []dqEntry
+	head int32
+	gen  uint32
+	mark bool
+	// buf holds short deques in place (dq points into it), so the usual
+	// node costs one cache miss, not two; longer ones spill to the heap.
+	buf [2]dqEntry
+}
+
+// scratch is the per-pool sweep state, reused across sweeps. Node state is
+// reset lazily (generation stamps), so a sweep costs what it visits.
+type scratch struct {
+	ns        []nstate
+	classBase []bool // node class meets the job's speed, memory and features
+	classOK   []bool // classBase and speed >= the sweep's tier
+	curGen    uint32
+	active    []int32 // nodes touched by the current sweep
+	touched   []int32
+	bounds    []bound // boundaries passed by the right edge, oldest first
+	boundHead int
+	siteCap   []int64
+	topk      []int64
+	total     int64
+	atLeast   int // sites whose capacity alone reaches the job's procs
+}
+
+type sweepSpec struct {
+	procs   int64
+	dur     int64
+	tier    float64 // only nodes at least this fast
+	sites   int     // at most this many sites (>= len(p.sites) means any)
+	maxRank int32   // only pieces priced at or below prices[maxRank]
+	limit   int64   // give up once the candidate start passes limit
+}
+
+func (p *Pool) ensureScratch() {
+	sc := &p.sc
+	if len(sc.ns) == len(p.nodes) && len(sc.classOK) == len(p.classes) {
+		return
+	}
+	sc.ns = make([]nstate, len(p.nodes))
+	sc.classBase = make([]bool, len(p.classes))
+	sc.classOK = make([]bool, len(p.classes))
+	sc.siteCap = make([]int64, len(p.sites))
+}
+
+// beginSweep starts a sweep over the nodes of the job's classes that are
+// at least tier fast.
+func (p *Pool) beginSweep(tier float64) {
+	p.ensureScratch()
+	sc := &p.sc
+	for i, c := range p.classes {
+		sc.classOK[i] = sc.classBase[i] && c.speed >= tier
+	}
+	sc.curGen++
+	if sc.curGen == 0 { // wrapped: make every stamp stale
+		for i := range sc.ns {
+			sc.ns[i].gen = 0
+		}
+		sc.curGen = 1
+	}
+	sc.active = sc.active[:0]
+	sc.bounds, sc.boundHead = sc.bounds[:0], 0
+	clear(sc.siteCap)
+	sc.total, sc.atLeast = 0, 0
+}
+
+// touch makes node n's state valid for this sweep: value 0, one segment.
+func (p *Pool) touch(n int32) *nstate {
+	sc := &p.sc
+	st := &sc.ns[n]
+	if st.gen == sc.curGen {
+		return st
+	}
+	st.gen = sc.curGen
+	st.cur, st.min, st.head = 0, 0, 0
+	if cap(st.dq) == 0 {
+		st.dq = st.buf[:0:len(st.buf)]
+	}
+	st.dq = append(st.dq[:0], dqEntry{value: 0, expiry: math.MaxInt64})
+	sc.active = append(sc.active, n)
+	return st
+}
+
+// sweep returns the earliest feasible start not after sp.limit, using the
+// nodes that meet the job's requirements and sp.tier.
+func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
+	p.beginSweep(sp.tier)
+	var right cursor
+	t := p.opts.NotBefore
+	for t <= sp.limit {
+		p.advanceRight(&right, addSat(t, sp.dur), sp)
+		p.advanceLeft(t, sp.procs)
+		if p.feasible(sp) {
+			return t, true
+		}
+		next, ok := p.nextCandidate(&right, sp)
+		if !ok {
+			return 0, false
+		}
+		t = next
+	}
+	return 0, false
+}
+
+func (p *Pool) usable(e event, sp *sweepSpec) bool {
+	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
+}
+
+// advanceRight applies, one instant at a time, every edge before end.
+func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
+	sc := &p.sc
+	for {
+		e, ok := p.events.peek(c)
+		if !ok || e.at >= end {
+			return
+		}
+		x := e.at
+		for ok && e.at == x {
+			p.events.step(c)
+			if p.usable(e, &sp) {
+				st := p.touch(e.node)
+				if !st.mark {
+					st.mark = true
+					sc.touched = append(sc.touched, e.node)
+				}
+				st.cur += int64(e.procs)
+			}
+			e, ok = p.events.peek(c)
+		}
+		for _, n := range sc.touched {
+			sc.ns[n].mark = false
+			p.push(n, x, sp.procs)
+		}
+		sc.touched = sc.touched[:0]
+	}
+}
+
+// push starts a new segment of node n at x with the node's current value
+// and queues the boundary x for the left edge.
+func (p *Pool) push(n int32, x int64, procs int64) {
+	sc := &p.sc
+	st := &sc.ns[n]
+	v := st.cur
+	q, h := st.dq, int(st.head)
+	if q[len(q)-1].value == v {
+		return // the segment goes on (abutting pieces merge here)
+	}
+	q[len(q)-1].expiry = x
+	for len(q) > h && q[len(q)-1].value >= v {
+		q = q[:len(q)-1]
+	}
+	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
+	st.dq = q
+	sc.bounds = append(sc.bounds, bound{at: x, node: n})
+	p.setMin(n, q[h].value, procs)
+}
+
+// bound is a segment boundary the right edge passed: at x, node's previous
+// segment ends. The left edge retires segments at these, in time order.
+type bound struct {
+	at   int64
+	node int32
+}
+
+// advanceLeft retires, at every boundary at or before t, the segments of
+// its node that end by t.
+func (p *Pool) advanceLeft(t int64, procs int64) {
+	sc := &p.sc
+	for ; sc.boundHead < len(sc.bounds) && sc.bounds[sc.boundHead].at <= t; sc.boundHead++ {
+		n := sc.bounds[sc.boundHead].node
+		st := &sc.ns[n]
+		q, h := st.dq, int(st.head)
+		for q[h].expiry <= t {
+			h++
+		}
+		if h > 0 && 2*h >= len(q) {
+			q = q[:copy(q, q[h:])]
+			st.dq = q
+			h = 0
+		}
+		st.head = int32(h)
+		p.setMin(n, q[h].value, procs)
+	}
+	if sc.boundHead > 4096 && 2*sc.boundHead >= len(sc.bounds) {
+		sc.bounds = sc.bounds[:copy(sc.bounds, sc.bounds[sc.boundHead:])]
+		sc.boundHead = 0
+	}
+}
+
+// nextCandidate is the next instant after the current start where a
+// node's usable processors change: the next queued boundary, or else the
+// next usable edge the right edge has not reached. Capacity over the window
+// can only grow where a segment leaves it, so no other start can be the
+// first feasible one.
+func (p *Pool) nextCandidate(c *cursor, sp sweepSpec) (int64, bool) {
+	sc := &p.sc
+	if sc.boundHead < len(sc.bounds) {
+		return sc.bounds[sc.boundHead].at, true
+	}
+	for {
+		e, ok := p.events.peek(c)
+		if !ok {
+			return 0, false
+		}
+		if p.usable(e, &sp) {
+			return e.at, true
+		}
+		p.events.step(c)
+	}
+}
+
+func (p *Pool) setMin(n int32, v int64, procs int64) {
+	sc := &p.sc
+	old := sc.ns[n].min
+	if v == old {
+		return
+	}
+	sc.ns[n].min = v
+	s := p.nodes[n].site
+	before := sc.siteCap[s]
+	after := before + v - old
+	sc.siteCap[s] = after
+	sc.total += v - old
+	if before < procs && after >= procs {
+		sc.atLeast++
+	} else if before >= procs && after < procs {
+		sc.atLeast--
+	}
+}
+
+func (p *Pool) feasible(sp sweepSpec) bool {
+	sc := &p.sc
+	switch {
+	case sc.total < sp.procs:
+		return false
+	case sp.sites >= len(p.sites):
+		return true
+	case sp.sites == 1:
+		return sc.atLeast > 0
+	}
+	sc.topk = append(sc.topk[:0], sc.siteCap...)
+	slices.SortFunc(sc.topk, func(a, b int64) int { return cmpInt(b, a) })
+	var sum int64
+	for _, c := range sc.topk[:sp.sites] {
+		sum += c
+	}
+	return sum >= sp.procs
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// capacities lists the nodes with processors over the window the last
+// successful sweep stopped at, in node order.
+func (p *Pool) capacities() []nodeCap {
+	var out []nodeCap
+	for _, n := range p.sc.active {
+		if v := p.sc.ns[n].min; v > 0 {
+			out = append(out, nodeCap{node: n, cap: v})
+		}
+	}
+	slices.SortFunc(out, func(a, b nodeCap) int { return cmpInt(int64(a.node), int64(b.node)) })
+	return out
+}

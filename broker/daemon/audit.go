@@ -1,0 +1,148 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"lookahead/broker"
+	"lookahead/wire"
+)
+
+// Audit asks every known site for its real reservations and compares them
+// with the broker's records. With repair, orphans are released and missing
+// reservations re-requested; drifted ones are reported only.
+func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
+	b.mu.Lock()
+	var sites []string
+	for s := range b.sites {
+		sites = append(sites, s)
+	}
+	b.mu.Unlock()
+	sort.Strings(sites)
+	rep := wire.AuditReport{Type: wire.TypeAuditReport, Code: wire.CodeOK, Time: b.now(), Sites: sites, Findings: []wire.AuditFinding{}}
+	actual, errs := b.listAll(ctx, sites)
+	rep.Errors = errs
+	b.mu.Lock()
+	believed := b.state.Believed(b.now())
+	b.mu.Unlock()
+	for _, rs := range actual {
+		rep.Checked += len(rs)
+	}
+	rep.Findings = broker.Reconcile(believed, actual)
+	if repair {
+		for i := range rep.Findings {
+			rep.Findings[i].Repair = b.repair(ctx, rep.Findings[i], believed)
+		}
+	}
+	counts := map[string]int{}
+	for _, f := range rep.Findings {
+		counts[f.Kind]++
+	}
+	b.cfg.Metrics.AuditDone(counts)
+	b.audit(ctx, wire.AuditRecord{Action: "audit", Code: wire.CodeOK,
+		Message: fmt.Sprintf("%d sites, %d reservations checked, %d findings, repair=%v", len(sites), rep.Checked, len(rep.Findings), repair),
+		Detail:  rep.Findings})
+	return rep
+}
+
+// listAll asks each site for its reservations in parallel.
+func (b *Broker) listAll(ctx context.Context, sites []string) (map[string][]wire.Reservation, []string) {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	actual := map[string][]wire.Reservation{}
+	var errs []string
+	for _, s := range sites {
+		wg.Go(func() {
+			var reply wire.ListReply
+			err := b.request(ctx, wire.AgentSubject(s, wire.VerbList), wire.ListRequest{Type: wire.TypeList}, &reply)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Sprintf("%s: %v", s, err))
+			case reply.Code != wire.CodeOK:
+				errs = append(errs, fmt.Sprintf("%s: %s %s", s, reply.Code, reply.Message))
+			default:
+				for i := range reply.Reservations {
+					if reply.Reservations[i].Site == "" {
+						reply.Reservations[i].Site = s
+					}
+				}
+				actual[s] = reply.Reservations
+			}
+		})
+	}
+	wg.Wait()
+	sort.Strings(errs)
+	return actual, errs
+}
+
+// repair fixes one finding and says what it did.
+func (b *Broker) repair(ctx context.Context, f wire.AuditFinding, believed map[string][]wire.Reservation) string {
+	switch f.Kind {
+	case wire.DriftOrphaned:
+		for _, r := range believed[f.Site] {
+			if r.Job == f.Job {
+				return "not released: the broker holds another reservation of this job on the site"
+			}
+		}
+		reply, err := b.release(ctx, f.Job, f.Site, "audit repair: orphaned reservation")
+		if err != nil {
+			return "release failed: " + err.Error()
+		}
+		return fmt.Sprintf("released (%s) %v", reply.Code, reply.Released)
+	case wire.DriftMissing:
+		return b.rereserve(ctx, *f.Broker)
+	}
+	return "not repaired: release and cancel/resubmit the job to move it"
+}
+
+// rereserve asks a site again for a reservation the broker believes in.
+func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) string {
+	b.mu.Lock()
+	rev := uint64(0)
+	if s := b.sites[r.Site]; s != nil {
+		rev = s.Forecast.Seq
+	}
+	b.mu.Unlock()
+	req := wire.ReserveRequest{Type: wire.TypeReserve, Job: r.Job, Site: r.Site, Revision: rev, Start: r.Start,
+		Duration: r.End - r.Start, Nodes: r.Nodes, Identity: r.Identity, RequestedBy: b.cfg.Name + " (audit repair)"}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
+	defer cancel()
+	var reply wire.ReserveReply
+	if err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), req, &reply); err != nil {
+		return "re-reserve failed: " + err.Error()
+	}
+	b.audit(ctx, wire.AuditRecord{Action: "reserve", Job: r.Job, Site: r.Site, Identity: r.Identity, Code: reply.Code,
+		Message: "audit repair: " + reply.Message, Detail: reply.Reservations})
+	if reply.Code != wire.CodeOK {
+		return fmt.Sprintf("re-reserve refused: %s %s", reply.Code, reply.Message)
+	}
+	for i := range reply.Reservations {
+		if reply.Reservations[i].Site == "" {
+			reply.Reservations[i].Site = r.Site
+		}
+	}
+	b.mu.Lock()
+	err := b.record(ctx, broker.Event{Kind: broker.EvRepaired, Time: b.now(), Job: r.Job, Site: r.Site, Reservations: reply.Reservations})
+	b.mu.Unlock()
+	if err != nil {
+		return "re-reserved, but not recorded: " + err.Error()
+	}
+	return fmt.Sprintf("re-reserved as %s", reservationIDs(reply.Reservations))
+}
+
+func reservationIDs(rs []wire.Reservation) string {
+	s := ""
+	for i, r := range rs {
+		if i > 0 {
+			s += ","
+		}
+		s += r.ID
+	}
+	return s
+}

@@ -1,0 +1,225 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"lookahead/broker"
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// ErrCrashed is returned by Run when a FailPoint stopped the broker.
+var ErrCrashed = errors.New("broker stopped at an injected fail point")
+
+// Broker is the broker process. Create it with New and run it with Run;
+// one Broker runs once.
+type Broker struct {
+	cfg Config
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	log zerolog.Logger
+
+	mu      sync.Mutex // guards state, sites, plan, planned
+	state   *broker.State
+	sites   map[string]*broker.Site
+	plan    wire.Plan
+	planned map[string]forecast.Allocation
+	// staleRev is, per site, the forecast revision a reserve was refused
+	// as stale on: no commit touches the site again until a newer one.
+	staleRev map[string]uint64
+
+	trigger      chan struct{}
+	ready        chan struct{}
+	readyOnce    sync.Once
+	badForecasts atomic.Int64
+	crashed      atomic.Bool
+	commitMu     sync.Mutex // one commit or release pass at a time
+}
+
+// New checks the config and returns a broker that will use nc.
+func New(nc *nats.Conn, cfg Config) (*Broker, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("broker config: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	return &Broker{
+		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
+		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
+		staleRev: map[string]uint64{},
+		trigger:  make(chan struct{}, 1), ready: make(chan struct{}),
+	}, nil
+}
+
+// Ready is closed once the broker has replayed its queue, seen every stored
+// forecast and serves requests.
+func (b *Broker) Ready() <-chan struct{} { return b.ready }
+
+func (b *Broker) markReady() { b.readyOnce.Do(func() { close(b.ready) }) }
+
+func (b *Broker) now() int64 { return b.cfg.Clock.Now().Unix() }
+
+// kick asks for a planning cycle soon (debounced).
+func (b *Broker) kick() {
+	select {
+	case b.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// Run sets up streams, replays the queue, recovers unfinished commits,
+// serves requests and plans in cycles until ctx ends.
+func (b *Broker) Run(ctx context.Context) error {
+	if err := b.setup(ctx); err != nil {
+		return err
+	}
+	kv, err := ensureBucket(ctx, b.js, forecastBucketConfig(b.cfg.ForecastTTL, b.cfg.Replicas))
+	if err != nil {
+		return err
+	}
+	svc, err := b.serve()
+	if err != nil {
+		return err
+	}
+	defer svc.Stop()
+	subs, err := b.subscribe()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, s := range subs {
+			s.Unsubscribe()
+		}
+	}()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return b.watchForecasts(gctx, kv) })
+	g.Go(func() error { return b.loop(gctx) })
+	err = g.Wait()
+	if b.crashed.Load() {
+		return ErrCrashed
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (b *Broker) setup(ctx context.Context) error {
+	if _, err := ensureStream(ctx, b.js, AuditStreamConfig(b.cfg.Replicas)); err != nil {
+		return err
+	}
+	s, err := b.js.CreateOrUpdateStream(ctx, jobStreamConfig(b.cfg.Replicas))
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", wire.JobStream, err)
+	}
+	b.mu.Lock()
+	events, bad, err := replay(ctx, s, func(e broker.Event) {
+		if err := b.state.Apply(e); err != nil {
+			b.log.Warn().Err(err).Msg("replay: event skipped")
+		}
+	})
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	b.log.Info().Int("events", events).Int("undecodable", bad).Int("jobs", len(b.state.Jobs())).Msg("queue replayed")
+	return b.recover(ctx)
+}
+
+// recover rolls back every commit a previous broker left without an
+// outcome: the involved sites owe a release (after the reserve deadline, so
+// a reserve still in flight lands first) and the job waits again.
+func (b *Broker) recover(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, j := range b.state.InState(wire.JobCommitting) {
+		e := broker.Event{
+			Kind: broker.EvOutcome, Time: b.now(), Job: j.Req.ID, Release: j.Alloc.Sites(),
+			ReleaseAfter: j.Updated + int64(b.cfg.ReserveTimeout/time.Second) + 1,
+			Message:      "rolled back: the broker stopped during the commit",
+		}
+		if err := b.record(ctx, e); err != nil {
+			return fmt.Errorf("recover commit of %s: %w", j.Req.ID, err)
+		}
+		b.cfg.Metrics.RolledBack("recovery")
+		b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
+		b.log.Warn().Str("job", j.Req.ID).Strs("sites", e.Release).Msg("unfinished commit rolled back")
+	}
+	return nil
+}
+
+// record appends e to the job stream, then applies it. Callers hold b.mu.
+func (b *Broker) record(ctx context.Context, e broker.Event) error {
+	if err := appendEvent(ctx, b.js, e); err != nil {
+		return err
+	}
+	if err := b.state.Apply(e); err != nil {
+		b.log.Error().Err(err).Msg("recorded event does not apply")
+	}
+	b.announce(e)
+	return nil
+}
+
+// announce publishes an applied event for live watchers (best effort).
+func (b *Broker) announce(e broker.Event) {
+	if data, err := json.Marshal(e); err == nil {
+		b.nc.Publish(wire.BrokerEventSubject(e.Kind), data)
+	}
+}
+
+// audit appends an audit record; a failure is logged, never fatal.
+func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
+	if r.Time == 0 {
+		r.Time = b.now()
+	}
+	if r.Actor == "" {
+		r.Actor = b.cfg.Name
+	}
+	if err := publishAudit(ctx, b.js, r); err != nil {
+		b.log.Error().Err(err).Msg("audit record lost")
+	}
+}
+
+// loop runs a cycle every CycleInterval and, debounced, after a kick.
+func (b *Broker) loop(ctx context.Context) error {
+	select {
+	case <-b.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	tick := time.NewTicker(b.cfg.CycleInterval)
+	defer tick.Stop()
+	debounce := time.NewTimer(b.cfg.Debounce)
+	defer debounce.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-b.trigger:
+			debounce.Reset(b.cfg.Debounce)
+			continue
+		case <-debounce.C:
+		}
+		if err := b.Cycle(ctx); err != nil {
+			if b.crashed.Load() {
+				return ErrCrashed
+			}
+			b.log.Error().Err(err).Msg("planning cycle failed")
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"lookahead/broker"
+)
+
+// Metrics is what the broker reports to Prometheus; *metrics.Broker of
+// internal/metrics implements it. Nil reports nothing.
+type Metrics interface {
+	CycleDone(d time.Duration, end time.Time, planned, unplaced int)
+	SetJobs(byState map[string]int)
+	SetSites(fresh, stale int)
+	Submission(code string)
+	Committed()
+	RolledBack(reason string)
+	NoShowReleased()
+	AuditDone(found map[string]int)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) CycleDone(time.Duration, time.Time, int, int) {}
+func (noMetrics) SetJobs(map[string]int)                       {}
+func (noMetrics) SetSites(int, int)                            {}
+func (noMetrics) Submission(string)                            {}
+func (noMetrics) Committed()                                   {}
+func (noMetrics) RolledBack(string)                            {}
+func (noMetrics) NoShowReleased()                              {}
+func (noMetrics) AuditDone(map[string]int)                     {}
+
+// Clock gives the broker its notion of now. The daemon uses the wall clock;
+// the demo an accelerated one; tests a settable one.
+type Clock interface{ Now() time.Time }
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// WallClock is the real clock.
+var WallClock Clock = wallClock{}
+
+// Config is everything the broker needs besides a NATS connection. Zero
+// durations take the defaults below.
+type Config struct {
+	// Name is the broker's actor name in reserve requests and audit records.
+	Name string
+	// CycleInterval is the time between planning cycles (default 30 s).
+	CycleInterval time.Duration
+	// Debounce delays a cycle triggered by a submission or a forecast change
+	// so a burst costs one cycle (default 1 s).
+	Debounce time.Duration
+	// CommitLead: jobs planned to start within it are reserved (default 10 min).
+	CommitLead time.Duration
+	// ReserveTimeout bounds a commit's parallel reserve requests and each
+	// release (default 10 s).
+	ReserveTimeout time.Duration
+	// ForecastTTL: a site silent longer than this is stale (default 5 min).
+	ForecastTTL time.Duration
+	// StartMargin keeps planned starts this far after now, so a reservation
+	// is not in the past by the time it reaches the site (default 30 s).
+	StartMargin time.Duration
+	// Replicas of the streams and bucket the broker creates (default 1).
+	Replicas int
+	Policy   broker.Policy
+	// Planner places jobs; required (the co-allocation core in production).
+	Planner broker.Planner
+	Clock   Clock
+	Log     zerolog.Logger
+	Metrics Metrics
+	// FailPoint, when set, is asked at named points of the commit protocol
+	// ("intent", "answer:<site>"); returning true makes the broker stop
+	// there as if it died (tests of recovery).
+	FailPoint func(point string) bool
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.CycleInterval, 30*time.Second)
+	def(&c.Debounce, time.Second)
+	def(&c.CommitLead, 10*time.Minute)
+	def(&c.ReserveTimeout, 10*time.Second)
+	def(&c.ForecastTTL, 5*time.Minute)
+	def(&c.StartMargin, 30*time.Second)
+	if c.Name == "" {
+		c.Name = "broker"
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.Metrics == nil {
+		c.Metrics = noMetrics{}
+	}
+	if c.Clock == nil {
+		c.Clock = WallClock
+	}
+}
+
+// Validate reports settings that cannot work.
+func (c *Config) Validate() error {
+	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
+		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin} {
+		if d < 0 {
+			return fmt.Errorf("%s: %v, must not be negative", name, d)
+		}
+	}
+	if c.Planner == nil {
+		return fmt.Errorf("no planner configured")
+	}
+	if c.Policy.MaxWalltime < 0 {
+		return fmt.Errorf("max_walltime: %d, must not be negative", c.Policy.MaxWalltime)
+	}
+	return c.Policy.Budgets.Validate()
+}

@@ -1,0 +1,116 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"lookahead/broker"
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Cycle runs one planning cycle now: plan every waiting job on the fresh
+// forecasts as they are at its start, publish the plan and reserve the jobs
+// due within the commit lead time. Owed releases and no-shows are settled
+// first, so a job is never reserved again before its old reservations are
+// gone.
+// Safe to call while Run runs (tests and the demo drive it directly).
+func (b *Broker) Cycle(ctx context.Context) error {
+	b.commitMu.Lock()
+	defer b.commitMu.Unlock()
+	if err := b.settle(ctx); err != nil {
+		return err
+	}
+	now := b.now()
+	in, stale := b.snapshot(now)
+	began := time.Now()
+	allocs, err := broker.PlanCycle(in, b.cfg.Planner)
+	took := time.Since(began)
+	if err != nil {
+		return err
+	}
+	plan := b.publishPlan(in, stale, allocs, now, took)
+	b.cfg.Metrics.CycleDone(took, b.cfg.Clock.Now(), countPlaced(allocs), len(allocs)-countPlaced(allocs))
+	revisions := broker.Revisions(in.Forecasts)
+	for i, a := range allocs {
+		if !broker.Due(a, now, int64(b.cfg.CommitLead/time.Second)) {
+			continue
+		}
+		if err := b.commit(ctx, in.Jobs[i].ID, a, revisions); err != nil {
+			return err
+		}
+	}
+	b.log.Debug().Uint64("cycle", plan.Cycle).Int("jobs", len(allocs)).Dur("took", took).Msg("cycle")
+	b.updateGauges()
+	return nil
+}
+
+func countPlaced(allocs []forecast.Allocation) int {
+	n := 0
+	for _, a := range allocs {
+		if a.Placed() {
+			n++
+		}
+	}
+	return n
+}
+
+// snapshot takes the cycle's input under the lock: fresh forecasts, holds
+// and the waiting jobs in priority order. Planned starts are kept at least
+// StartMargin ahead.
+func (b *Broker) snapshot(now int64) (broker.CycleInput, []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fresh, stale := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
+	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh, Holds: b.state.Holds()}
+	for _, j := range b.state.Waiting() {
+		in.Jobs = append(in.Jobs, j.Req)
+	}
+	return in, stale
+}
+
+func (b *Broker) siteList() []broker.Site {
+	out := make([]broker.Site, 0, len(b.sites))
+	for _, s := range b.sites {
+		out = append(out, *s)
+	}
+	return out
+}
+
+func (b *Broker) publishPlan(in broker.CycleInput, stale []string, allocs []forecast.Allocation, now int64, took time.Duration) wire.Plan {
+	b.mu.Lock()
+	plan := wire.Plan{Type: wire.TypePlan, Cycle: b.plan.Cycle + 1, Time: now, Stale: stale,
+		Allocations: allocs, Micros: took.Microseconds()}
+	for _, f := range in.Forecasts {
+		plan.Sites = append(plan.Sites, f.Site)
+	}
+	b.planned = make(map[string]forecast.Allocation, len(allocs))
+	for _, a := range allocs {
+		b.planned[a.Job] = a
+		if broker.Due(a, now, int64(b.cfg.CommitLead/time.Second)) {
+			plan.Commit = append(plan.Commit, a.Job)
+		}
+	}
+	if plan.Allocations == nil {
+		plan.Allocations = []forecast.Allocation{}
+	}
+	b.plan = plan
+	b.mu.Unlock()
+	if data, err := json.Marshal(plan); err == nil {
+		b.nc.Publish(wire.PlanSubject, data)
+	}
+	return plan
+}
+
+func (b *Broker) updateGauges() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	byState := map[string]int{}
+	for _, j := range b.state.Jobs() {
+		byState[j.State]++
+	}
+	fresh, stale := broker.Fresh(b.siteList(), b.now(), int64(b.cfg.ForecastTTL/time.Second))
+	b.cfg.Metrics.SetJobs(byState)
+	b.cfg.Metrics.SetSites(len(fresh), len(stale))
+}

@@ -1,0 +1,132 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/broker"
+	"lookahead/wire"
+)
+
+// jobStreamConfig is the durable grid queue: every event, kept until an
+// operator trims it; a retried submission within the duplicate window is
+// dropped by JetStream as well as by the broker's own request index.
+func jobStreamConfig(replicas int) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        wire.JobStream,
+		Description: "lookahead grid queue events (broker)",
+		Subjects:    []string{wire.JobSubjects},
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		Duplicates:  10 * time.Minute,
+		DenyDelete:  true,
+		DenyPurge:   true,
+	}
+}
+
+// AuditStreamConfig is the append-only audit trail shared by the broker and
+// the agents: deleting or purging records is denied.
+func AuditStreamConfig(replicas int) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        wire.AuditStream,
+		Description: "lookahead audit trail (append-only)",
+		Subjects:    []string{wire.AuditSubjects},
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		DenyDelete:  true,
+		DenyPurge:   true,
+	}
+}
+
+// ensureStream creates a stream, or uses it as it is when it exists.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	s, err := js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		s, err = js.Stream(ctx, cfg.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
+	}
+	return s, nil
+}
+
+// appendEvent writes one event to the job stream; a submission carries its
+// request id as the message id so JetStream drops a duplicate.
+func appendEvent(ctx context.Context, js jetstream.JetStream, e broker.Event) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode %s event of %s: %w", e.Kind, e.Job, err)
+	}
+	var opts []jetstream.PublishOpt
+	if e.Kind == broker.EvSubmitted && e.RequestID != "" {
+		opts = append(opts, jetstream.WithMsgID("submit-"+e.RequestID))
+	}
+	if _, err := js.Publish(ctx, fmt.Sprintf(wire.JobSubjectT, e.Job), data, opts...); err != nil {
+		return fmt.Errorf("append %s event of %s to %s: %w", e.Kind, e.Job, wire.JobStream, err)
+	}
+	return nil
+}
+
+// replay reads the whole job stream in order and hands every event to
+// apply. Undecodable messages are counted and skipped.
+func replay(ctx context.Context, s jetstream.Stream, apply func(broker.Event)) (events, bad int, err error) {
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("stream %s info: %w", wire.JobStream, err)
+	}
+	last := info.State.LastSeq
+	if info.State.Msgs == 0 {
+		return 0, 0, nil
+	}
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return 0, 0, fmt.Errorf("replay %s: %w", wire.JobStream, err)
+	}
+	for {
+		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return events, bad, fmt.Errorf("replay %s: %w", wire.JobStream, err)
+		}
+		n := 0
+		for msg := range batch.Messages() {
+			n++
+			var e broker.Event
+			if json.Unmarshal(msg.Data(), &e) != nil {
+				bad++
+			} else {
+				events++
+				apply(e)
+			}
+			if meta, err := msg.Metadata(); err == nil && meta.Sequence.Stream >= last {
+				return events, bad, nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return events, bad, fmt.Errorf("replay %s: %w", wire.JobStream, err)
+		}
+		if n == 0 {
+			return events, bad, fmt.Errorf("replay %s: stream ends before sequence %d", wire.JobStream, last)
+		}
+	}
+}
+
+// publishAudit appends one record to the audit stream.
+func publishAudit(ctx context.Context, js jetstream.JetStream, r wire.AuditRecord) error {
+	r.Type = wire.TypeAudit
+	if r.Origin == "" {
+		r.Origin = wire.AuditOriginBroker
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode audit record: %w", err)
+	}
+	if _, err := js.Publish(ctx, wire.AuditSubject(r.Origin, r.Action), data); err != nil {
+		return fmt.Errorf("append audit record %s of %s: %w", r.Action, r.Job, err)
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"lookahead/agent"
+	"lookahead/agent/simsite"
+	"lookahead/broker"
+	"lookahead/broker/client"
+	"lookahead/broker/daemon"
+	"lookahead/forecast/sim"
+	"lookahead/internal/natsembed"
+)
+
+// Options tune the demo. Zero values take the defaults.
+type Options struct {
+	Duration time.Duration // real time the demo runs (default 60 s)
+	Speed    float64       // simulated seconds per real second (default 600)
+	Jobs     int           // grid jobs submitted (default 24)
+	Seed     uint64        // of the grid job stream (default 1)
+	Out      io.Writer     // live output (default stdout)
+	Color    bool          // ANSI colours in the live output
+	Log      io.Writer     // component logs (JSON lines); nil: none
+	Planner  broker.Planner
+}
+
+func (o *Options) defaults() {
+	if o.Duration == 0 {
+		o.Duration = 60 * time.Second
+	}
+	if o.Speed == 0 {
+		o.Speed = 600
+	}
+	if o.Jobs == 0 {
+		o.Jobs = 24
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Planner == nil {
+		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{})
+	}
+}
+
+// Validate refuses options that cannot make a demo.
+func (o Options) Validate() error {
+	switch {
+	case o.Duration < 5*time.Second:
+		return fmt.Errorf("duration %v: must be at least 5s", o.Duration)
+	case o.Speed < 1 || o.Speed > 10000:
+		return fmt.Errorf("speed %v: must be between 1 and 10000", o.Speed)
+	case o.Jobs < 1 || o.Jobs > 1000:
+		return fmt.Errorf("jobs %d: must be between 1 and 1000", o.Jobs)
+	}
+	return nil
+}
+
+type run struct {
+	o      Options
+	clock  *Clock
+	srv    *natsembed.Server
+	p      *printer
+	log    zerolog.Logger
+	b      *daemon.Broker
+	stats  *stats
+	timers *timers
+
+	launchOnce sync.Once
+	launchNC   *nats.Conn
+}
+
+// Run runs the demo until its duration passes or ctx is cancelled (Ctrl-C),
+// then checks the books (an audit of every site against the broker) and
+// returns the summary. The summary is also printed. An interrupted demo
+// still returns its summary, with ctx's error.
+func Run(ctx context.Context, o Options) (Summary, error) {
+	o.defaults()
+	if err := o.Validate(); err != nil {
+		return Summary{}, err
+	}
+	r := &run{o: o, clock: NewClock(o.Speed), stats: newStats(), timers: &timers{}}
+	r.log = zerolog.Nop()
+	if o.Log != nil {
+		r.log = zerolog.New(o.Log).With().Timestamp().Logger()
+	}
+	srv, err := natsembed.Start(natsembed.Options{})
+	if err != nil {
+		return Summary{}, err
+	}
+	r.srv = srv
+	defer srv.Shutdown()
+	r.p = newPrinter(o.Out, r.clock, o.Color)
+	return r.run(ctx)
+}
+
+func (r *run) connect(name string) (*nats.Conn, error) {
+	nc, err := nats.Connect(r.srv.ClientURL(), nats.Name(name))
+	if err != nil {
+		return nil, fmt.Errorf("connect %s to the embedded nats: %w", name, err)
+	}
+	return nc, nil
+}
+
+func (r *run) run(ctx context.Context) (Summary, error) {
+	obs, err := r.connect("demo-observer")
+	if err != nil {
+		return Summary{}, err
+	}
+	defer obs.Close()
+	if err := r.observe(obs); err != nil {
+		return Summary{}, err
+	}
+	r.p.banner(r.o)
+	runCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g, gctx := errgroup.WithContext(runCtx)
+	if err := r.startSites(gctx, g); err != nil {
+		stop()
+		g.Wait()
+		return Summary{}, err
+	}
+	if err := r.startBroker(gctx, g); err != nil {
+		stop()
+		g.Wait()
+		return Summary{}, err
+	}
+	select {
+	case <-r.b.Ready():
+	case <-gctx.Done():
+		return Summary{}, fmt.Errorf("demo: broker did not start: %w", g.Wait())
+	}
+	cl := client.New(obs, "")
+	g.Go(func() error { return r.submitter(gctx, cl) })
+	interrupted := r.wait(ctx, gctx)
+	sum := r.finish(cl)
+	r.timers.stopAll()
+	if r.launchNC != nil {
+		r.launchNC.Close()
+	}
+	stop()
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		return sum, fmt.Errorf("demo: %w", err)
+	}
+	r.p.summary(sum, interrupted)
+	if interrupted {
+		return sum, ctx.Err()
+	}
+	return sum, nil
+}
+
+// wait blocks until the duration passed, ctx ended (true) or a component
+// failed.
+func (r *run) wait(ctx, gctx context.Context) bool {
+	t := time.NewTimer(r.o.Duration)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		r.p.note("interrupted: stopping")
+		return true
+	case <-gctx.Done():
+		return false
+	}
+}
+
+func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
+	t0 := r.clock.Origin().Unix()
+	for _, spec := range Sites {
+		jobs, skipped, err := loadTrace(spec.Trace, spec.Name)
+		if err != nil {
+			return err
+		}
+		r.stats.localJobs += len(jobs)
+		r.stats.skipped += skipped
+		site, err := simsite.New(simsite.Config{Site: spec.Name, Nodes: spec.Nodes, PPN: spec.PPN, Speed: spec.Speed,
+			MemMB: spec.MemMB, Features: spec.Features, Policy: sim.EASY, Workload: jobs,
+			Start: t0 - 6*3600, Clock: r.clock.Now}) // the trace starts 6 h before the demo: busy sites, real queues
+		if err != nil {
+			return err
+		}
+		nc, err := r.connect("agent-" + spec.Name)
+		if err != nil {
+			return err
+		}
+		lg := r.log.With().Str("site", spec.Name).Logger()
+		a, err := agent.New(agent.Config{Site: spec.Name, Debounce: 100 * time.Millisecond, Refresh: time.Second,
+			ForecastTTL: 30 * time.Second, PastGrace: 10 * time.Minute},
+			agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Now: r.clock.Now, Log: &lg,
+				Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: spec.Pricing()}})
+		if err != nil {
+			nc.Close()
+			return err
+		}
+		g.Go(func() error {
+			defer nc.Close()
+			return a.Run(ctx)
+		})
+	}
+	return nil
+}
+
+func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
+	nc, err := r.connect("broker")
+	if err != nil {
+		return err
+	}
+	simSec := func(real time.Duration) time.Duration { return time.Duration(float64(real) * r.o.Speed) }
+	b, err := daemon.New(nc, daemon.Config{
+		CycleInterval: time.Second, Debounce: 200 * time.Millisecond,
+		CommitLead:     30 * time.Minute,        // simulated
+		ForecastTTL:    simSec(5 * time.Second), // 5 real seconds of silence
+		StartMargin:    simSec(300 * time.Millisecond),
+		ReserveTimeout: 5 * time.Second,
+		Clock:          r.clock, Planner: r.o.Planner,
+		Policy: broker.Policy{MaxWalltime: 24 * 3600, Budgets: broker.Budgets{Accounts: demoBudgets}},
+		Log:    r.log.With().Str("component", "broker").Logger(),
+	})
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	r.b = b
+	g.Go(func() error {
+		defer nc.Close()
+		return b.Run(ctx)
+	})
+	return nil
+}
+
+// submitter sends the grid job stream through the broker's NATS endpoint,
+// each job at its simulated submit time.
+func (r *run) submitter(ctx context.Context, cl *client.Client) error {
+	widest := 0
+	for _, s := range Sites {
+		widest = max(widest, s.procs())
+	}
+	window := time.Duration(float64(r.o.Duration) * 0.6 * r.o.Speed)
+	for _, gj := range gridJobs(r.o.Jobs, window, r.o.Seed, widest) {
+		due := r.clock.Origin().Add(gj.At)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(r.clock.Until(due.Unix())):
+		}
+		reply, err := cl.Submit(ctx, gj.Job, "")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.p.note("submit failed: " + err.Error())
+			continue
+		}
+		r.stats.submitted(gj.Job, reply)
+		r.p.submitted(gj.Job, reply)
+	}
+	return nil
+}
+
+// timers are the launcher's pending job events, stopped at shutdown.
+type timers struct {
+	mu   sync.Mutex
+	list []*time.Timer
+	done bool
+}
+
+func (t *timers) after(d time.Duration, f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.done {
+		t.list = append(t.list, time.AfterFunc(d, f))
+	}
+}
+
+func (t *timers) stopAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.done = true
+	for _, x := range t.list {
+		x.Stop()
+	}
+}

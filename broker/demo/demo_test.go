@@ -1,0 +1,95 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBundledTracesLoad(t *testing.T) {
+	for _, s := range Sites {
+		jobs, skipped, err := loadTrace(s.Trace, s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) < 200 || skipped > len(jobs)/10 {
+			t.Errorf("%s: %d jobs, %d skipped", s.Trace, len(jobs), skipped)
+		}
+		for _, j := range jobs {
+			if j.Procs > s.procs() {
+				t.Errorf("%s: job %s wants %d procs, the site has %d", s.Trace, j.ID, j.Procs, s.procs())
+				break
+			}
+		}
+	}
+}
+
+func TestReadSWFRejectsBadLines(t *testing.T) {
+	for name, in := range map[string]string{
+		"short":   "1 0 10 100 4\n",
+		"letters": "1 0 10 100 x 1 1 4 200 1 1 1 1 1 1 1 1 1\n",
+	} {
+		if _, _, err := readSWF(strings.NewReader(in), "t"); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%s: error %v, want one naming line 1", name, err)
+		}
+	}
+	jobs, skipped, err := readSWF(strings.NewReader("; c\n1 5 10 100 -1 1 1 -1 200 1 1 1 1 1 1 1 1 1\n2 9 10 100 4 1 1 4 -1 1 1 1 1 1 1 1 1 1\n"), "t")
+	if err != nil || skipped != 1 || len(jobs) != 1 || jobs[0].Walltime != 100 || jobs[0].Submit != 0 {
+		t.Fatalf("jobs %+v skipped %d err %v", jobs, skipped, err)
+	}
+}
+
+func TestGridJobsIncludeMultiSiteAndOverBudget(t *testing.T) {
+	jobs := gridJobs(24, time.Hour, 1, 240)
+	wide := 0
+	for _, g := range jobs {
+		if g.Job.Procs > 240 {
+			wide++
+		}
+		if err := g.Job.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if wide < 5 {
+		t.Fatalf("%d jobs wider than any site", wide)
+	}
+}
+
+// TestDemoRunsEndToEnd runs a short demo: real embedded NATS, simulated
+// sites with their agents, the broker with the co-allocation core; jobs are placed, some across sites,
+// and the closing audit finds the broker and the sites in agreement.
+func TestDemoRunsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 12 s")
+	}
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), Options{Duration: 12 * time.Second, Speed: 900, Jobs: 10, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"online    alpha", "online    gamma", "submit", "reserved", "summary"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if sum.Placed == 0 || sum.Submitted != 10 || sum.AuditFindings != 0 || sum.AuditErrors != 0 {
+		t.Fatalf("summary %+v\n%s", sum, text)
+	}
+}
+
+func TestDemoStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	var out bytes.Buffer
+	began := time.Now()
+	_, err := Run(ctx, Options{Duration: time.Minute, Out: &out})
+	if err != context.Canceled {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if time.Since(began) > 30*time.Second || !strings.Contains(out.String(), "summary (interrupted)") {
+		t.Fatalf("did not stop cleanly:\n%s", out.String())
+	}
+}

@@ -1,0 +1,92 @@
+package broker
+
+import (
+	"sort"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Job is the broker's record of one grid job. It is built only by applying
+// events (see State.Apply); readers must not modify it.
+type Job struct {
+	Req       forecast.JobRequest
+	RequestID string
+	Actor     string
+	State     string
+	// Alloc is the allocation being committed or reserved (nil while
+	// waiting).
+	Alloc *forecast.Allocation
+	// Revisions is the forecast Seq per site the allocation was planned on.
+	Revisions    map[string]uint64
+	Reservations []wire.Reservation
+	Cost         float64
+	WorstCost    float64
+	// PendingRelease maps a site to the time from which a release is owed
+	// there (after a rollback, a cancel or an expiry).
+	PendingRelease map[string]int64
+	// SiteStates is what each involved site reported (started, finished,
+	// failed).
+	SiteStates map[string]string
+	Attempts   int
+	Updated    int64
+	Message    string
+	// seq orders jobs by submission.
+	seq uint64
+}
+
+// Active reports whether the job still wants or holds resources.
+func (j *Job) Active() bool {
+	switch j.State {
+	case wire.JobWaiting, wire.JobCommitting, wire.JobReserved, wire.JobRunning:
+		return true
+	}
+	return false
+}
+
+// Holds reports whether the job's allocation holds slots (the planner must
+// not give them to another job).
+func (j *Job) Holds() bool {
+	switch j.State {
+	case wire.JobCommitting, wire.JobReserved, wire.JobRunning:
+		return j.Alloc != nil
+	}
+	return false
+}
+
+// Status renders the job for the status endpoint; plan is the last cycle's
+// allocation for a waiting job (may be nil).
+func (j *Job) Status(plan *forecast.Allocation) wire.JobStatus {
+	st := wire.JobStatus{
+		Job: j.Req, State: j.State, Reservations: j.Reservations, Cost: j.Cost,
+		WorstCost: j.WorstCost, Actor: j.Actor, Updated: j.Updated,
+		Message: j.Message, Attempts: j.Attempts,
+	}
+	st.Plan = plan
+	if j.Alloc != nil {
+		a := *j.Alloc
+		st.Plan = &a
+	}
+	return st
+}
+
+// WorstCost is what a job may cost at most: max_price × procs × walltime,
+// in credits (prices are per CPU-hour).
+func WorstCost(r forecast.JobRequest) float64 {
+	return r.MaxPrice * float64(r.Procs) * float64(r.Walltime) / 3600
+}
+
+// byPriority orders jobs the way the planner does: max price descending,
+// then submission time, then id.
+func byPriority(jobs []*Job) {
+	sort.SliceStable(jobs, func(a, b int) bool {
+		x, y := jobs[a].Req, jobs[b].Req
+		if x.MaxPrice != y.MaxPrice {
+			return x.MaxPrice > y.MaxPrice
+		}
+		if x.Submitted != y.Submitted {
+			return x.Submitted < y.Submitted
+		}
+		return x.ID < y.ID
+	})
+}

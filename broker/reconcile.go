@@ -1,0 +1,122 @@
+package broker
+
+import (
+	"fmt"
+	"sort"
+
+	"lookahead/wire"
+)
+
+// Believed returns, per site, the reservations the broker believes exist at
+// now: those of reserved and running jobs that have not ended.
+func (s *State) Believed(now int64) map[string][]wire.Reservation {
+	out := map[string][]wire.Reservation{}
+	for _, j := range s.Jobs() {
+		if j.State != wire.JobReserved && j.State != wire.JobRunning {
+			continue
+		}
+		for _, r := range j.Reservations {
+			if r.End > now {
+				out[r.Site] = append(out[r.Site], r)
+			}
+		}
+	}
+	return out
+}
+
+// Reconcile compares what the broker believes with what the sites report
+// (actual, per site that answered). Sites absent from actual are not
+// judged. A reservation is matched by id, else by grid job; matched pairs
+// whose start, end, nodes or ACL differ are drifted; unmatched believed ones
+// are missing, unmatched actual ones orphaned. Findings are sorted by site,
+// kind, job.
+func Reconcile(believed, actual map[string][]wire.Reservation) []wire.AuditFinding {
+	var out []wire.AuditFinding
+	for site, have := range actual {
+		out = append(out, reconcileSite(site, believed[site], have)...)
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if x.Site != y.Site {
+			return x.Site < y.Site
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.Job < y.Job
+	})
+	return out
+}
+
+func reconcileSite(site string, want, have []wire.Reservation) []wire.AuditFinding {
+	var out []wire.AuditFinding
+	used := make([]bool, len(have))
+	for _, w := range want {
+		k := match(w, have, used)
+		if k < 0 {
+			w := w
+			out = append(out, wire.AuditFinding{Kind: wire.DriftMissing, Site: site, Job: w.Job, Reservation: w.ID, Broker: &w})
+			continue
+		}
+		used[k] = true
+		if fields := differ(w, have[k]); len(fields) > 0 {
+			w, h := w, have[k]
+			out = append(out, wire.AuditFinding{Kind: wire.DriftDrifted, Site: site, Job: w.Job, Reservation: h.ID, Fields: fields, Broker: &w, Actual: &h})
+		}
+	}
+	for k, h := range have {
+		if !used[k] {
+			h := h
+			out = append(out, wire.AuditFinding{Kind: wire.DriftOrphaned, Site: site, Job: h.Job, Reservation: h.ID, Actual: &h})
+		}
+	}
+	return out
+}
+
+func match(w wire.Reservation, have []wire.Reservation, used []bool) int {
+	for k, h := range have {
+		if !used[k] && w.ID != "" && h.ID == w.ID {
+			return k
+		}
+	}
+	for k, h := range have {
+		if !used[k] && w.Job != "" && h.Job == w.Job {
+			return k
+		}
+	}
+	return -1
+}
+
+func differ(w, h wire.Reservation) []string {
+	var f []string
+	if w.Start != h.Start {
+		f = append(f, "start")
+	}
+	if w.End != h.End {
+		f = append(f, "end")
+	}
+	if nodeKey(w.Nodes) != nodeKey(h.Nodes) {
+		f = append(f, "nodes")
+	}
+	if w.Identity != h.Identity {
+		f = append(f, "acl")
+	}
+	return f
+}
+
+func nodeKey(nodes []wire.NodeProcs) string {
+	m := map[string]int{}
+	for _, n := range nodes {
+		m[n.Node] += n.Procs
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		s += fmt.Sprintf("%s:%d,", k, m[k])
+	}
+	return s
+}

@@ -1,0 +1,55 @@
+package broker
+
+import (
+	"testing"
+
+	"lookahead/wire"
+)
+
+func TestReconcile(t *testing.T) {
+	id := wire.Identity{User: "alice", Account: "proj1"}
+	nodes := []wire.NodeProcs{{Node: "n1", Procs: 4}}
+	res := func(site, rid, job string, start int64) wire.Reservation {
+		return wire.Reservation{ID: rid, Job: job, Site: site, Start: start, End: start + 100, Nodes: nodes, Identity: id}
+	}
+	believed := map[string][]wire.Reservation{
+		"a": {res("a", "g1.0", "g1", 100), res("a", "g2.0", "g2", 100), res("a", "g3.0", "g3", 100)},
+		"b": {res("b", "g1.0", "g1", 100)},
+		"c": {res("c", "g9.0", "g9", 100)},
+	}
+	drift := res("a", "g3.0", "g3", 150)
+	drift.Identity.Account = "other"
+	actual := map[string][]wire.Reservation{
+		"a": {res("a", "g1.0", "g1", 100), drift, res("a", "g7.0", "g7", 100)},
+		"b": {res("b", "g1.0", "g1", 100)},
+		// c did not answer: not judged
+	}
+	got := Reconcile(believed, actual)
+	want := []struct{ kind, site, job string }{
+		{wire.DriftDrifted, "a", "g3"}, {wire.DriftMissing, "a", "g2"}, {wire.DriftOrphaned, "a", "g7"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("findings %+v", got)
+	}
+	for i, w := range want {
+		if got[i].Kind != w.kind || got[i].Site != w.site || got[i].Job != w.job {
+			t.Fatalf("finding %d: %+v, want %v", i, got[i], w)
+		}
+	}
+	if f := got[0].Fields; len(f) != 3 || f[0] != "start" || f[1] != "end" || f[2] != "acl" {
+		t.Fatalf("drift fields %v", f)
+	}
+}
+
+func TestBelievedSkipsEndedAndInactive(t *testing.T) {
+	s := NewState()
+	mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
+	mustApply(t, s, Event{Kind: EvIntent, Job: "g1", Alloc: twoSiteAlloc("g1")})
+	mustApply(t, s, Event{Kind: EvOutcome, Job: "g1", OK: true, Reservations: []wire.Reservation{{ID: "r", Job: "g1", Site: "a", End: 3700}}})
+	if b := s.Believed(100); len(b["a"]) != 1 {
+		t.Fatalf("believed %v", b)
+	}
+	if b := s.Believed(3700); len(b["a"]) != 0 {
+		t.Fatalf("ended reservation still believed: %v", b)
+	}
+}

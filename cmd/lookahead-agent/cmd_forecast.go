@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/agent"
+	"lookahead/forecast"
+	"lookahead/internal/cli"
+)
+
+type forecastOptions struct {
+	*globalOptions
+	once     bool
+	snapshot string
+	output   string
+}
+
+func newForecastCommand(g *globalOptions) *cobra.Command {
+	opts := &forecastOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "forecast --once",
+		Short: "Build one forecast now and print it (no NATS)",
+		Long: `Build one forecast of this site now, exactly as the daemon would (snapshot from
+qstat/pbsnodes, the configured engine and pricing), and print it: a summary
+per node, or the v1 forecast JSON with -o json. Nothing is published, NATS is
+not contacted: use it to check a setup before starting the daemon.
+
+--snapshot FILE forecasts a snapshot JSON file instead of asking Torque.`,
+		Example: `  lookahead-agent forecast --once -o json > forecast.json
+  lookahead-agent forecast --once --snapshot snap.json --site alpha`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runForecast(cmd.Context(), cmd, opts, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&opts.once, "once", false, "build one forecast and exit (required)")
+	cmd.Flags().StringVar(&opts.snapshot, "snapshot", "", "forecast this snapshot JSON file instead of asking Torque")
+	cmd.Flags().String("horizon", "", "how far ahead to forecast, e.g. 48h (config key horizon)")
+	cli.AddOutputFlag(cmd, &opts.output)
+	return cmd
+}
+
+func runForecast(ctx context.Context, cmd *cobra.Command, opts *forecastOptions, w io.Writer) error {
+	if !opts.once {
+		return cli.Usagef("forecast: --once is required (the daemon is `lookahead-agent run`)")
+	}
+	if err := cli.CheckFormat(opts.output); err != nil {
+		return err
+	}
+	c, err := opts.load(cmd)
+	if err != nil {
+		return err
+	}
+	ac, _ := c.agentConfig()
+	a, err := agent.New(ac, agent.Deps{Snapshotter: snapshotter(c, opts.snapshot), Engine: engine(c)})
+	if err != nil {
+		return err
+	}
+	f, err := a.BuildOnce(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.output == cli.FormatJSON {
+		return cli.WriteJSON(w, f)
+	}
+	return printForecast(w, f)
+}
+
+// printForecast is the table view: per node, its slots' processor-hours
+// and the cheapest price.
+func printForecast(w io.Writer, f *forecast.Forecast) error {
+	fmt.Fprintf(w, "site %s  generated %d  horizon %d  nodes %d  slots %d\n\n",
+		f.Site, f.Generated, f.Horizon, len(f.Nodes), len(f.Slots))
+	type row struct {
+		slots    int
+		cpuHours float64
+		minPrice float64
+	}
+	rows := map[string]*row{}
+	for _, s := range f.Slots {
+		r := rows[s.Node]
+		if r == nil {
+			r = &row{minPrice: s.Price}
+			rows[s.Node] = r
+		}
+		r.slots++
+		r.cpuHours += float64(s.Procs) * float64(s.End-s.Start) / 3600
+		r.minPrice = min(r.minPrice, s.Price)
+	}
+	names := make([]string, 0, len(f.Nodes))
+	for _, n := range f.Nodes {
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tSLOTS\tCPU-HOURS\tMIN PRICE")
+	for _, n := range names {
+		r := rows[n]
+		if r == nil {
+			r = &row{}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\n", n, r.slots, r.cpuHours, r.minPrice)
+	}
+	return tw.Flush()
+}

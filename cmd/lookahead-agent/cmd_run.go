@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"lookahead/agent"
+	"lookahead/internal/cli"
+	"lookahead/internal/metrics"
+	"lookahead/internal/natsconn"
+)
+
+func newRunCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the agent daemon",
+		Long: `Run the agent: forecast the site at start, after every debounced burst of
+cluster events and at every refresh; publish each forecast on NATS and in the
+forecast bucket (a heartbeat when nothing changed); serve the broker's
+reserve/release/list requests. SIGTERM or SIGINT stop it cleanly: the current
+forecast is abandoned, the service stops, the NATS connection is drained.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.load(cmd)
+			if err != nil {
+				return err
+			}
+			return runRun(cmd.Context(), c)
+		},
+	}
+	cmd.Flags().String("metrics-listen", "", "Prometheus listener address, \"\" for off (config key metrics.listen)")
+	return cmd
+}
+
+func runRun(ctx context.Context, c Config) error {
+	base, err := newLogger(os.Stderr, c.LogLevel)
+	if err != nil {
+		return cli.UsageError{Err: err}
+	}
+	log := base.With().Str("site", c.Site).Str("component", "daemon").Logger()
+	met, reg := agentMetrics()
+	msrv := &metrics.Server{Addr: c.Metrics.Listen, Gatherer: reg}
+	if _, err := msrv.Listen(); err != nil {
+		return err
+	}
+	msrv.SetNotReady("connecting to NATS")
+	nc, err := natsconn.Connect(ctx, c.natsConfig())
+	if err != nil {
+		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+	}
+	defer nc.Drain()
+	ac, _ := c.agentConfig()
+	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base}
+	deps.Reserver, err = reserver(c)
+	if err != nil {
+		return err
+	}
+	if deps.Reserver == nil {
+		log.Warn().Msg("no reservation backend configured: the reserve/release/list service is off")
+	}
+	a, err := agent.New(ac, deps)
+	if err != nil {
+		return cli.UsageError{Err: err}
+	}
+	srcs, err := sources(c, a, log, met)
+	if err != nil {
+		return err
+	}
+	a.AddSources(srcs...)
+	log.Info().Str("engine", c.Engine).Str("nats", c.NATS.URL).Msg("agent starting")
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.Run(gctx) })
+	g.Go(func() error { return msrv.Run(gctx) })
+	g.Go(func() error { return watchReady(gctx, a, msrv, &log) })
+	err = g.Wait()
+	log.Info().Err(err).Msg("agent stopped")
+	return err
+}
+
+// watchReady marks the daemon ready once its first forecast is out, and
+// not ready while NATS is disconnected.
+func watchReady(ctx context.Context, a *agent.Agent, s *metrics.Server, log *zerolog.Logger) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		st := a.Status()
+		switch {
+		case st.LastPublish == 0 && st.LastError != "":
+			s.SetNotReady("no forecast yet: " + st.LastError)
+		case st.LastPublish == 0:
+			s.SetNotReady("no forecast yet")
+		default:
+			s.SetReady()
+		}
+	}
+}
+
+func (c Config) natsConfig() natsconn.Config {
+	n := c.NATS
+	if n.Name == "" {
+		n.Name = "lookahead-agent-" + c.Site
+	}
+	return n
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/rs/zerolog"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"lookahead/agent"
+	"lookahead/forecast"
+	"lookahead/forecast/sim"
+	"lookahead/internal/cli"
+	"lookahead/internal/metrics"
+	"lookahead/maui"
+	"lookahead/torque"
+	"lookahead/torque/tail"
+)
+
+// snapshotter reads the cluster from Torque, or from a snapshot JSON file
+// when file is set (forecast --snapshot).
+func snapshotter(c Config, file string) agent.Snapshotter {
+	if file != "" {
+		return fileSnapshotter(file)
+	}
+	nodes := map[string]torque.NodeConfig{}
+	for name, n := range c.Torque.Nodes {
+		nodes[name] = n
+	}
+	for name, speed := range c.Torque.Speeds {
+		n := nodes[name]
+		n.Speed = speed
+		nodes[name] = n
+	}
+	run := torque.NewExecRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
+	client := torque.NewClient(run, torque.ClientConfig{Site: c.Site, Qstat: c.Torque.Qstat, Pbsnodes: c.Torque.Pbsnodes,
+		Default: torque.NodeConfig{Speed: c.Torque.DefaultSpeed}, Nodes: nodes})
+	return agent.TorqueSnapshotter{Client: client}
+}
+
+type fileSnapshotter string
+
+func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
+	fh, err := os.Open(string(f))
+	if err != nil {
+		return forecast.Snapshot{}, fmt.Errorf("snapshot file: %w", err)
+	}
+	defer fh.Close()
+	var snap forecast.Snapshot
+	dec := json.NewDecoder(fh)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&snap); err != nil {
+		return forecast.Snapshot{}, fmt.Errorf("snapshot file %s: %w: %v", f, forecast.ErrInvalid, err)
+	}
+	return snap, nil
+}
+
+// engine is the configured forecaster: the built-in simulator, or the
+// site's Maui in SIMULATION mode (a private copy under state_dir, never
+// the production instance) with the site's maui.cfg policy.
+func engine(c Config) agent.Engine {
+	if c.Engine == "maui" {
+		simulator := maui.NewSimulator(maui.SimulatorConfig{BinDir: filepath.Dir(c.Maui.Maui),
+			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
+		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
+	}
+	policy, _ := sim.ParsePolicy(c.Policy)
+	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
+}
+
+// agentMetrics registers the agent's metrics on a fresh registry.
+func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
+	reg := metrics.NewRegistry()
+	m := metrics.NewAgent(reg)
+	m.SetVersion(cli.Version)
+	return m, reg
+}
+
+// reserver is the site's reservation backend: Maui setres/showres/
+// releaseres through the Maui adapter, run directly (never a shell) with
+// MAUIHOMEDIR set so the clients find the server.
+func reserver(c Config) (agent.Reserver, error) {
+	loc, err := time.LoadLocation(c.Maui.Timezone)
+	if err != nil {
+		return nil, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
+	}
+	run := maui.NewExecRunner(maui.ExecConfig{HomeDir: c.Maui.Home, Timeout: c.Maui.CommandTimeout})
+	return agent.MauiReserver{Runner: mauiPaths{run, c.Maui},
+		Config: maui.ClientConfig{Prefix: c.Reservations.Prefix, Location: loc}}, nil
+}
+
+// mauiPaths runs the configured path of each Maui client command.
+type mauiPaths struct {
+	r   maui.Runner
+	cfg MauiConfig
+}
+
+func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.Result, error) {
+	switch name {
+	case "setres":
+		name = m.cfg.Setres
+	case "showres":
+		name = m.cfg.Showres
+	case "releaseres":
+		name = m.cfg.Releaseres
+	case "diagnose":
+		name = m.cfg.diagnose()
+	}
+	return m.r.Run(ctx, name, args...)
+}
+
+// sources are the Torque event sources: tailers of server_logs and
+// accounting (positions under state_dir) and, when configured, the
+// scheduler-notification listener. Each hands its events to the agent.
+func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
+	loc, err := time.LoadLocation(c.Torque.Timezone)
+	if err != nil {
+		return nil, cli.Usagef("torque.timezone %q: %v", c.Torque.Timezone, err)
+	}
+	var out []agent.Source
+	for _, k := range []struct {
+		kind torque.LogKind
+		dir  string
+	}{{torque.ServerLog, c.serverLogs()}, {torque.AccountingLog, c.accountingDir()}} {
+		kind := k.kind
+		t, err := torque.NewTailer(torque.TailerConfig{Kind: kind, Dir: k.dir,
+			Positions: filepath.Join(c.StateDir, kind.String()+".positions"), Start: tail.StartSavedOrEnd, Location: loc,
+			OnReject: func(path string, off int64, _ string, err error) {
+				met.LineRejected(kind.String())
+				log.Warn().Str("file", path).Int64("offset", off).Err(err).Msg("log line rejected")
+			}}, a.TorqueHandler())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if c.Torque.SchedulerListen != "" {
+		server := c.Torque.Server
+		if server == "" {
+			server = "127.0.0.1"
+		}
+		l, err := torque.NewListener(torque.ListenerConfig{Addr: c.Torque.SchedulerListen, Servers: []string{server}}, a.TorqueHandler())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// diagnose is maui.diagnose, or diagnose next to showres.
+func (m MauiConfig) diagnose() string {
+	switch {
+	case m.Diagnose != "":
+		return m.Diagnose
+	case strings.ContainsRune(m.Showres, '/'):
+		return filepath.Join(filepath.Dir(m.Showres), "diagnose")
+	}
+	return "diagnose"
+}

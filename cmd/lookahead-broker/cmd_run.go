@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"lookahead/broker/daemon"
+	"lookahead/internal/cli"
+	"lookahead/internal/metrics"
+	"lookahead/internal/natsconn"
+)
+
+func newRunCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the broker until SIGINT/SIGTERM",
+		Long: `Run the broker: replay the grid queue from JetStream, roll back commits a
+previous broker left half done, serve submit/cancel/status/plan/sites/audit
+over NATS, and plan in cycles. Logs are JSON lines on stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return runRun(cmd.Context(), cfg)
+		},
+	}
+	addConfigFlags(cmd.Flags())
+	return cmd
+}
+
+func newLogger(level string) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(level)
+	if err != nil || level == "" {
+		return zerolog.Logger{}, cli.Usagef("log_level %q: must be debug, info, warn or error", level)
+	}
+	return zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Str("service", "lookahead-broker").Logger(), nil
+}
+
+// runRun wires NATS, metrics and the broker and runs them until ctx ends.
+func runRun(ctx context.Context, cfg Config) error {
+	log, err := newLogger(cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	nc, err := natsconn.Connect(ctx, cfg.NATS)
+	if err != nil {
+		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+	}
+	defer nc.Drain()
+	reg := metrics.NewRegistry()
+	m := metrics.NewBroker(reg)
+	m.SetVersion(cli.Version)
+	srv := &metrics.Server{Addr: cfg.Metrics.Listen, Gatherer: reg}
+	if _, err := srv.Listen(); err != nil {
+		return err
+	}
+	b, err := daemon.New(nc, daemonConfig(cfg, log, m))
+	if err != nil {
+		return cli.UsageError{Err: err}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return b.Run(gctx) })
+	g.Go(func() error {
+		select {
+		case <-b.Ready():
+			srv.SetReady()
+			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Msg("broker ready")
+		case <-gctx.Done():
+		}
+		return nil
+	})
+	err = g.Wait()
+	log.Info().Err(err).Msg("broker stopped")
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	return nil
+}
+
+func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Config {
+	p := cfg.Planning
+	return daemon.Config{
+		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
+		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin,
+		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
+		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{
+			Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)}),
+	}
+}

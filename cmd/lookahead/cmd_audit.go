@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/broker/client"
+	"lookahead/internal/cli"
+	"lookahead/wire"
+)
+
+type auditOptions struct {
+	conn   client.Conn
+	output string
+	repair bool
+	job    string
+	site   string
+	since  string
+	limit  int
+}
+
+func newAuditCommand() *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Compare the broker's reservations with every site's real ones (Maui showres)",
+		Long: `Ask the broker to fetch every site's lookahead reservations (the agents read
+them from Maui, not from memory) and compare them with its records:
+
+  missing   the broker believes in it, the site does not have it
+  orphaned  the site has it, the broker does not know it
+  drifted   both know it, but start, end, nodes or ACL differ
+
+--repair releases orphans and re-requests missing reservations, and prints
+what it did; drifted reservations are reported only.
+
+Exit codes: 0 no findings, 4 findings (or sites that did not answer),
+3 broker unreachable.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAudit(cmd.Context(), cmd.OutOrStdout(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.repair, "repair", false, "release orphans and re-request missing reservations")
+	o.conn.Bind(cmd.Flags())
+	cli.AddOutputFlag(cmd, &o.output)
+	cmd.AddCommand(newAuditLogCommand())
+	return cmd
+}
+
+func runAudit(ctx context.Context, w io.Writer, o *auditOptions) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	c, err := o.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	rep, err := c.Audit(ctx, o.repair)
+	if err != nil {
+		return unavailable(err)
+	}
+	if o.output == cli.FormatJSON {
+		err = cli.WriteJSON(w, rep)
+	} else {
+		err = writeAudit(w, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if n := len(rep.Findings) + len(rep.Errors); n > 0 && !o.repair {
+		return cli.CodedError{Code: cli.ExitRefused, Err: fmt.Errorf("audit: %d findings, %d sites unanswered", len(rep.Findings), len(rep.Errors))}
+	}
+	return refusal(rep.Code, rep.Message)
+}
+
+func writeAudit(w io.Writer, rep wire.AuditReport) error {
+	fmt.Fprintf(w, "audited %d sites, %d reservations\n", len(rep.Sites), rep.Checked)
+	for _, e := range rep.Errors {
+		fmt.Fprintf(w, "  no answer: %s\n", e)
+	}
+	if len(rep.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "no findings: the broker's records match every site that answered")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tSITE\tJOB\tRESERVATION\tFIELDS\tREPAIR")
+	for _, f := range rep.Findings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Kind, f.Site, f.Job, f.Reservation, strings.Join(f.Fields, ","), f.Repair)
+	}
+	return tw.Flush()
+}
+
+func newAuditLogCommand() *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Print the audit trail (every reserve, release, commit, rollback, charge)",
+		Long: `Print records of the append-only audit stream, oldest first: who asked what,
+when, under which ACL, the exact Maui command run, and the result.
+--since takes a duration back from now (2h) or an RFC 3339 time.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAuditLog(cmd.Context(), cmd.OutOrStdout(), o, time.Now())
+		},
+	}
+	cmd.Flags().StringVar(&o.job, "job", "", "only records of this grid job")
+	cmd.Flags().StringVar(&o.site, "site", "", "only records from or about this site")
+	cmd.Flags().StringVar(&o.since, "since", "", "only records from this time on (2h, or 2026-11-22T04:00:00Z)")
+	cmd.Flags().IntVar(&o.limit, "limit", 0, "only the last N matching records")
+	o.conn.Bind(cmd.Flags())
+	cli.AddOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func runAuditLog(ctx context.Context, w io.Writer, o *auditOptions, now time.Time) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	since, err := parseSince(o.since, now)
+	if err != nil {
+		return err
+	}
+	c, err := o.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	recs, bad, err := c.AuditLog(ctx, client.LogFilter{Job: o.job, Site: o.site, Since: since, Limit: o.limit})
+	if err != nil {
+		return unavailable(err)
+	}
+	if o.output == cli.FormatJSON {
+		if recs == nil {
+			recs = []wire.AuditRecord{}
+		}
+		return cli.WriteJSON(w, recs)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tORIGIN\tACTION\tJOB\tSITE\tACTOR\tCODE\tDETAIL")
+	for _, r := range recs {
+		detail := r.Message
+		if len(r.Command) > 0 {
+			detail = strings.TrimSpace(strings.Join(r.Command, " ") + "  " + detail)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", time.Unix(r.Time, 0).UTC().Format(time.DateTime), r.Origin,
+			r.Action, r.Job, r.Site, r.Actor, r.Code, clip(detail, 90))
+	}
+	if bad > 0 {
+		fmt.Fprintf(tw, "(%d undecodable records skipped)\n", bad)
+	}
+	return tw.Flush()
+}
+
+func parseSince(s string, now time.Time) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return now.Add(-d).Unix(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return 0, cli.Usagef("--since %q: want a duration (2h) or an RFC 3339 time", s)
+	}
+	return t.Unix(), nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/broker/client"
+	"lookahead/broker/coalloc"
+	"lookahead/forecast"
+	"lookahead/internal/cli"
+)
+
+type planOptions struct {
+	forecasts       []string
+	jobs            string
+	output          string
+	notBefore       int64
+	multiSiteFactor float64
+	stagingDelay    time.Duration
+	tiers           []float64
+	conn            client.Conn
+}
+
+func newPlanCommand() *cobra.Command {
+	var opts planOptions
+	cmd := &cobra.Command{
+		Use:   "plan [--forecast FILE ... --jobs FILE]",
+		Short: "Show the broker's last plan, or plan a grid queue offline on recorded forecasts (what-if)",
+		Long: `Without --forecast and --jobs, plan asks the running broker for its last
+planning cycle's plan: every waiting job's allocation (sites, nodes, start,
+cost) or why it does not fit yet, the sites planned on and the stale ones.
+-o json prints the broker's plan object (cycle, time, sites, stale,
+allocations, commit).
+
+Offline (what-if), plan reads v1 site forecasts and a JSON array of v1 grid job requests,
+plans the jobs in priority order (max_price descending, then submitted, then
+id), each on what the jobs before it left, with the broker's co-allocation
+algorithm, and prints one allocation per job in the queue's order.
+
+A job that does not fit within the forecasts' horizon gets an "error" that
+starts with "no-fit:" (or "invalid:" for a bad request); that is an answer,
+and plan still exits 0. Invalid forecast or queue files exit 2 with the file
+and the offending field named.
+
+-o json prints a JSON array of v1 allocations and nothing else on stdout.
+Use "-" as --jobs to read the queue from stdin.`,
+		Example: `  lookahead plan --forecast examples/plan/alpha.json --forecast examples/plan/beta.json \
+      --jobs examples/plan/queue.json
+  lookahead plan --forecast a.json --jobs queue.json -o json --multi-site-factor 1.2 --staging-delay 10m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runPlan(cmd.Context(), opts, cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.forecasts, "forecast", nil, "a site's v1 forecast file (repeat for more sites)")
+	f.StringVar(&opts.jobs, "jobs", "", `JSON array of v1 job requests ("-" for stdin)`)
+	f.Int64Var(&opts.notBefore, "not-before", 0, "no allocation starts before this Unix time (default: no bound)")
+	f.Float64Var(&opts.multiSiteFactor, "multi-site-factor", 0, "runtime multiplier for jobs spanning sites (0 or 1: none)")
+	f.DurationVar(&opts.stagingDelay, "staging-delay", 0, "hold time added per remote site for jobs spanning sites")
+	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (default: exact, one per node speed)")
+	opts.conn.Bind(f)
+	cli.AddOutputFlag(cmd, &opts.output)
+	return cmd
+}
+
+func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.Writer) error {
+	if err := cli.CheckFormat(opts.output); err != nil {
+		return err
+	}
+	if len(opts.forecasts) == 0 && opts.jobs == "" {
+		return runPlanOnline(ctx, opts, stdout)
+	}
+	if len(opts.forecasts) == 0 {
+		return cli.Usagef("plan: at least one --forecast is required")
+	}
+	if opts.jobs == "" {
+		return cli.Usagef("plan: --jobs is required")
+	}
+	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 {
+		return cli.Usagef("plan: --staging-delay %v: must be whole seconds >= 0", opts.stagingDelay)
+	}
+	fcs, err := readForecasts(opts.forecasts)
+	if err != nil {
+		return err
+	}
+	jobs, err := readJobs(opts.jobs, stdin)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	allocs, err := coalloc.PlanQueue(fcs, jobs, coalloc.Options{
+		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor,
+		StagingDelay: int64(opts.stagingDelay / time.Second), NotBefore: opts.notBefore,
+	})
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	if opts.output == cli.FormatJSON {
+		return cli.WriteJSON(stdout, allocs)
+	}
+	return writePlanTable(stdout, allocs)
+}
+
+func readForecasts(paths []string) ([]forecast.Forecast, error) {
+	out := make([]forecast.Forecast, 0, len(paths))
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, cli.Usagef("forecast: %w", err)
+		}
+		fc, err := forecast.DecodeForecast(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("forecast %s: %w", path, err)
+		}
+		out = append(out, *fc)
+	}
+	return out, nil
+}
+
+func readJobs(path string, stdin io.Reader) ([]forecast.JobRequest, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, cli.Usagef("jobs: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	jobs, err := forecast.DecodeJobs(r)
+	if err != nil {
+		return nil, fmt.Errorf("jobs %s: %w", path, err)
+	}
+	return jobs, nil
+}
+
+func writePlanTable(w io.Writer, allocs []forecast.Allocation) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTART (UTC)\tEND (UTC)\tPROCS\tSITES\tCOST\tPARTS / ERROR")
+	placed := 0
+	for _, a := range allocs {
+		if !a.Placed() {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\n", a.Job, a.Error)
+			continue
+		}
+		placed++
+		procs := 0
+		parts := make([]string, len(a.Parts))
+		for i, p := range a.Parts {
+			procs += p.Procs
+			parts[i] = fmt.Sprintf("%s/%s:%d", p.Site, p.Node, p.Procs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.2f\t%s\n", a.Job, utc(a.Start), utc(a.End), procs,
+			strings.Join(a.Sites(), ","), a.Cost, strings.Join(parts, " "))
+	}
+	fmt.Fprintf(tw, "\n%d of %d jobs placed\n", placed, len(allocs))
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+func utc(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04:05") }
+
+// runPlanOnline prints the broker's last plan.
+func runPlanOnline(ctx context.Context, opts planOptions, stdout io.Writer) error {
+	c, err := opts.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	p, err := c.Plan(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	if opts.output == cli.FormatJSON {
+		return cli.WriteJSON(stdout, p)
+	}
+	if p.Cycle == 0 {
+		_, err := fmt.Fprintln(stdout, "the broker has not planned yet")
+		return err
+	}
+	fmt.Fprintf(stdout, "cycle %d at %s over %s (%.1f ms)", p.Cycle, utc(p.Time), strings.Join(p.Sites, ", "), float64(p.Micros)/1000)
+	if len(p.Stale) > 0 {
+		fmt.Fprintf(stdout, "; stale, not planned on: %s", strings.Join(p.Stale, ", "))
+	}
+	fmt.Fprintln(stdout)
+	if len(p.Commit) > 0 {
+		fmt.Fprintf(stdout, "reserving now: %s\n", strings.Join(p.Commit, ", "))
+	}
+	fmt.Fprintln(stdout)
+	return writePlanTable(stdout, p.Allocations)
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lookahead/forecast"
+	"lookahead/internal/cli"
+)
+
+var examplePlan = planOptions{
+	forecasts: []string{"../../examples/plan/alpha.json", "../../examples/plan/beta.json"},
+	jobs:      "../../examples/plan/queue.json",
+	output:    cli.FormatJSON,
+}
+
+func TestPlanJSONIsAllocationsInQueueOrder(t *testing.T) {
+	var out bytes.Buffer
+	if err := runPlan(context.Background(), examplePlan, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	var allocs []forecast.Allocation
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&allocs); err != nil {
+		t.Fatalf("stdout is not a JSON array of allocations: %v", err)
+	}
+	if dec.More() {
+		t.Fatal("more than one JSON value on stdout")
+	}
+	want := []string{"g1", "g2", "g3", "g4", "g5"}
+	if len(allocs) != len(want) {
+		t.Fatalf("%d allocations, want %d", len(allocs), len(want))
+	}
+	for i, a := range allocs {
+		if a.Job != want[i] {
+			t.Fatalf("allocation %d is for %s, want %s", i, a.Job, want[i])
+		}
+	}
+	for _, id := range []int{0, 1, 2} {
+		if !allocs[id].Placed() {
+			t.Errorf("%s not placed: %s", allocs[id].Job, allocs[id].Error)
+		}
+	}
+	for _, id := range []int{3, 4} {
+		if !strings.HasPrefix(allocs[id].Error, "no-fit:") {
+			t.Errorf("%s: error %q, want a no-fit", allocs[id].Job, allocs[id].Error)
+		}
+	}
+}
+
+func TestPlanTable(t *testing.T) {
+	opts := examplePlan
+	opts.output = cli.FormatTable
+	var out bytes.Buffer
+	if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"JOB", "alpha/a01:8", "no-fit:", "3 of 5 jobs placed"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+func TestPlanRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"version":2,"site":"x","nodes":[],"slots":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badJobs := filepath.Join(dir, "jobs.json")
+	if err := os.WriteFile(badJobs, []byte(`[{"id":"a","procs":1,"walltime":10},{"id":"b","procs":-1,"walltime":10}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		opts planOptions
+		want string
+	}{
+		"no forecast":   {planOptions{jobs: examplePlan.jobs, output: "json"}, "--forecast"},
+		"no jobs":       {planOptions{forecasts: examplePlan.forecasts, output: "json"}, "--jobs"},
+		"bad format":    {planOptions{forecasts: examplePlan.forecasts, jobs: examplePlan.jobs, output: "yaml"}, "--output"},
+		"missing file":  {planOptions{forecasts: []string{filepath.Join(dir, "nope.json")}, jobs: examplePlan.jobs, output: "json"}, "nope.json"},
+		"version 2":     {planOptions{forecasts: []string{bad}, jobs: examplePlan.jobs, output: "json"}, "version 2"},
+		"negative proc": {planOptions{forecasts: examplePlan.forecasts, jobs: badJobs, output: "json"}, "jobs[1]"},
+		"same site twice": {planOptions{forecasts: []string{examplePlan.forecasts[0], examplePlan.forecasts[0]},
+			jobs: examplePlan.jobs, output: "json"}, "duplicates"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := runPlan(context.Background(), c.opts, nil, &out)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one naming %q", err, c.want)
+			}
+			if code := cli.ExitCode(err); code != cli.ExitUsage {
+				t.Fatalf("exit code %d, want %d (usage)", code, cli.ExitUsage)
+			}
+			if out.Len() != 0 {
+				t.Fatalf("printed %q on bad input", out.String())
+			}
+		})
+	}
+}
+
+func TestPlanJobsFromStdin(t *testing.T) {
+	opts := examplePlan
+	opts.jobs = "-"
+	in := strings.NewReader(`[{"id":"x","procs":8,"walltime":600,"max_price":2}]`)
+	var out bytes.Buffer
+	if err := runPlan(context.Background(), opts, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	var allocs []forecast.Allocation
+	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
+		t.Fatalf("got %s (%v)", out.String(), err)
+	}
+}

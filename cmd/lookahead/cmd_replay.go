@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"lookahead/internal/cli"
+	"lookahead/replay"
+	"lookahead/replay/plot"
+)
+
+type replayOptions struct {
+	scenario string
+	output   string
+	plot     string
+	traceDir string
+	policies []string
+}
+
+func newReplayCommand() *cobra.Command {
+	o := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay --scenario FILE.yaml",
+		Short: "Replay sites and a grid job stream over real traces and compare broker policies",
+		Long: `Replay several sites over time: each runs its local workload (SWF traces)
+through the built-in simulator and publishes forecasts; a broker places a
+grid job stream with each named strategy (lookahead, lookahead-finish,
+single-site-earliest, greedy-multisite, cheap, mct, cheap-sort, mct-sort),
+reserving at the commit lead time. Prints one row per strategy and sweep
+point: grid and local AWRT/AWWT, bounded slowdown, utilization, density,
+grid jobs that never found room, local jobs' extra wait against the same
+replay without grid jobs, credits paid, and conservation check failures.
+
+Trace paths in the scenario are relative to the scenario file; a trace not
+found there is looked up by file name in --trace-dir. See docs/replay.md.`,
+		Example: `  lookahead replay --scenario examples/replay/seed004-broker.yaml
+  lookahead replay --scenario examples/replay/seed002-multisite.yaml -o json --plot seed002.svg`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReplay(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "scenario file (YAML)")
+	f.StringVar(&o.plot, "plot", "", "also write an SVG picture (metric bars and a Gantt window) to this file")
+	f.StringVar(&o.traceDir, "trace-dir", "", "directory to find traces in by file name when a scenario path does not exist")
+	f.StringSliceVar(&o.policies, "policy", nil, "run only these strategies (default: the scenario's list)")
+	_ = cmd.MarkFlagRequired("scenario")
+	cli.AddOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	sc, err := loadScenario(o.scenario)
+	if err != nil {
+		return err
+	}
+	if len(o.policies) > 0 {
+		sc.Policies = o.policies
+		sc.Plot.Policy = ""
+	}
+	sc = sc.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		return cli.UsageError{Err: fmt.Errorf("scenario %s: %w", o.scenario, err)}
+	}
+	in, err := loadTraces(sc, filepath.Dir(o.scenario), o.traceDir)
+	if err != nil {
+		return err
+	}
+	opts := replay.Options{}
+	if cli.IsTerminal(stderr) {
+		opts.Progress = progressBar(stderr)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rep, err := replay.Study(sc, in, opts)
+	if err != nil {
+		return err
+	}
+	if o.plot != "" {
+		if err := writePlot(o.plot, sc, rep); err != nil {
+			return err
+		}
+	}
+	if o.output == cli.FormatJSON {
+		return cli.WriteJSON(stdout, rep)
+	}
+	return writeReplayTable(stdout, rep)
+}
+
+// loadScenario reads a YAML scenario, refusing unknown fields.
+func loadScenario(path string) (replay.Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
+	}
+	var sc replay.Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
+	}
+	return sc, nil
+}
+
+// loadTraces reads every trace the scenario names.
+func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
+	in := replay.Inputs{Traces: map[string][]replay.TraceJob{}}
+	paths := []string{sc.Local.Trace, sc.Grid.Trace}
+	for _, s := range sc.Sites {
+		paths = append(paths, s.Trace)
+	}
+	for _, p := range paths {
+		if p == "" || in.Traces[p] != nil {
+			continue
+		}
+		jobs, err := readTrace(resolveTrace(p, base, dir))
+		if err != nil {
+			return replay.Inputs{}, err
+		}
+		in.Traces[p] = jobs
+	}
+	return in, nil
+}
+
+func resolveTrace(p, base, dir string) string {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(base, p)
+	}
+	if _, err := os.Stat(full); err != nil && dir != "" {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return full
+}
+
+// readTrace reads an SWF trace, gunzipping a .gz file.
+func readTrace(path string) ([]replay.TraceJob, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+		}
+		defer gz.Close()
+		r = gz
+	}
+	jobs, _, err := replay.ReadSWF(r)
+	if err != nil {
+		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+	}
+	return jobs, nil
+}
+
+func writePlot(path string, sc replay.Scenario, rep replay.Report) error {
+	var g *plot.Gantt
+	for _, r := range rep.Results {
+		if r.Policy == sc.Plot.Policy {
+			gt := replay.Gantt(sc, r, sc.Plot.From.Seconds(), sc.Plot.Length.Seconds())
+			g = &gt
+			break
+		}
+	}
+	var buf bytes.Buffer
+	if err := plot.Write(&buf, "lookahead replay: "+sc.Name, replay.Charts(rep), g); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}
+
+func writeReplayTable(w io.Writer, rep replay.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "point\tpolicy\tgrid jobs\tgrid AWRT\tgrid AWWT\tgrid BSLD\tmulti-site\tunplaced\tlocal jobs\tlocal AWRT\tlocal +wait\tutil\tdensity\tcredits\tchecks\t")
+	for _, r := range rep.Results {
+		m := r.Metrics
+		label := r.Label
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%.0f\t%d\t\n",
+			label, r.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Grid.AWWT, m.Grid.MeanBSLD, r.Stats.MultiSite, m.Unplaced,
+			m.Local.Jobs, m.Local.AWRT, m.LocalExtraWait, m.Utilization, m.Density, m.Credits, r.Checks.Count)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	for _, r := range rep.Results {
+		if r.Checks.Count > 0 {
+			return errors.New("conservation checks failed: " + strings.Join(r.Checks.Violations, "; "))
+		}
+	}
+	return nil
+}
+
+// progressBar draws "[#####     ] 5/10 runs" on a terminal.
+func progressBar(w io.Writer) func(done, total int) {
+	return func(done, total int) {
+		const width = 30
+		n := width * done / max(total, 1)
+		fmt.Fprintf(w, "\r[%s%s] %d/%d runs", strings.Repeat("#", n), strings.Repeat(" ", width-n), done, total)
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
+}

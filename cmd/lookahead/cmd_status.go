@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/broker/client"
+	"lookahead/internal/cli"
+	"lookahead/wire"
+)
+
+type statusOptions struct {
+	conn   client.Conn
+	output string
+	all    bool
+}
+
+func newStatusCommand() *cobra.Command {
+	o := &statusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status [ID]",
+		Short: "Show the grid queue, or one job with its plan and reservations",
+		Long: `Without an ID: every active grid job (waiting, committing, reserved, running)
+with its planned or reserved start and sites; --all adds ended jobs. With an
+ID: that job in detail, including its reservations on each site.
+
+States: waiting (queued; "plan" shows where the last cycle put it),
+committing (reserve requests out), reserved (held on all its sites),
+running, finished, failed, cancelled, expired (never started in its
+reservation).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			return runStatus(cmd.Context(), cmd.OutOrStdout(), o, id)
+		},
+	}
+	cmd.Flags().BoolVarP(&o.all, "all", "a", false, "include finished, failed, cancelled and expired jobs")
+	o.conn.Bind(cmd.Flags())
+	cli.AddOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	c, err := o.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	reply, err := c.Status(ctx, id, o.all)
+	if err != nil {
+		return unavailable(err)
+	}
+	if err := refusal(reply.Code, reply.Message); err != nil {
+		return err
+	}
+	if o.output == cli.FormatJSON {
+		return cli.WriteJSON(w, reply)
+	}
+	if id != "" && len(reply.Jobs) == 1 {
+		return writeJobDetail(w, reply.Jobs[0], reply.Now)
+	}
+	return writeJobTable(w, reply.Jobs, reply.Now)
+}
+
+func writeJobTable(w io.Writer, jobs []wire.JobStatus, now int64) error {
+	if len(jobs) == 0 {
+		_, err := fmt.Fprintln(w, "no jobs")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTATE\tUSER\tPROCS\tWALLTIME\tMAX PRICE\tSTART\tSITES\tCOST\tNOTE")
+	for _, j := range jobs {
+		start, sites := "-", "-"
+		if j.Plan != nil && j.Plan.Placed() {
+			start, sites = fmtWhen(j.Plan.Start, now), strings.Join(j.Plan.Sites(), ",")
+		} else if j.Plan != nil && j.Plan.Error != "" {
+			sites = "no fit"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\n", j.Job.ID, j.State, j.Job.User, j.Job.Procs,
+			fmtDur(j.Job.Walltime), j.Job.MaxPrice, start, sites, fmtCost(j.Cost), clip(j.Message, 60))
+	}
+	return tw.Flush()
+}
+
+func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	r := j.Job
+	fmt.Fprintf(tw, "job\t%s\nstate\t%s\nuser/account\t%s/%s\nrequest\t%d procs × %s, max %.4g credits/CPU-h, %s\n",
+		r.ID, j.State, r.User, r.Account, r.Procs, fmtDur(r.Walltime), r.MaxPrice, r.CriterionOrDefault())
+	fmt.Fprintf(tw, "worst case\t%.2f credits\ncharged\t%s\nattempts\t%d\n", j.WorstCost, fmtCost(j.Cost), j.Attempts)
+	if j.Message != "" {
+		fmt.Fprintf(tw, "note\t%s\n", j.Message)
+	}
+	if p := j.Plan; p != nil {
+		if p.Placed() {
+			fmt.Fprintf(tw, "plan\t%s → %s (%s), cost %.2f\n", fmtWhen(p.Start, now), fmtWhen(p.End, now), fmtDur(p.End-p.Start), p.Cost)
+			for _, part := range p.Parts {
+				fmt.Fprintf(tw, "  part\t%s/%s × %d\n", part.Site, part.Node, part.Procs)
+			}
+		} else {
+			fmt.Fprintf(tw, "plan\tno fit: %s\n", p.Error)
+		}
+	}
+	for _, res := range j.Reservations {
+		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes))
+		if res.Submit != "" {
+			fmt.Fprintf(tw, "  qsub\t%s\n", res.Submit)
+		}
+	}
+	return tw.Flush()
+}
+
+func fmtNodes(nodes []wire.NodeProcs) string {
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, fmt.Sprintf("%s:%d", n.Node, n.Procs))
+	}
+	return strings.Join(parts, " ")
+}
+
+// fmtWhen renders a Unix time as UTC clock time with its distance from now.
+func fmtWhen(t, now int64) string {
+	rel := "now"
+	switch d := t - now; {
+	case d > 0:
+		rel = "in " + fmtDur(d)
+	case d < 0:
+		rel = fmtDur(-d) + " ago"
+	}
+	return time.Unix(t, 0).UTC().Format("15:04:05") + " (" + rel + ")"
+}
+
+// fmtDur renders seconds compactly: 45s, 12m, 2h05m, 3d4h.
+func fmtDur(s int64) string {
+	d := time.Duration(s) * time.Second
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", s)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", s/60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+	}
+	return fmt.Sprintf("%dd%dh", s/86400, s%86400/3600)
+}
+
+func fmtCost(c float64) string {
+	if c == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", c)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/broker/client"
+	"lookahead/forecast"
+	"lookahead/internal/cli"
+	"lookahead/wire"
+)
+
+type submitOptions struct {
+	conn      client.Conn
+	output    string
+	job       forecast.JobRequest
+	walltime  time.Duration
+	requestID string
+}
+
+func newSubmitCommand() *cobra.Command {
+	o := &submitOptions{}
+	cmd := &cobra.Command{
+		Use:   "submit [JOB.json|-]",
+		Short: "Submit a grid job to the broker and print its id",
+		Long: `Submit a grid job. Give a v1 job request file (or - for stdin), or describe the
+job with flags; flags set on the command line override the file's fields.
+The broker validates the job, checks your identity and budget (the job's
+worst case, max_price × procs × walltime, must fit in what is left) and
+answers with the job id. A retry after a timeout reuses the request id, so
+it never creates a second job.
+
+Exit codes: 0 submitted, 2 invalid job, 3 broker unreachable,
+4 refused (forbidden, over budget, walltime too long).`,
+		Example: `  lookahead submit --procs 64 --walltime 2h --max-price 2.5 --user alice --account proj1
+  lookahead submit job.json -o json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSubmit(cmd.Context(), cmd, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.job.ID, "id", "", "job id (default: the broker assigns gN)")
+	f.IntVar(&o.job.Procs, "procs", 0, "processors")
+	f.DurationVar(&o.walltime, "walltime", 0, "walltime on the reference CPU, e.g. 2h")
+	f.Float64Var(&o.job.MaxPrice, "max-price", 0, "highest price in credits per CPU-hour")
+	f.Float64Var(&o.job.MinSpeed, "min-speed", 0, "slowest node speed allowed")
+	f.Int64Var(&o.job.MemMB, "mem-mb", 0, "least node memory in MB")
+	f.StringSliceVar(&o.job.Features, "feature", nil, "node feature required (repeatable)")
+	f.StringVar(&o.job.Criterion, "criterion", "", "earliest-start (default) or earliest-finish")
+	f.IntVar(&o.job.MaxSites, "max-sites", 0, "most sites the job may span (0: any)")
+	f.StringVar(&o.job.User, "user", "", "grid user the job runs as")
+	f.StringVar(&o.job.Account, "account", "", "account charged")
+	f.StringVar(&o.requestID, "request-id", "", "idempotency key (default: random; reuse it to retry safely)")
+	o.conn.Bind(f)
+	cli.AddOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func runSubmit(ctx context.Context, cmd *cobra.Command, o *submitOptions, args []string) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	job, err := submitJob(cmd, o, args)
+	if err != nil {
+		return err
+	}
+	if err := job.Validate(); err != nil {
+		return err
+	}
+	c, err := o.conn.Dial(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer c.Close()
+	reply, err := c.Submit(ctx, job, o.requestID)
+	if err != nil {
+		return unavailable(err)
+	}
+	if o.output == cli.FormatJSON {
+		if err := cli.WriteJSON(cmd.OutOrStdout(), reply); err != nil {
+			return err
+		}
+	} else if reply.Code == wire.CodeOK {
+		note := ""
+		if reply.Duplicate {
+			note = " (already submitted)"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s%s\n", reply.Job, note)
+		fmt.Fprintf(cmd.ErrOrStderr(), "worst-case cost %.2f credits held against the budget until reserved\n", reply.WorstCost)
+	}
+	return refusal(reply.Code, reply.Message)
+}
+
+// submitJob reads the job file (if any) and applies the flags set.
+func submitJob(cmd *cobra.Command, o *submitOptions, args []string) (forecast.JobRequest, error) {
+	var job forecast.JobRequest
+	if len(args) == 1 {
+		var r io.Reader = cmd.InOrStdin()
+		if args[0] != "-" {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return job, cli.Usagef("job file: %w", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		j, err := forecast.DecodeJob(r)
+		if err != nil {
+			return job, fmt.Errorf("job file %s: %w", args[0], err)
+		}
+		job = *j
+	}
+	fs := cmd.Flags()
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("id", func() { job.ID = o.job.ID })
+	set("procs", func() { job.Procs = o.job.Procs })
+	set("walltime", func() { job.Walltime = int64(o.walltime / time.Second) })
+	set("max-price", func() { job.MaxPrice = o.job.MaxPrice })
+	set("min-speed", func() { job.MinSpeed = o.job.MinSpeed })
+	set("mem-mb", func() { job.MemMB = o.job.MemMB })
+	set("feature", func() { job.Features = o.job.Features })
+	set("criterion", func() { job.Criterion = o.job.Criterion })
+	set("max-sites", func() { job.MaxSites = o.job.MaxSites })
+	set("user", func() { job.User = o.job.User })
+	set("account", func() { job.Account = o.job.Account })
+	if len(args) == 0 && (job.Procs == 0 || job.Walltime == 0) {
+		return job, cli.Usagef("give a job file, or at least --procs and --walltime")
+	}
+	return job, nil
+}
+
+// unavailable maps a failure to reach the broker to exit code 3.
+func unavailable(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errorsIs(err, client.ErrUnavailable) {
+		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+	}
+	return err
+}
+
+// refusal maps a broker answer code to an error with the right exit code.
+func refusal(code, msg string) error {
+	switch code {
+	case wire.CodeOK:
+		return nil
+	case wire.CodeInvalid:
+		return cli.Usagef("refused (%s): %s", code, msg)
+	case wire.CodeInternal:
+		return fmt.Errorf("broker failed: %s", msg)
+	}
+	return cli.CodedError{Code: cli.ExitRefused, Err: fmt.Errorf("refused (%s): %s", code, msg)}
+}

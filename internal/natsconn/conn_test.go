@@ -1,0 +1,217 @@
+package natsconn_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"lookahead/internal/natsconn"
+	"lookahead/internal/natsembed"
+)
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  natsconn.Config
+		want string
+	}{
+		{"nothing", natsconn.Config{}, ""},
+		{"token", natsconn.Config{Token: "t"}, ""},
+		{"two ways", natsconn.Config{Token: "t", User: "u"}, "choose one"},
+		{"creds and seed", natsconn.Config{Creds: "a", NKeySeed: "b"}, "choose one"},
+		{"cert without key", natsconn.Config{TLSCert: "c"}, "go together"},
+		{"key without cert", natsconn.Config{TLSKey: "k"}, "go together"},
+	} {
+		err := tc.cfg.Validate()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := (natsconn.Config{NKeySeed: filepath.Join(t.TempDir(), "missing.nk")}).Options(); err == nil {
+		t.Error("a missing nkey seed file is not reported")
+	}
+}
+
+// startWithConfig starts an embedded server from a config file body.
+func startWithConfig(t *testing.T, conf string) *natsembed.Server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "server.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := natsembed.Start(natsembed.Options{ConfigFile: path, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+func connect(t *testing.T, cfg natsconn.Config) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, err := natsconn.Connect(ctx, cfg)
+	if err == nil {
+		nc.Close()
+	}
+	return err
+}
+
+func TestTokenAndPassword(t *testing.T) {
+	s := startWithConfig(t, `authorization { users: [ {user: alice, password: "right"} ] }`)
+	if err := connect(t, natsconn.Config{URL: s.ClientURL(), User: "alice", Password: "right"}); err != nil {
+		t.Fatalf("right password: %v", err)
+	}
+	if err := connect(t, natsconn.Config{URL: s.ClientURL(), User: "alice", Password: "wrong"}); err == nil {
+		t.Fatal("wrong password accepted")
+	}
+	s = startWithConfig(t, `authorization { token: "s3cret" }`)
+	if err := connect(t, natsconn.Config{URL: s.ClientURL(), Token: "s3cret"}); err != nil {
+		t.Fatalf("right token: %v", err)
+	}
+	if err := connect(t, natsconn.Config{URL: s.ClientURL(), Token: "guess"}); err == nil {
+		t.Fatal("wrong token accepted")
+	}
+}
+
+func TestInboxPrefix(t *testing.T) {
+	s := startWithConfig(t, `authorization { users: [
+		{user: alpha, password: p, permissions: {publish: ["echo"], subscribe: ["_INBOX_alpha.>"]}}
+		{user: svc, password: p, permissions: {subscribe: ["echo"], allow_responses: true}}
+	] }`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	svc, err := natsconn.Connect(ctx, natsconn.Config{URL: s.ClientURL(), User: "svc", Password: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	sub, err := svc.Subscribe("echo", func(m *nats.Msg) { m.Respond(m.Data) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	svc.Flush()
+	alpha, err := natsconn.Connect(ctx, natsconn.Config{URL: s.ClientURL(), User: "alpha", Password: "p", InboxPrefix: "_INBOX_alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alpha.Close()
+	if inbox := alpha.NewRespInbox(); !strings.HasPrefix(inbox, "_INBOX_alpha.") {
+		t.Fatalf("inbox %q", inbox)
+	}
+	m, err := alpha.Request("echo", []byte("hi"), 5*time.Second)
+	if err != nil || string(m.Data) != "hi" {
+		t.Fatalf("request through the prefixed inbox: %v", err)
+	}
+}
+
+// pki is a throw-away CA with a server certificate for 127.0.0.1 and a
+// client certificate, written as PEM files.
+type pki struct{ dir, ca, serverCert, serverKey, clientCert, clientKey string }
+
+func newPKI(t *testing.T, name string) pki {
+	t.Helper()
+	dir := t.TempDir()
+	p := pki{dir: dir, ca: filepath.Join(dir, "ca.pem"),
+		serverCert: filepath.Join(dir, "server.pem"), serverKey: filepath.Join(dir, "server-key.pem"),
+		clientCert: filepath.Join(dir, "client.pem"), clientKey: filepath.Join(dir, "client-key.pem")}
+	caKey := newKey(t)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name + " CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	writePEM(t, p.ca, "CERTIFICATE", caDER)
+	issue := func(serial int64, cn string, usage x509.ExtKeyUsage, certPath, keyPath string) {
+		key := newKey(t)
+		tmpl := &x509.Certificate{
+			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writePEM(t, certPath, "CERTIFICATE", der)
+		kb, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writePEM(t, keyPath, "EC PRIVATE KEY", kb)
+	}
+	issue(2, "nats-server", x509.ExtKeyUsageServerAuth, p.serverCert, p.serverKey)
+	issue(3, "agent-alpha", x509.ExtKeyUsageClientAuth, p.clientCert, p.clientKey)
+	return p
+}
+
+func newKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTLSPinsTheCA(t *testing.T) {
+	grid := newPKI(t, "grid")
+	other := newPKI(t, "other")
+	s := startWithConfig(t, fmt.Sprintf(`tls { cert_file: %q, key_file: %q, ca_file: %q, verify: true }`,
+		grid.serverCert, grid.serverKey, grid.ca))
+	url := strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
+
+	good := natsconn.Config{URL: url, TLSCA: grid.ca, TLSCert: grid.clientCert, TLSKey: grid.clientKey}
+	if err := connect(t, good); err != nil {
+		t.Fatalf("pinned CA and a client certificate from it: %v", err)
+	}
+	wrongCA := good
+	wrongCA.TLSCA = other.ca
+	if err := connect(t, wrongCA); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("server certificate accepted under another CA: %v", err)
+	}
+	noPin := good
+	noPin.TLSCA = ""
+	if err := connect(t, noPin); err == nil {
+		t.Fatal("server certificate accepted without the grid CA")
+	}
+	strangerCert := good
+	strangerCert.TLSCert, strangerCert.TLSKey = other.clientCert, other.clientKey
+	if err := connect(t, strangerCert); err == nil {
+		t.Fatal("server accepted a client certificate from another CA")
+	}
+	noCert := good
+	noCert.TLSCert, noCert.TLSKey = "", ""
+	if err := connect(t, noCert); err == nil {
+		t.Fatal("server with verify: true accepted a client without a certificate")
+	}
+}

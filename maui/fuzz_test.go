@@ -1,0 +1,99 @@
+package maui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seed adds every fixture file matching the globs to f's corpus.
+func seed(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		files, _ := filepath.Glob(filepath.Join("testdata", g))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+}
+
+func FuzzParseShowres(f *testing.F) {
+	seed(f, "*/*showres*.out", "*/*_showres.out")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rows, err := ParseShowres(bytes.NewReader(b))
+		if err == nil {
+			for _, r := range rows {
+				if r.ID == "" {
+					t.Fatalf("row without id: %+v", r)
+				}
+			}
+		}
+		_, _ = ParseShowresNodes(bytes.NewReader(b))
+	})
+}
+
+func FuzzParseDiagnoseRes(f *testing.F) {
+	seed(f, "*/*diagnose_r*.out")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ds, err := ParseDiagnoseRes(bytes.NewReader(b))
+		if err == nil {
+			for _, d := range ds {
+				_ = perNode(d)
+			}
+		}
+	})
+}
+
+func FuzzParseReplies(f *testing.F) {
+	seed(f, "*/*setres*.out", "*/*releaseres*.out", "*/*checkjob*.out", "*/*showstart*.out")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if r, err := ParseSetres(bytes.NewReader(b)); err == nil && r.ID == "" {
+			t.Fatal("setres reply without id")
+		}
+		_, _ = ParseReleaseres(bytes.NewReader(b))
+		_, _ = ParseCheckjob(bytes.NewReader(b))
+		_, _ = ParseShowstart(bytes.NewReader(b))
+	})
+}
+
+func FuzzParseShowq(f *testing.F) {
+	seed(f, "*/showq*.out", "*/*_showq*.out")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if q, err := ParseShowq(bytes.NewReader(b)); err == nil && q.Total != len(q.Active)+len(q.Idle)+len(q.Blocked) {
+			t.Fatalf("accepted with a wrong total: %+v", q)
+		}
+		_, _ = ParseShowqIdle(bytes.NewReader(b))
+	})
+}
+
+func FuzzParseWorkload(f *testing.F) {
+	seed(f, "sim1/stats/simstat.out", "sim1/traces/workload.trace", "sim4/traces/workload.trace")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, err := ParseWorkload(bytes.NewReader(b))
+		if err == nil {
+			for _, r := range recs {
+				if len(r.Fields) != workloadFieldCount {
+					t.Fatalf("record with %d fields", len(r.Fields))
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"00:00:00", "-00:00:33", "1:02:00:00", "99:99:99", "+1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseDuration(s)
+		if err == nil && !strings.HasPrefix(s, "-") && v >= 0 {
+			back, err := ParseDuration(FormatDuration(v))
+			if err != nil || back != v {
+				t.Fatalf("%q -> %d -> %q -> %d %v", s, v, FormatDuration(v), back, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,5 @@
+package natsref
+
+import "os"
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o600) }

@@ -1,0 +1,36 @@
+package replay
+
+import (
+	"slices"
+
+	"lookahead/broker/coalloc"
+	"lookahead/forecast"
+)
+
+// coallocOptions is the co-allocation core's runtime model for a run.
+func coallocOptions(sc Scenario) coalloc.Options {
+	return coalloc.Options{
+		Tiers:           sc.Broker.Tiers,
+		MultiSiteFactor: sc.Broker.MultiSiteFactor,
+		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
+	}
+}
+
+// CoallocPools is the default pool factory: the co-allocation core with the
+// scenario's multi-site factor, staging delay and tiers.
+func CoallocPools(sc Scenario) PoolFactory {
+	opts := coallocOptions(sc)
+	return func(fcs []forecast.Forecast, notBefore int64) (Pool, error) {
+		o := opts
+		o.NotBefore = notBefore
+		return coalloc.NewPool(fcs, o)
+	}
+}
+
+// coallocOrder is the broker's priority order (max price desc, submit asc,
+// id), coalloc.SortQueue on a copy.
+func coallocOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
+	out := slices.Clone(jobs)
+	coalloc.SortQueue(out)
+	return out
+}

@@ -1,0 +1,62 @@
+package replay
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomTrace is a small deterministic workload: n jobs, widths up to
+// maxW, run times up to maxRun, walltimes at or above the run time for most
+// jobs and below it for some (killed at the walltime).
+func randomTrace(seed uint64, n, maxW int, maxRun int64) []TraceJob {
+	r := rand.New(rand.NewPCG(seed, 7))
+	out := make([]TraceJob, n)
+	var t int64
+	for i := range out {
+		t += r.Int64N(300)
+		run := 1 + r.Int64N(maxRun)
+		wall := run + r.Int64N(maxRun)
+		if r.IntN(10) == 0 {
+			wall = max(1, run/2)
+		}
+		out[i] = TraceJob{ID: fmt.Sprint(i + 1), Submit: t, Run: run, Walltime: wall, Procs: 1 + r.IntN(maxW)}
+	}
+	return out
+}
+
+func smallScenario() Scenario {
+	return Scenario{
+		Name: "small", Seed: 3, Start: 1000,
+		Sites: []SiteSpec{
+			{Name: "a", Nodes: 8, PPN: 2, Speed: 1, Price: 1},
+			{Name: "b", Nodes: 4, PPN: 2, Speed: 0.5, Price: 2, Policy: "conservative"},
+			{Name: "c", Nodes: 6, PPN: 1, Speed: 2, Price: 1},
+		},
+		Local:    LocalSpec{Trace: "t"},
+		Grid:     GridSpec{Share: 0.3, Payment: PaymentSpec{Min: 1, Max: 8}},
+		Forecast: ForecastSpec{Period: 600, Horizon: 4 * 3600},
+		Broker:   BrokerSpec{Cycle: 60, CommitLead: 300, MultiSiteFactor: 1.2, StagingDelay: 30},
+		Policies: StrategyNames()[:0],
+	}
+}
+
+func TestEveryStrategyConserves(t *testing.T) {
+	in := Inputs{Traces: map[string][]TraceJob{"t": randomTrace(1, 80, 24, 3000)}}
+	sc := smallScenario()
+	sc.Policies = []string{NameLookahead, NameLookaheadFinish, NameSingleSite, NameGreedy, NameMCT, NameMCTSort}
+	rep, err := Study(sc, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Checks.Count > 0 {
+			t.Errorf("%s: %d violations: %v", res.Policy, res.Checks.Count, res.Checks.Violations)
+		}
+		m := res.Metrics
+		if m.Grid.Jobs+m.Unplaced == 0 || m.Local.Jobs == 0 {
+			t.Errorf("%s: grid %d (+%d unplaced), local %d jobs", res.Policy, m.Grid.Jobs, m.Unplaced, m.Local.Jobs)
+		}
+		t.Logf("%-22s grid %3d AWRT %8.0f local %3d AWRT %8.0f unplaced %d util %.2f stats %+v", res.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Local.Jobs, m.Local.AWRT, m.Unplaced, m.Utilization, res.Stats)
+	}
+}

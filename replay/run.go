@@ -1,0 +1,162 @@
+package replay
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+)
+
+// Options are the machinery a run uses besides the scenario.
+type Options struct {
+	// NewPool builds the co-allocation pools (nil: CoallocPools).
+	NewPool PoolFactory
+	// Order is the broker's priority order for the lookahead strategies
+	// (nil: coalloc.SortQueue).
+	Order func([]forecast.JobRequest) []forecast.JobRequest
+	// Progress, when set, is called after each run of a study with the
+	// runs done and the total.
+	Progress func(done, total int)
+}
+
+// Metrics are one run's results (see docs/replay.md for definitions).
+type Metrics struct {
+	Grid            StreamMetrics `json:"grid"`
+	Local           StreamMetrics `json:"local"`
+	Utilization     float64       `json:"utilization"`
+	SiteUtilization []float64     `json:"site_utilization"`
+	Density         float64       `json:"density"`
+	DensityT        int64         `json:"density_t"` // T of the density, seconds from start
+	Unplaced        int           `json:"unplaced"`  // grid jobs that never found room
+	LocalRejected   int           `json:"local_rejected"`
+	Dropped         int           `json:"dropped"` // jobs the workload rules left out
+	LocalExtraWait  float64       `json:"local_extra_wait"`
+	LocalExtraAWWT  float64       `json:"local_extra_awwt"`
+	Credits         float64       `json:"credits"`
+	Makespan        int64         `json:"makespan"` // last end − start
+}
+
+// Result is one run: a strategy at a sweep point.
+type Result struct {
+	Policy  string      `json:"policy"`
+	Point   Point       `json:"point"`
+	Label   string      `json:"label,omitempty"`
+	Metrics Metrics     `json:"metrics"`
+	Checks  Checks      `json:"checks"`
+	Stats   Stats       `json:"stats"`
+	Records []JobRecord `json:"-"`
+}
+
+// RunOnce replays the workload under one strategy. base are the local
+// records of the same replay without grid jobs (nil: no extra-wait
+// metrics). sc must be validated with defaults filled in.
+func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Options) (Result, error) {
+	strat, ok := StrategyByName(policy)
+	if !ok {
+		return Result{}, fmt.Errorf("replay: unknown strategy %q", policy)
+	}
+	if opts.NewPool == nil {
+		opts.NewPool = CoallocPools(sc)
+	}
+	if opts.Order == nil {
+		opts.Order = coallocOrder
+	}
+	r, err := newReplayer(sc, w, strat, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := r.run(); err != nil {
+		return Result{}, fmt.Errorf("replay %s with %s: %w", sc.Name, policy, err)
+	}
+	r.checks.capacity(r.records, sc.Sites)
+	res := Result{Policy: policy, Records: r.records, Checks: r.checks, Stats: r.stats}
+	res.Metrics = measure(sc, r.records, base)
+	res.Metrics.Unplaced = len(r.queue) + len(r.pending)
+	res.Metrics.LocalRejected = r.rejected
+	res.Metrics.Dropped = w.Dropped
+	return res, nil
+}
+
+// Baseline replays only the local workload (no grid jobs) and returns its
+// local job records.
+func Baseline(sc Scenario, w Workload, opts Options) ([]JobRecord, error) {
+	w.Grid = nil
+	res, err := RunOnce(sc, w, NameLookahead, nil, opts)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	return res.Records, nil
+}
+
+func measure(sc Scenario, recs, base []JobRecord) Metrics {
+	var grid, local []JobRecord
+	var m Metrics
+	for _, r := range recs {
+		if r.Grid {
+			grid = append(grid, r)
+			m.Credits += r.Credits
+		} else {
+			local = append(local, r)
+		}
+	}
+	m.Grid, m.Local = Summarize(grid), Summarize(local)
+	end := Makespan(recs, sc.Start)
+	m.Makespan = end - sc.Start
+	capacity := make([]int, len(sc.Sites))
+	for i, s := range sc.Sites {
+		capacity[i] = s.Nodes * s.PPN
+	}
+	m.SiteUtilization, m.Utilization = Utilization(recs, capacity, sc.Start, end)
+	m.DensityT = sc.DensityHorizon.Seconds()
+	if m.DensityT == 0 {
+		m.DensityT = m.Makespan
+	}
+	m.Density = Density(recs, totalProcs(sc.Sites), sc.Start, m.DensityT)
+	if base != nil {
+		m.LocalExtraWait, m.LocalExtraAWWT = ExtraWait(local, base)
+	}
+	return m
+}
+
+// Report is a whole study: every strategy at every sweep point.
+type Report struct {
+	Scenario string   `json:"scenario"`
+	Results  []Result `json:"results"`
+}
+
+// Study runs every strategy at every sweep point of the scenario over the
+// traces in in. It validates the scenario first.
+func Study(sc Scenario, in Inputs, opts Options) (Report, error) {
+	sc = sc.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		return Report{}, err
+	}
+	pts := sc.Points()
+	rep := Report{Scenario: sc.Name}
+	total, done := len(pts)*len(sc.Policies), 0
+	for _, p := range pts {
+		at := sc.At(p)
+		w, err := BuildWorkload(at, in)
+		if err != nil {
+			return Report{}, err
+		}
+		var base []JobRecord
+		if !sc.NoBaseline {
+			if base, err = Baseline(at, w, opts); err != nil {
+				return Report{}, err
+			}
+		}
+		for _, pol := range sc.Policies {
+			res, err := RunOnce(at, w, pol, base, opts)
+			if err != nil {
+				return Report{}, err
+			}
+			res.Point, res.Label = p, p.Label()
+			rep.Results = append(rep.Results, res)
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, total)
+			}
+		}
+	}
+	return rep, nil
+}

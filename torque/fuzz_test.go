@@ -1,0 +1,113 @@
+package torque
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func seedLines(f *testing.F, sub string) {
+	for _, v := range versions {
+		data, err := os.ReadFile(filepath.Join("testdata", v.dir, sub, "20261122"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			f.Add(string(line))
+		}
+	}
+}
+
+func FuzzParseLogLine(f *testing.F) {
+	seedLines(f, "server_logs")
+	f.Add("11/22/2026 04:24:09;0001;PBS_Server;Svr;PBS_Server;[continued] x")
+	f.Fuzz(func(t *testing.T, line string) {
+		rec, err := ParseLogLine(line, time.UTC)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		if rec.Time.IsZero() || rec.Format == FormatUnknown {
+			t.Fatalf("accepted %q as %+v", line, rec)
+		}
+		LogEvent(rec) // must not panic
+	})
+}
+
+func FuzzParseAcctLine(f *testing.F) {
+	seedLines(f, "accounting")
+	f.Fuzz(func(t *testing.T, line string) {
+		rec, err := ParseAcctLine(line, time.UTC)
+		if err != nil {
+			return
+		}
+		if rec.Job == "" || rec.Time.IsZero() {
+			t.Fatalf("accepted %q as %+v", line, rec)
+		}
+		ev := AcctEvent(rec)
+		if ev.Kind == "" {
+			t.Fatalf("no kind for %q", line)
+		}
+		if h, ok := rec.Fields["exec_host"]; ok {
+			ParseExecHost(h)
+		}
+	})
+}
+
+func seedXML(f *testing.F, prefix string) {
+	for _, d := range phaseDirs {
+		files, _ := filepath.Glob(filepath.Join("testdata", d, "*.out"))
+		for _, p := range files {
+			data, err := os.ReadFile(p)
+			if err == nil && bytes.HasPrefix(data, []byte("<Data>")) && bytes.Contains(data, []byte(prefix)) {
+				f.Add(data)
+			}
+		}
+	}
+}
+
+func FuzzParseQstatXML(f *testing.F) {
+	seedXML(f, "<Job>")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		jobs, err := ParseQstatXML(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, j := range jobs {
+			if j.ID == "" || j.State == "" || j.Procs < 1 {
+				t.Fatalf("accepted job %+v", j)
+			}
+		}
+	})
+}
+
+func FuzzParsePbsnodesXML(f *testing.F) {
+	seedXML(f, "<Node>")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes, err := ParsePbsnodesXML(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, n := range nodes {
+			if n.Name == "" || len(n.State) == 0 || n.Procs < 0 {
+				t.Fatalf("accepted node %+v", n)
+			}
+		}
+	})
+}
+
+func FuzzReadSchedCmd(f *testing.F) {
+	for _, b := range [][]byte{{0, 0, 0, 10}, {0, 0, 0, 1}, {0, 0}, {}, []byte("GET /")} {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		code, err := ReadSchedCmd(bytes.NewReader(data))
+		if err == nil && (!code.Known() || len(data) < 4) {
+			t.Fatalf("accepted %x as %v", data, code)
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package wire
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+)
+
+// Broker endpoint messages (the grid queue, the plan, sites, audit).
+const (
+	TypeSubmit      = "submit.v1"
+	TypeSubmitReply = "submit-reply.v1"
+	TypeCancel      = "cancel.v1"
+	TypeCancelReply = "cancel-reply.v1"
+	TypeStatus      = "status.v1"
+	TypeStatusReply = "status-reply.v1"
+	TypePlan        = "plan.v1"
+	TypeSites       = "sites.v1"
+	TypeSitesReply  = "sites-reply.v1"
+	TypeAuditReq    = "audit-request.v1"
+	TypeAuditReport = "audit-report.v1"
+)
+
+// More broker verbs and subjects.
+const (
+	VerbAudit = "audit"
+
+	// BrokerUserSubjectT is the form of the submit and cancel endpoints:
+	// verb, then the NATS user the request comes from. The server's
+	// permissions let each user publish only on its own token, so the broker
+	// learns a trusted identity from the subject (see docs/broker.md).
+	BrokerUserSubjectT = "lookahead.broker.%s.%s"
+
+	// PlanSubject carries every planning cycle's plan (a Plan) as it is
+	// made, for live watchers; the latest is also served by VerbPlan.
+	PlanSubject = "lookahead.plan"
+
+	// BrokerEventSubjectT carries the broker's job events (submitted,
+	// reserved, rolled back, ...) for live watchers: the event kind.
+	BrokerEventSubjectT = "lookahead.events.%s"
+	BrokerEventSubjects = "lookahead.events.>"
+
+	// AuditOriginBroker is the origin of the broker's audit records.
+	AuditOriginBroker = "broker"
+)
+
+// BrokerUserSubject is the subject user sends verb (submit, cancel) on.
+func BrokerUserSubject(verb, user string) string {
+	return fmt.Sprintf(BrokerUserSubjectT, verb, user)
+}
+
+// BrokerEventSubject is the subject the broker announces events of kind on.
+func BrokerEventSubject(kind string) string { return fmt.Sprintf(BrokerEventSubjectT, kind) }
+
+// Grid job states as the broker reports them.
+const (
+	JobWaiting    = "waiting"    // in the queue, planned or not
+	JobCommitting = "committing" // reserve requests are out
+	JobReserved   = "reserved"   // reservations hold on every involved site
+	JobRunning    = "running"    // a site reported the job started
+	JobFinished   = "finished"
+	JobFailed     = "failed"
+	JobCancelled  = "cancelled"
+	JobExpired    = "expired" // reserved, but never showed up before the reservation ended
+)
+
+// SubmitRequest adds a grid job to the queue. RequestID is chosen by the
+// client and reused on retries: a retried submission creates one job.
+type SubmitRequest struct {
+	Type      string              `json:"type"`
+	RequestID string              `json:"request_id"`
+	Job       forecast.JobRequest `json:"job"`
+}
+
+// SubmitReply carries the job id, or a refusal Code (invalid, forbidden,
+// over-budget). Duplicate is set when RequestID was seen before.
+type SubmitReply struct {
+	Type      string `json:"type"`
+	Code      string `json:"code"`
+	Message   string `json:"message,omitempty"`
+	Job       string `json:"job,omitempty"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+	// WorstCost is max_price × procs × walltime in credits, held against
+	// the budget until the job is reserved.
+	WorstCost float64 `json:"worst_cost,omitempty"`
+}
+
+// CancelRequest removes a job from the queue or releases its reservations.
+type CancelRequest struct {
+	Type string `json:"type"`
+	Job  string `json:"job"`
+}
+
+// CancelReply says what cancelling did.
+type CancelReply struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message,omitempty"`
+	Job     string `json:"job,omitempty"`
+	State   string `json:"state,omitempty"`
+}
+
+// StatusRequest asks for one job (Job set) or every job the broker knows.
+type StatusRequest struct {
+	Type string `json:"type"`
+	Job  string `json:"job,omitempty"`
+	// All includes finished, failed, cancelled and expired jobs.
+	All bool `json:"all,omitempty"`
+}
+
+// JobStatus is the broker's view of one grid job.
+type JobStatus struct {
+	Job   forecast.JobRequest `json:"job"`
+	State string              `json:"state"`
+	// Plan is the last cycle's allocation (waiting jobs) or the reserved one.
+	Plan         *forecast.Allocation `json:"plan,omitempty"`
+	Reservations []Reservation        `json:"reservations,omitempty"`
+	Cost         float64              `json:"cost,omitempty"`
+	WorstCost    float64              `json:"worst_cost,omitempty"`
+	Actor        string               `json:"actor,omitempty"`
+	Updated      int64                `json:"updated"`
+	Message      string               `json:"message,omitempty"`
+	Attempts     int                  `json:"attempts,omitempty"`
+}
+
+// StatusReply lists jobs, in submission order.
+type StatusReply struct {
+	Type    string      `json:"type"`
+	Code    string      `json:"code"`
+	Message string      `json:"message,omitempty"`
+	Now     int64       `json:"now"`
+	Jobs    []JobStatus `json:"jobs"`
+}
+
+// Plan is one planning cycle's result: the allocation of every waiting job
+// (or why it did not fit), over the forecasts of the Sites it used.
+type Plan struct {
+	Type        string                `json:"type"`
+	Cycle       uint64                `json:"cycle"`
+	Time        int64                 `json:"time"`
+	Sites       []string              `json:"sites"`
+	Stale       []string              `json:"stale,omitempty"`
+	Allocations []forecast.Allocation `json:"allocations"`
+	// Commit lists the jobs this cycle started reserving.
+	Commit []string `json:"commit,omitempty"`
+	// Micros is how long planning took, in microseconds.
+	Micros int64 `json:"micros"`
+}
+
+// SiteStatus is what the broker knows of one site.
+type SiteStatus struct {
+	Site      string `json:"site"`
+	Seq       uint64 `json:"seq"`
+	Generated int64  `json:"generated"`
+	LastSeen  int64  `json:"last_seen"`
+	Age       int64  `json:"age"`
+	Horizon   int64  `json:"horizon"`
+	Nodes     int    `json:"nodes"`
+	Procs     int    `json:"procs"`
+	Slots     int    `json:"slots"`
+	// FreeProcHours is the processor-hours of slots between now and the
+	// horizon.
+	FreeProcHours float64 `json:"free_proc_hours"`
+	Stale         bool    `json:"stale"`
+}
+
+// SitesReply lists every site the broker has a forecast of.
+type SitesReply struct {
+	Type  string       `json:"type"`
+	Code  string       `json:"code"`
+	Now   int64        `json:"now"`
+	TTL   int64        `json:"ttl"`
+	Sites []SiteStatus `json:"sites"`
+}
+
+// AuditRequest asks the broker to compare its records with every site's
+// real reservations; Repair releases orphans and re-requests missing ones.
+type AuditRequest struct {
+	Type   string `json:"type"`
+	Repair bool   `json:"repair,omitempty"`
+}
+
+// Kinds of audit findings.
+const (
+	DriftMissing  = "missing"  // the broker believes in it, the site does not have it
+	DriftOrphaned = "orphaned" // the site has it, the broker does not know it
+	DriftDrifted  = "drifted"  // both know it, but times, nodes or ACL differ
+)
+
+// AuditFinding is one difference between the broker and a site.
+type AuditFinding struct {
+	Kind        string       `json:"kind"`
+	Site        string       `json:"site"`
+	Job         string       `json:"job,omitempty"`
+	Reservation string       `json:"reservation,omitempty"`
+	Fields      []string     `json:"fields,omitempty"` // drifted: start, end, nodes, acl
+	Broker      *Reservation `json:"broker,omitempty"`
+	Actual      *Reservation `json:"actual,omitempty"`
+	Repair      string       `json:"repair,omitempty"` // what --repair did
+}
+
+// AuditReport is the result of an audit.
+type AuditReport struct {
+	Type     string         `json:"type"`
+	Code     string         `json:"code"`
+	Message  string         `json:"message,omitempty"`
+	Time     int64          `json:"time"`
+	Sites    []string       `json:"sites"`
+	Errors   []string       `json:"errors,omitempty"` // sites that did not answer
+	Checked  int            `json:"checked"`
+	Findings []AuditFinding `json:"findings"`
+}
