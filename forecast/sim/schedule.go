@@ -19,6 +19,9 @@ func (e *Engine) schedule() {
 	if len(e.queue) == 0 {
 		return
 	}
+	if e.used >= e.total && !e.keepPlan {
+		return // nothing can start now, so no reservation matters yet
+	}
 	e.buildProfile()
 	e.passes++
 	p := &e.prof
@@ -404,9 +407,12 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 // more), so each job is tried once, in the first window long enough for it.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
+	if p.steps[0].free <= 0 || e.used >= e.total {
+		return
+	}
 	ws := e.windows()
 	most := e.windowProcs(ws[0]) // the shortest window has the most
-	if most <= 0 || p.steps[0].free <= 0 {
+	if most <= 0 {
 		return
 	}
 	for len(e.bfBuckets) < len(ws) {
