@@ -88,7 +88,7 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 		return cli.Usagef("--poll %d: must be >= 0", o.poll)
 	}
 	policy.Poll = o.poll
-	tr, err := readTrace(o.trace, o.limit)
+	tr, err := readSWF(o.trace, o.limit)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	}
 	jobs := tr.SimJobs()
 	opts := sim.Options{KeepHosts: false}
-	if showProgress(o.progress) {
+	if showProgress(o.progress, stdout) {
 		opts.Progress = cli.ProgressBar(stderr, "jobs")
 	}
 	start := time.Now()
@@ -176,8 +176,8 @@ func simCluster(o simulateOptions, h swf.Header) (sim.Cluster, string, error) {
 	return sim.Cluster{}, "", cli.Usagef("the trace has no MaxProcs header: give --procs or --nodes/--ppn")
 }
 
-// readTrace opens an SWF file, gunzipping it when it is gzipped.
-func readTrace(path string, limit int) (*swf.Trace, error) {
+// readSWF opens an SWF file, gunzipping it when it is gzipped.
+func readSWF(path string, limit int) (*swf.Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
@@ -238,13 +238,12 @@ func writeSchedule(path string, jobs []sim.JobResult) (err error) {
 	return nil
 }
 
-func showProgress(mode string) bool {
+func showProgress(mode string, stdout io.Writer) bool {
 	switch mode {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	st, err := os.Stdout.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return cli.IsTerminal(stdout)
 }

@@ -19,6 +19,9 @@ func (e *Engine) schedule() {
 	if len(e.queue) == 0 {
 		return
 	}
+	if e.used >= e.total && !e.keepPlan {
+		return // nothing can start now, so no reservation matters yet
+	}
 	e.buildProfile()
 	e.passes++
 	p := &e.prof
@@ -193,30 +196,48 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		e.freeBuf = make([]int, len(e.nodes))
 	}
 	free := e.freeBuf[:len(e.nodes)]
-	total := 0
-	for _, i := range e.order {
-		n := &e.nodes[i]
-		free[i] = 0
-		if !n.usable {
-			continue
-		}
-		f := n.procs - e.reservedOn(i, t, end)
-		if t == e.now {
-			f -= n.used
-		} else {
-			for _, r := range n.run {
-				if max(r.j.wallEnd, r.j.end) > t {
-					f -= r.procs
+	for i := range e.nodes {
+		free[i] = e.nodes[i].procs - e.nodes[i].used
+	}
+	if t > e.now {
+		// running jobs that are gone by t (by their walltime)
+		for _, r := range e.running {
+			if r.wallEnd > t {
+				break
+			}
+			if r.end <= t {
+				for _, h := range r.hosts {
+					free[h.node] += h.procs
 				}
 			}
 		}
+	}
+	for _, rv := range e.resvs {
+		if rv.r.Start < end && rv.r.End > t {
+			for _, h := range rv.hosts {
+				free[h.node] -= h.procs
+			}
+		}
+	}
+	for _, b := range e.blocked {
+		if b.s < end && b.e > t {
+			for _, i := range b.touched {
+				free[i] -= b.per[i]
+			}
+		}
+	}
+	total := 0
+	for i := range e.nodes {
+		f := free[i]
+		if !e.nodes[i].usable || f <= 0 {
+			free[i] = 0
+			continue
+		}
 		if j.PPN > 0 {
 			f -= f % j.PPN
-		}
-		if f > 0 {
 			free[i] = f
-			total += f
 		}
+		total += f
 	}
 	if total < j.Procs {
 		return false
@@ -386,9 +407,12 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 // more), so each job is tried once, in the first window long enough for it.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
+	if p.steps[0].free <= 0 || e.used >= e.total {
+		return
+	}
 	ws := e.windows()
 	most := e.windowProcs(ws[0]) // the shortest window has the most
-	if most <= 0 || p.steps[0].free <= 0 {
+	if most <= 0 {
 		return
 	}
 	for len(e.bfBuckets) < len(ws) {
