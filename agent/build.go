@@ -37,15 +37,28 @@ func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 // forecastFresh is snapshot → engine with the site name and generation
 // time stamped; the reserve path uses it for its re-check.
 func (a *Agent) forecastFresh(ctx context.Context, now time.Time, eng Engine) (built, error) {
-	var b built
+	snap, err := a.snapshot(ctx)
+	if err != nil {
+		return built{}, err
+	}
+	return a.forecastOf(ctx, snap, now, eng)
+}
+
+func (a *Agent) snapshot(ctx context.Context) (forecast.Snapshot, error) {
 	snap, err := a.deps.Snapshotter.Snapshot(ctx)
 	if err != nil {
 		a.met.ForecastFailed("snapshot")
-		return b, fmt.Errorf("snapshot of %s: %w", a.cfg.Site, err)
+		return snap, fmt.Errorf("snapshot of %s: %w", a.cfg.Site, err)
 	}
 	if snap.Site == "" {
 		snap.Site = a.cfg.Site
 	}
+	return snap, nil
+}
+
+// forecastOf runs eng on snap, stamping the site and generation time.
+func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time.Time, eng Engine) (built, error) {
+	var b built
 	f, preds, err := eng.Forecast(ctx, snap, now)
 	if err != nil {
 		a.met.ForecastFailed("engine")

@@ -1,7 +1,9 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,4 +202,43 @@ func TestAccuracyScoresFirstPrediction(t *testing.T) {
 	if s.Buckets[2] != 1 {
 		t.Fatalf("300 s error in bucket %v, want the (60, 300] one", s.Buckets)
 	}
+}
+
+// FuzzCheckReserve feeds arbitrary request bodies to the checks the
+// service runs before anything else: no panic, and whatever is accepted
+// names only plain identities and nodes over a valid interval.
+func FuzzCheckReserve(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"reserve.v1","job":"g1","site":"s","start":1100,"duration":600,"nodes":[{"node":"n1","procs":2}],"identity":{"user":"u"}}`,
+		`{"type":"reserve.v1","job":"g1","site":"s","start":1100,"duration":600,"procs":3,"identity":{"account":"a;rm -rf /"}}`,
+		`{"type":"reserve.v1","job":"$(id)","site":"s","start":-1,"duration":99999999999,"identity":{"group":"-u root"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r wire.ReserveRequest
+		if json.Unmarshal(data, &r) != nil {
+			return
+		}
+		spec, ref := agent.CheckReserve(r, lim)
+		if ref != nil {
+			if ref.Code == "" || strings.ContainsAny(ref.Message, "\n\x00") {
+				t.Fatalf("refusal %+v", ref)
+			}
+			return
+		}
+		for _, s := range []string{spec.Job, spec.Identity.User, spec.Identity.Group, spec.Identity.Account} {
+			if s != "" && !forecast.IsPlainName(s) {
+				t.Fatalf("accepted %q", s)
+			}
+		}
+		for _, n := range spec.Nodes {
+			if !forecast.IsPlainName(n.Node) || n.Procs <= 0 {
+				t.Fatalf("accepted node %+v", n)
+			}
+		}
+		if spec.End <= spec.Start || spec.Start < lim.Now || spec.End-spec.Start > lim.MaxDuration {
+			t.Fatalf("accepted interval [%d, %d)", spec.Start, spec.End)
+		}
+	})
 }

@@ -169,10 +169,15 @@ func TestReserveRetryStaleReleaseAndAudit(t *testing.T) {
 		t.Fatalf("no-capacity: %+v / %+v", tooMany, unknown)
 	}
 	fx.res.mu.Lock()
-	reserves := fx.res.reserves
+	reserves, lists := fx.res.reserves, fx.res.lists
 	fx.res.mu.Unlock()
 	if reserves != 1 {
 		t.Fatalf("%d reservations made, want 1 (retry, stale and no-capacity make none)", reserves)
+	}
+	// Idempotency lookups for g1, its retry and the stale g2: the
+	// no-capacity requests never reached the scheduler at all.
+	if lists != 3 {
+		t.Fatalf("%d scheduler lookups, want 3", lists)
 	}
 
 	list := request[wire.ListReply](t, fx.nc, "gamma", wire.VerbList, wire.ListRequest{Type: wire.TypeList})

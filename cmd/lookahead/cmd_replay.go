@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,12 +80,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err != nil {
 		return err
 	}
-	opts := replay.Options{}
+	opts := replay.Options{Context: ctx}
 	if cli.IsTerminal(stderr) {
 		opts.Progress = cli.ProgressBar(stderr, "runs")
-	}
-	if err := ctx.Err(); err != nil {
-		return err
 	}
 	rep, err := replay.Study(sc, in, opts)
 	if opts.Progress != nil {
@@ -101,9 +97,23 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		}
 	}
 	if o.output == cli.FormatJSON {
-		return cli.WriteJSON(stdout, rep)
+		if err := cli.WriteJSON(stdout, rep); err != nil {
+			return err
+		}
+	} else if err := writeReplayTable(stdout, rep); err != nil {
+		return err
 	}
-	return writeReplayTable(stdout, rep)
+	return checkViolations(rep)
+}
+
+// checkViolations fails the command when a replay broke a conservation law.
+func checkViolations(rep replay.Report) error {
+	for _, r := range rep.Results {
+		if r.Checks.Count > 0 {
+			return fmt.Errorf("%s %s: %d conservation check failures: %s", r.Policy, r.Label, r.Checks.Count, strings.Join(r.Checks.Violations, "; "))
+		}
+	}
+	return nil
 }
 
 // loadScenario reads a YAML scenario, refusing unknown fields.
@@ -209,11 +219,6 @@ func writeReplayTable(w io.Writer, rep replay.Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
-	}
-	for _, r := range rep.Results {
-		if r.Checks.Count > 0 {
-			return errors.New("conservation checks failed: " + strings.Join(r.Checks.Violations, "; "))
-		}
 	}
 	return nil
 }
