@@ -3,11 +3,12 @@ package maui
 import (
 	"bytes"
 	"fmt"
-	"lookahead/internal/execx"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
+
+	"lookahead/internal/execx"
 )
 
 // Result is what one Maui client command printed and how it exited.
