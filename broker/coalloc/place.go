@@ -36,7 +36,7 @@ type candidate struct {
 // gets an Allocation with Error set and changes nothing.
 //
 // Start is the earliest (earliest-start) or End the earliest
-// (earliest-finish) over all feasible allocations when Options.Tiers is nil;
+// (earliest-finish) over all feasible allocations when Options.Tiers is empty;
 // ties go to the earlier finish (resp. start), then to fewer sites, then to
 // the faster tier. See docs/coalloc.md for the node choice.
 //
@@ -64,7 +64,7 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 		return plan{}, NoFitRequirements
 	}
 	tiers := exact
-	if p.opts.Tiers != nil {
+	if len(p.opts.Tiers) > 0 {
 		tiers = coarse(p.opts.Tiers, exact)
 	}
 	best, ok := p.bestCandidate(job, tiers)
