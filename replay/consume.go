@@ -19,25 +19,50 @@ func Consume(fcs []forecast.Forecast, alloc forecast.Allocation, maxPrice float6
 	for i, f := range out {
 		bySite[f.Site] = i
 	}
-	need := map[[2]string]int{}
-	var keys [][2]string
+	need := map[string]map[string]int{}
 	for _, p := range alloc.Parts {
-		k := [2]string{p.Site, p.Node}
-		if need[k] == 0 {
-			keys = append(keys, k)
+		if need[p.Site] == nil {
+			need[p.Site] = map[string]int{}
 		}
-		need[k] += p.Procs
+		need[p.Site][p.Node] += p.Procs
 	}
-	for _, k := range keys {
-		i, ok := bySite[k[0]]
+	for site, nodes := range need {
+		i, ok := bySite[site]
 		if !ok {
-			return nil, fmt.Errorf("job %s: no forecast for site %s", alloc.Job, k[0])
+			return nil, fmt.Errorf("job %s: no forecast for site %s", alloc.Job, site)
 		}
-		slots, err := takeNode(out[i].Slots, k[1], need[k], alloc.Start, alloc.End, maxPrice)
+		slots, err := takeSite(out[i].Slots, nodes, alloc.Start, alloc.End, maxPrice)
 		if err != nil {
-			return nil, fmt.Errorf("job %s on %s/%s: %w", alloc.Job, k[0], k[1], err)
+			return nil, fmt.Errorf("job %s on %s/%w", alloc.Job, site, err)
 		}
 		out[i].Slots = slots
+	}
+	return out, nil
+}
+
+// takeSite takes need[node] processors off each node's slots over [a, b):
+// one pass to split the slots by node, then takeNode per needed node.
+func takeSite(slots []forecast.Slot, need map[string]int, a, b int64, maxPrice float64) ([]forecast.Slot, error) {
+	out := make([]forecast.Slot, 0, len(slots)+4)
+	touched := map[string][]forecast.Slot{}
+	for _, s := range slots {
+		if need[s.Node] > 0 {
+			touched[s.Node] = append(touched[s.Node], s)
+		} else {
+			out = append(out, s)
+		}
+	}
+	nodes := make([]string, 0, len(need))
+	for n := range need {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	for _, n := range nodes {
+		kept, err := takeNode(touched[n], n, need[n], a, b, maxPrice)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out = append(out, kept...)
 	}
 	return out, nil
 }

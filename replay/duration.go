@@ -3,11 +3,13 @@ package replay
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Duration is a span of seconds. In a scenario it is written either as a
-// number of seconds (600) or as a Go duration ("10m", "48h").
+// number of seconds (600), as whole days ("2d") or as a Go duration ("10m",
+// "48h").
 type Duration int64
 
 // UnmarshalText reads "600", "10m" or "1h30m".
@@ -17,9 +19,15 @@ func (d *Duration) UnmarshalText(b []byte) error {
 		*d = Duration(n)
 		return nil
 	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseInt(days, 10, 64); err == nil {
+			*d = Duration(n * 86400)
+			return nil
+		}
+	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("duration %q: want seconds or a duration like 10m", s)
+		return fmt.Errorf("duration %q: want seconds, days (2d) or a duration like 10m", s)
 	}
 	if v%time.Second != 0 {
 		return fmt.Errorf("duration %q: must be whole seconds", s)

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 
@@ -60,11 +61,13 @@ type replayer struct {
 	lastSub  int64 // last local submit
 	checks   Checks
 	stats    Stats
+	ctx      context.Context
 }
 
 func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replayer, error) {
 	r := &replayer{sc: sc, strat: strat, pending: append([]GridJob(nil), w.Grid...), lastSub: sc.Start}
 	r.env = Env{NewPool: opts.NewPool, Order: opts.Order}
+	r.ctx = opts.Context
 	for i, spec := range sc.Sites {
 		s, err := newSite(i, spec, sc.Start)
 		if err != nil {
@@ -90,6 +93,9 @@ func (r *replayer) run() error {
 			break
 		}
 		t = next
+		if err := r.stopped(); err != nil {
+			return err
+		}
 		r.advance(t)
 		r.admit(t)
 		out, err := r.cycle(t)
@@ -102,6 +108,13 @@ func (r *replayer) run() error {
 		t = max(t+1, out.wake)
 	}
 	return r.finish()
+}
+
+func (r *replayer) stopped() error {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.Err()
 }
 
 // align rounds t up to the cycle grid.
@@ -214,18 +227,21 @@ func (r *replayer) cycle(t int64) (cycleOutcome, error) {
 			continue
 		}
 		placed = true
-		job := byID[a.Job]
-		if verified, err = Consume(verified, a, job.Req.MaxPrice); err != nil {
-			r.checks.fail("plan at %d does not fit the forecasts at the price paid: %v", t, err)
-			verified = fcs
-			continue
-		}
 		if a.Start > lead {
 			firstLater = min(firstLater, a.Start-r.sc.Broker.CommitLead.Seconds())
 			continue
 		}
+		job := byID[a.Job]
+		// Law 4: what is committed fits the forecasts the plan was made on,
+		// at the price the job pays, given the other commits of the cycle.
+		next, err := Consume(verified, a, job.Req.MaxPrice)
+		if err != nil {
+			r.checks.fail("plan at %d does not fit the forecasts at the price paid: %v", t, err)
+			continue
+		}
 		if r.commit(job, a) {
 			committed[a.Job] = true
+			verified = next
 		} else {
 			stale = true
 		}
@@ -256,6 +272,9 @@ func (r *replayer) wakeAfter(t, planned int64) int64 {
 	if len(r.pending) > 0 {
 		next = min(next, r.pending[0].Req.Submitted)
 	}
+	if r.sc.Forecast.OnEvent && r.rel.Len() > 0 {
+		next = min(next, r.rel[0].at)
+	}
 	return max(next, t+1)
 }
 
@@ -263,7 +282,8 @@ func (r *replayer) wakeAfter(t, planned int64) int64 {
 // reservation changed.
 func (r *replayer) refresh(t int64) error {
 	for _, s := range r.sites {
-		if s.built >= 0 && !s.dirty && t < s.built+r.sc.Forecast.Period.Seconds() {
+		changed := r.sc.Forecast.OnEvent && s.changed > s.built
+		if s.built >= 0 && !s.dirty && !changed && t < s.built+r.sc.Forecast.Period.Seconds() {
 			continue
 		}
 		if err := s.forecast(t, r.sc.Forecast.Horizon.Seconds(), &r.checks); err != nil {

@@ -60,3 +60,45 @@ func TestEveryStrategyConserves(t *testing.T) {
 		t.Logf("%-22s grid %3d AWRT %8.0f local %3d AWRT %8.0f unplaced %d util %.2f stats %+v", res.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Local.Jobs, m.Local.AWRT, m.Unplaced, m.Utilization, res.Stats)
 	}
 }
+
+// TestCTCSliceConserves replays a slice of the real CTC trace on seed 002's
+// three sites under every strategy and both local policies, with the
+// conservation checks on.
+func TestCTCSliceConserves(t *testing.T) {
+	in := Inputs{Traces: map[string][]TraceJob{"ctc": ctcSlice(t)}}
+	sc := seed002(100)
+	sc.NoBaseline = false
+	sc.Grid.Deadline = 2 * 86400
+	sc.Broker.MultiSiteFactor = 1.2
+	sc.Broker.StagingDelay = 60
+	sc.Sweep = SweepSpec{Heterogeneity: [][]float64{{1.4, 1, 0.6}}, SitePolicy: []string{"easy", "conservative"}}
+	sc.Policies = StrategyNames()
+	rep, err := Study(sc, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		m := res.Metrics
+		if res.Checks.Count > 0 {
+			t.Errorf("%s %s: %v", res.Policy, res.Label, res.Checks.Violations)
+		}
+		if m.Grid.Jobs+m.Unplaced == 0 || m.Local.Jobs == 0 || res.Stats.Clipped > 0 {
+			t.Errorf("%s %s: grid %d+%d local %d clipped %d", res.Policy, res.Label, m.Grid.Jobs, m.Unplaced, m.Local.Jobs, res.Stats.Clipped)
+		}
+	}
+}
+
+func TestNoGridJobsMeansNoExtraWait(t *testing.T) {
+	in := Inputs{Traces: map[string][]TraceJob{"ctc": ctcSlice(t)}}
+	sc := seed002(120)
+	sc.Grid.Share, sc.Grid.Redraw = 0, nil
+	sc.NoBaseline = false
+	rep, err := Study(sc, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Results[0].Metrics
+	if m.Local.Jobs == 0 || m.LocalExtraWait != 0 || m.LocalExtraAWWT != 0 {
+		t.Fatalf("local %d jobs, extra wait %v / %v without grid jobs", m.Local.Jobs, m.LocalExtraWait, m.LocalExtraAWWT)
+	}
+}

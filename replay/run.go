@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 
 	"lookahead/forecast"
@@ -16,6 +17,9 @@ type Options struct {
 	// Progress, when set, is called after each run of a study with the
 	// runs done and the total.
 	Progress func(done, total int)
+	// Context, when set, stops a run between cycles once it is done
+	// (the run returns its error).
+	Context context.Context
 }
 
 // Metrics are one run's results (see docs/replay.md for definitions).

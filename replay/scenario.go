@@ -132,6 +132,11 @@ type PaymentSpec struct {
 type ForecastSpec struct {
 	Period  Duration `yaml:"period" json:"period"`   // default 300 s
 	Horizon Duration `yaml:"horizon" json:"horizon"` // default 48 h
+	// OnEvent also republishes a site's forecast at the first cycle after
+	// something happened there (a job ended or started, a reservation was
+	// given back), as an agent woken by events does; the broker then
+	// wakes at every grid job's end.
+	OnEvent bool `yaml:"on_event" json:"on_event"`
 }
 
 // BrokerSpec is how the broker plans and commits.

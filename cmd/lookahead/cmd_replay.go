@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,14 +80,14 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err != nil {
 		return err
 	}
-	opts := replay.Options{}
+	opts := replay.Options{Context: ctx}
 	if cli.IsTerminal(stderr) {
-		opts.Progress = progressBar(stderr)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
+		opts.Progress = cli.ProgressBar(stderr, "runs")
 	}
 	rep, err := replay.Study(sc, in, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,9 +97,23 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		}
 	}
 	if o.output == cli.FormatJSON {
-		return cli.WriteJSON(stdout, rep)
+		if err := cli.WriteJSON(stdout, rep); err != nil {
+			return err
+		}
+	} else if err := writeReplayTable(stdout, rep); err != nil {
+		return err
 	}
-	return writeReplayTable(stdout, rep)
+	return checkViolations(rep)
+}
+
+// checkViolations fails the command when a replay broke a conservation law.
+func checkViolations(rep replay.Report) error {
+	for _, r := range rep.Results {
+		if r.Checks.Count > 0 {
+			return fmt.Errorf("%s %s: %d conservation check failures: %s", r.Policy, r.Label, r.Checks.Count, strings.Join(r.Checks.Violations, "; "))
+		}
+	}
+	return nil
 }
 
 // loadScenario reads a YAML scenario, refusing unknown fields.
@@ -129,7 +142,7 @@ func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
 		if p == "" || in.Traces[p] != nil {
 			continue
 		}
-		jobs, err := readTrace(resolveTrace(p, base, dir))
+		jobs, err := readReplayTrace(resolveTrace(p, base, dir))
 		if err != nil {
 			return replay.Inputs{}, err
 		}
@@ -149,8 +162,8 @@ func resolveTrace(p, base, dir string) string {
 	return full
 }
 
-// readTrace reads an SWF trace, gunzipping a .gz file.
-func readTrace(path string) ([]replay.TraceJob, error) {
+// readReplayTrace reads an SWF trace, gunzipping a .gz file.
+func readReplayTrace(path string) ([]replay.TraceJob, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
@@ -207,22 +220,5 @@ func writeReplayTable(w io.Writer, rep replay.Report) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
-	for _, r := range rep.Results {
-		if r.Checks.Count > 0 {
-			return errors.New("conservation checks failed: " + strings.Join(r.Checks.Violations, "; "))
-		}
-	}
 	return nil
-}
-
-// progressBar draws "[#####     ] 5/10 runs" on a terminal.
-func progressBar(w io.Writer) func(done, total int) {
-	return func(done, total int) {
-		const width = 30
-		n := width * done / max(total, 1)
-		fmt.Fprintf(w, "\r[%s%s] %d/%d runs", strings.Repeat("#", n), strings.Repeat(" ", width-n), done, total)
-		if done == total {
-			fmt.Fprintln(w)
-		}
-	}
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lookahead/internal/cli"
+)
+
+const tinyScenario = `name: tiny
+seed: 1
+sites:
+  - {name: a, nodes: 16}
+  - {name: b, nodes: 8, heterogeneity: 1.4}
+local:
+  trace: %s
+  jobs: 60
+  max_width: 16
+grid: {share: 0.4, payment: {min: 1, max: 3}}
+forecast: {period: 10m, horizon: 1d}
+broker: {cycle: 60, commit_lead: 5m, multi_site_factor: 1.2}
+policies: [lookahead, single-site-earliest]
+`
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	trace, err := filepath.Abs("../../replay/testdata/ctc-sp2-first5000.swf.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(strings.Replace(body, "%s", trace, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReplayJSONAndPlot(t *testing.T) {
+	var out, errs bytes.Buffer
+	svg := filepath.Join(t.TempDir(), "p.svg")
+	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, plot: svg}
+	if err := runReplay(context.Background(), &out, &errs, o); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results []struct {
+			Policy  string
+			Metrics struct{ Grid, Local struct{ Jobs int } }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v", err)
+	}
+	if len(rep.Results) != 2 || rep.Results[0].Metrics.Local.Jobs == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.HasPrefix(b, []byte("<svg")) {
+		t.Fatalf("plot: %v %q", err, b[:min(len(b), 20)])
+	}
+}
+
+func TestReplayRefusesBadScenarios(t *testing.T) {
+	for name, body := range map[string]string{
+		"unknown field":    tinyScenario + "colour: red\n",
+		"unknown strategy": strings.Replace(tinyScenario, "single-site-earliest", "fastest", 1),
+		"missing trace":    strings.Replace(tinyScenario, "trace: %s", "trace: nowhere.swf", 1),
+	} {
+		o := &replayOptions{scenario: writeScenario(t, body), output: cli.FormatTable}
+		err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o)
+		if cli.ExitCode(err) != cli.ExitUsage {
+			t.Errorf("%s: got %v (exit %d), want a usage error", name, err, cli.ExitCode(err))
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package replay
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateNamesTheField(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(*Scenario)
+		field string
+	}{
+		{"no sites", func(s *Scenario) { s.Sites = nil }, "sites"},
+		{"duplicate site", func(s *Scenario) { s.Sites[1].Name = "a" }, "sites[1].name"},
+		{"zero nodes", func(s *Scenario) { s.Sites[0].Nodes = 0 }, "sites[0].nodes"},
+		{"bad local policy", func(s *Scenario) { s.Sites[2].Policy = "sjf" }, "sites[2].policy"},
+		{"share above 1", func(s *Scenario) { s.Grid.Share = 1.5 }, "grid.share"},
+		{"payment upside down", func(s *Scenario) { s.Grid.Payment = PaymentSpec{Min: 3, Max: 1} }, "grid.payment"},
+		{"unknown strategy", func(s *Scenario) { s.Policies = []string{"random"} }, "policies[0]"},
+		{"factor below 1", func(s *Scenario) { s.Broker.MultiSiteFactor = 0.5 }, "broker.multi_site_factor"},
+		{"cheap without deadline", func(s *Scenario) { s.Policies = []string{NameCheap} }, "grid.deadline"},
+		{"sweep h count", func(s *Scenario) { s.Sweep.Heterogeneity = [][]float64{{1, 2}} }, "sweep.heterogeneity[0]"},
+		{"width rule", func(s *Scenario) { s.Local.WidthRule = "squash" }, "local.width_rule"},
+		{"mix shares", func(s *Scenario) {
+			s.Grid.Synthetic = &SyntheticSpec{Jobs: 1, RunMin: 1, RunMax: 2, Classes: []WidthClass{{Min: 1, Max: 2, Share: 0.5}}}
+		}, "grid.synthetic.classes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := smallScenario()
+			sc.Policies = []string{NameLookahead}
+			c.edit(&sc)
+			err := sc.WithDefaults().Validate()
+			if err == nil || !errors.Is(err, ErrScenario) || !strings.Contains(err.Error(), c.field) {
+				t.Fatalf("got %v, want an error naming %s", err, c.field)
+			}
+		})
+	}
+	ok := smallScenario()
+	ok.Policies = []string{NameLookahead}
+	if err := ok.WithDefaults().Validate(); err != nil {
+		t.Fatalf("valid scenario refused: %v", err)
+	}
+}
+
+func TestPointsExpandEveryCombination(t *testing.T) {
+	sc := smallScenario()
+	sc.Sweep = SweepSpec{MultiSiteFactor: []float64{1, 1.5}, SitePolicy: []string{"easy", "conservative"},
+		Heterogeneity: [][]float64{{1, 1, 1}, {1.4, 1, 0.6}}}
+	pts := sc.Points()
+	if len(pts) != 8 {
+		t.Fatalf("%d points, want 8", len(pts))
+	}
+	seen := map[string]bool{}
+	for _, p := range pts {
+		seen[p.Label()] = true
+	}
+	if len(seen) != 8 {
+		t.Fatalf("labels not distinct: %v", seen)
+	}
+	at := sc.At(pts[len(pts)-1])
+	if at.Broker.MultiSiteFactor != 1.5 || at.Sites[0].Policy != "conservative" || at.Sites[2].Speed != 1/0.6 {
+		t.Fatalf("last point not applied: %+v %+v", at.Broker, at.Sites)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for in, want := range map[string]int64{"600": 600, "10m": 600, "2d": 172800, "1h30m": 5400} {
+		var d Duration
+		if err := d.UnmarshalText([]byte(in)); err != nil || d.Seconds() != want {
+			t.Errorf("%q: got %d, %v; want %d", in, d, err, want)
+		}
+	}
+	for _, in := range []string{"ten", "1.5s", "3w"} {
+		var d Duration
+		if err := d.UnmarshalText([]byte(in)); err == nil {
+			t.Errorf("%q accepted as %d", in, d)
+		}
+	}
+}
