@@ -54,6 +54,22 @@ type scratch struct {
 	topk      []int64
 	total     int64
 	atLeast   int // sites whose capacity alone reaches the job's procs
+	// Values at the left edge, kept by a tracking sweep (the bound sweep)
+	// so that the job's other sweeps can start where it stopped.
+	leftVal   []int64
+	leftNodes []int32
+	snap      startState
+}
+
+// startState is where a sweep may begin instead of NotBefore: no sweep of
+// the job can be feasible before at, cur is the first edge after at, and
+// vals are the nonzero values at at of the nodes the bound sweep used
+// (every node a sweep of the job may use, at the job's prices).
+type startState struct {
+	ok   bool
+	at   int64
+	cur  cursor
+	vals []nodeCap
 }
 
 type sweepSpec struct {
@@ -63,6 +79,10 @@ type sweepSpec struct {
 	sites   int     // at most this many sites (>= len(p.sites) means any)
 	maxRank int32   // only pieces priced at or below prices[maxRank]
 	limit   int64   // give up once the candidate start passes limit
+	// from, when set, is where the sweep begins (see startState); track
+	// asks the sweep to record such a state where it stops.
+	from  *startState
+	track bool
 }
 
 func (p *Pool) ensureScratch() {
@@ -74,6 +94,7 @@ func (p *Pool) ensureScratch() {
 	sc.classBase = make([]bool, len(p.classes))
 	sc.classOK = make([]bool, len(p.classes))
 	sc.siteCap = make([]int64, len(p.sites))
+	sc.leftVal = make([]int64, len(p.nodes))
 }
 
 // beginSweep starts a sweep over the nodes of the job's classes that are
@@ -115,15 +136,30 @@ func (p *Pool) touch(n int32) *nstate {
 }
 
 // sweep returns the earliest feasible start not after sp.limit, using the
-// nodes that meet the job's requirements and sp.tier.
+// nodes that meet the job's requirements and sp.tier. It begins at sp.from
+// when set (the state a bound sweep recorded), else at NotBefore.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 	p.beginSweep(sp.tier)
-	var right cursor
+	var right, left cursor
 	t := p.opts.NotBefore
+	if sp.from != nil {
+		t, right = sp.from.at, sp.from.cur
+		p.startFrom(sp.from, sp.procs)
+	}
+	if sp.track {
+		p.sc.snap.ok = false
+		defer p.resetLeft()
+	}
 	for t <= sp.limit {
 		p.advanceRight(&right, addSat(t, sp.dur), sp)
 		p.advanceLeft(t, sp.procs)
+		if sp.track {
+			p.trackLeft(&left, t, sp)
+		}
 		if p.feasible(sp) {
+			if sp.track {
+				p.record(t, left)
+			}
 			return t, true
 		}
 		next, ok := p.nextCandidate(&right, sp)
@@ -133,6 +169,61 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 		t = next
 	}
 	return 0, false
+}
+
+// startFrom gives every node the sweep may use its value at from.at, as
+// one segment open to the right.
+func (p *Pool) startFrom(from *startState, procs int64) {
+	for _, v := range from.vals {
+		if !p.sc.classOK[p.nodeClass[v.node]] {
+			continue
+		}
+		st := p.touch(v.node)
+		st.cur = v.cap
+		st.dq[0].value = v.cap
+		p.setMin(v.node, v.cap, procs)
+	}
+}
+
+// trackLeft applies every usable edge at or before t to the nodes' values
+// at the left edge. It trails the right edge, over edges just read.
+func (p *Pool) trackLeft(c *cursor, t int64, sp sweepSpec) {
+	sc := &p.sc
+	for {
+		e, ok := p.events.peek(c)
+		if !ok || e.at > t {
+			return
+		}
+		p.events.step(c)
+		if !p.usable(e, &sp) {
+			continue
+		}
+		if sc.leftVal[e.node] == 0 {
+			sc.leftNodes = append(sc.leftNodes, e.node)
+		}
+		sc.leftVal[e.node] += int64(e.procs)
+	}
+}
+
+// record keeps the values at t as the state the job's other sweeps start
+// from.
+func (p *Pool) record(t int64, left cursor) {
+	sc := &p.sc
+	sc.snap = startState{ok: true, at: t, cur: left, vals: sc.snap.vals[:0]}
+	for _, n := range sc.leftNodes {
+		if v := sc.leftVal[n]; v != 0 { // a node listed twice is zero the second time
+			sc.snap.vals = append(sc.snap.vals, nodeCap{node: n, cap: v})
+			sc.leftVal[n] = 0
+		}
+	}
+}
+
+func (p *Pool) resetLeft() {
+	sc := &p.sc
+	for _, n := range sc.leftNodes {
+		sc.leftVal[n] = 0
+	}
+	sc.leftNodes = sc.leftNodes[:0]
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
