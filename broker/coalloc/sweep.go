@@ -151,10 +151,10 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 		defer p.resetLeft()
 	}
 	for t <= sp.limit {
-		p.advanceRight(&right, addSat(t, sp.dur), sp)
+		p.advanceRight(&right, addSat(t, sp.dur), &sp)
 		p.advanceLeft(t, sp.procs)
 		if sp.track {
-			p.trackLeft(&left, t, sp)
+			p.trackLeft(&left, t, &sp)
 		}
 		if p.feasible(sp) {
 			if sp.track {
@@ -187,21 +187,25 @@ func (p *Pool) startFrom(from *startState, procs int64) {
 
 // trackLeft applies every usable edge at or before t to the nodes' values
 // at the left edge. It trails the right edge, over edges just read.
-func (p *Pool) trackLeft(c *cursor, t int64, sp sweepSpec) {
+func (p *Pool) trackLeft(c *cursor, t int64, sp *sweepSpec) {
 	sc := &p.sc
-	for {
-		e, ok := p.events.peek(c)
-		if !ok || e.at > t {
-			return
+	chunks := p.events.chunks
+	classOK, maxRank := sc.classOK, sp.maxRank
+	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
+		ch := chunks[c.c]
+		for ; c.i < len(ch); c.i++ {
+			e := &ch[c.i]
+			if e.at > t {
+				return
+			}
+			if e.rank > maxRank || !classOK[e.class] {
+				continue
+			}
+			if sc.leftVal[e.node] == 0 {
+				sc.leftNodes = append(sc.leftNodes, e.node)
+			}
+			sc.leftVal[e.node] += int64(e.procs)
 		}
-		p.events.step(c)
-		if !p.usable(e, &sp) {
-			continue
-		}
-		if sc.leftVal[e.node] == 0 {
-			sc.leftNodes = append(sc.leftNodes, e.node)
-		}
-		sc.leftVal[e.node] += int64(e.procs)
 	}
 }
 
@@ -230,33 +234,47 @@ func (p *Pool) usable(e event, sp *sweepSpec) bool {
 	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
-// advanceRight applies, one instant at a time, every edge before end.
-func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
+// advanceRight applies, one instant at a time, every edge before end. It
+// walks the chunks in place: this loop is where a sweep spends its time.
+func (p *Pool) advanceRight(c *cursor, end int64, sp *sweepSpec) {
 	sc := &p.sc
-	for {
-		e, ok := p.events.peek(c)
-		if !ok || e.at >= end {
-			return
-		}
-		x := e.at
-		for ok && e.at == x {
-			p.events.step(c)
-			if p.usable(e, &sp) {
-				st := p.touch(e.node)
-				if !st.mark {
-					st.mark = true
-					sc.touched = append(sc.touched, e.node)
+	chunks := p.events.chunks
+	classOK, maxRank := sc.classOK, sp.maxRank
+	x := int64(math.MinInt64) // the instant whose edges sc.touched holds
+	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
+		ch := chunks[c.c]
+		for ; c.i < len(ch); c.i++ {
+			e := &ch[c.i]
+			if e.at != x {
+				p.flushTouched(x, sp.procs)
+				if e.at >= end {
+					return
 				}
-				st.cur += int64(e.procs)
+				x = e.at
 			}
-			e, ok = p.events.peek(c)
+			if e.rank > maxRank || !classOK[e.class] {
+				continue
+			}
+			st := p.touch(e.node)
+			if !st.mark {
+				st.mark = true
+				sc.touched = append(sc.touched, e.node)
+			}
+			st.cur += int64(e.procs)
 		}
-		for _, n := range sc.touched {
-			sc.ns[n].mark = false
-			p.push(n, x, sp.procs)
-		}
-		sc.touched = sc.touched[:0]
 	}
+	p.flushTouched(x, sp.procs)
+}
+
+// flushTouched starts the new segments of the nodes whose value changed
+// at x.
+func (p *Pool) flushTouched(x int64, procs int64) {
+	sc := &p.sc
+	for _, n := range sc.touched {
+		sc.ns[n].mark = false
+		p.push(n, x, procs)
+	}
+	sc.touched = sc.touched[:0]
 }
 
 // push starts a new segment of node n at x with the node's current value
