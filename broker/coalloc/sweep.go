@@ -27,13 +27,14 @@ type nodeCap struct {
 }
 
 // nstate is one node's sweep state, valid only when gen == scratch.curGen.
+// The deque's last segment holds the node's value at the right cursor and
+// its head the minimum over the window (what the node can give). It is 64
+// bytes, one cache line: on large pools the sweep's cost is the misses on
+// this array.
 type nstate struct {
-	cur  int64 // the node's usable processors at the right cursor
-	min  int64 // minimum over the window: what the node can give
 	dq   []dqEntry
 	head int32
 	gen  uint32
-	mark bool
 	// buf holds short deques in place (dq points into it), so the usual
 	// node costs one cache miss, not two; longer ones spill to the heap.
 	buf [2]dqEntry
@@ -47,7 +48,6 @@ type scratch struct {
 	classOK   []bool // classBase and speed >= the sweep's tier
 	curGen    uint32
 	active    []int32 // nodes touched by the current sweep
-	touched   []int32
 	bounds    []bound // boundaries passed by the right edge, oldest first
 	boundHead int
 	siteCap   []int64
@@ -126,7 +126,7 @@ func (p *Pool) touch(n int32) *nstate {
 		return st
 	}
 	st.gen = sc.curGen
-	st.cur, st.min, st.head = 0, 0, 0
+	st.head = 0
 	if cap(st.dq) == 0 {
 		st.dq = st.buf[:0:len(st.buf)]
 	}
@@ -179,9 +179,8 @@ func (p *Pool) startFrom(from *startState, procs int64) {
 			continue
 		}
 		st := p.touch(v.node)
-		st.cur = v.cap
 		st.dq[0].value = v.cap
-		p.setMin(v.node, v.cap, procs)
+		p.setMin(v.node, 0, v.cap, procs)
 	}
 }
 
@@ -234,59 +233,53 @@ func (p *Pool) usable(e event, sp *sweepSpec) bool {
 	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
-// advanceRight applies, one instant at a time, every edge before end. It
-// walks the chunks in place: this loop is where a sweep spends its time.
+// advanceRight applies every edge before end. Edges are in (time, node)
+// order, so the edges of one node at one instant are adjacent: their sum
+// is pushed as the node's new segment when the run ends. It walks the
+// chunks in place: this loop is where a sweep spends its time.
 func (p *Pool) advanceRight(c *cursor, end int64, sp *sweepSpec) {
-	sc := &p.sc
 	chunks := p.events.chunks
-	classOK, maxRank := sc.classOK, sp.maxRank
-	x := int64(math.MinInt64) // the instant whose edges sc.touched holds
-	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
+	classOK, maxRank := p.sc.classOK, sp.maxRank
+	pend, at, delta := int32(-1), int64(0), int64(0) // a run of usable edges
+	i := c.i
+	for ; c.c < len(chunks); c.c, i = c.c+1, 0 {
 		ch := chunks[c.c]
-		for ; c.i < len(ch); c.i++ {
-			e := &ch[c.i]
-			if e.at != x {
-				p.flushTouched(x, sp.procs)
-				if e.at >= end {
-					return
-				}
-				x = e.at
+		for ; i < len(ch); i++ {
+			e := &ch[i]
+			if pend >= 0 && (e.node != pend || e.at != at) {
+				p.push(pend, at, delta, sp.procs)
+				pend = -1
+			}
+			if e.at >= end {
+				c.i = i
+				return
 			}
 			if e.rank > maxRank || !classOK[e.class] {
 				continue
 			}
-			st := p.touch(e.node)
-			if !st.mark {
-				st.mark = true
-				sc.touched = append(sc.touched, e.node)
+			if pend < 0 {
+				pend, at, delta = e.node, e.at, 0
 			}
-			st.cur += int64(e.procs)
+			delta += int64(e.procs)
 		}
 	}
-	p.flushTouched(x, sp.procs)
-}
-
-// flushTouched starts the new segments of the nodes whose value changed
-// at x.
-func (p *Pool) flushTouched(x int64, procs int64) {
-	sc := &p.sc
-	for _, n := range sc.touched {
-		sc.ns[n].mark = false
-		p.push(n, x, procs)
+	if pend >= 0 {
+		p.push(pend, at, delta, sp.procs)
 	}
-	sc.touched = sc.touched[:0]
+	c.i = 0
 }
 
-// push starts a new segment of node n at x with the node's current value
-// and queues the boundary x for the left edge.
-func (p *Pool) push(n int32, x int64, procs int64) {
+// push changes node n's value by delta at x: a new segment starts there,
+// and the boundary x is queued for the left edge.
+func (p *Pool) push(n int32, x, delta, procs int64) {
 	sc := &p.sc
-	st := &sc.ns[n]
-	v := st.cur
+	st := p.touch(n)
 	q, h := st.dq, int(st.head)
-	if q[len(q)-1].value == v {
+	if delta == 0 {
 		return // the segment goes on (abutting pieces merge here)
 	}
+	v := q[len(q)-1].value + delta
+	old := q[h].value
 	q[len(q)-1].expiry = x
 	for len(q) > h && q[len(q)-1].value >= v {
 		q = q[:len(q)-1]
@@ -294,7 +287,7 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
 	st.dq = q
 	sc.bounds = append(sc.bounds, bound{at: x, node: n})
-	p.setMin(n, q[h].value, procs)
+	p.setMin(n, old, q[h].value, procs)
 }
 
 // bound is a segment boundary the right edge passed: at x, node's previous
@@ -312,6 +305,7 @@ func (p *Pool) advanceLeft(t int64, procs int64) {
 		n := sc.bounds[sc.boundHead].node
 		st := &sc.ns[n]
 		q, h := st.dq, int(st.head)
+		old := q[h].value
 		for q[h].expiry <= t {
 			h++
 		}
@@ -321,7 +315,7 @@ func (p *Pool) advanceLeft(t int64, procs int64) {
 			h = 0
 		}
 		st.head = int32(h)
-		p.setMin(n, q[h].value, procs)
+		p.setMin(n, old, q[h].value, procs)
 	}
 	if sc.boundHead > 4096 && 2*sc.boundHead >= len(sc.bounds) {
 		sc.bounds = sc.bounds[:copy(sc.bounds, sc.bounds[sc.boundHead:])]
@@ -351,14 +345,13 @@ func (p *Pool) nextCandidate(c *cursor, sp sweepSpec) (int64, bool) {
 	}
 }
 
-func (p *Pool) setMin(n int32, v int64, procs int64) {
+// setMin moves node n's capacity over the window from old to v.
+func (p *Pool) setMin(n int32, old, v int64, procs int64) {
 	sc := &p.sc
-	old := sc.ns[n].min
 	if v == old {
 		return
 	}
-	sc.ns[n].min = v
-	s := p.nodes[n].site
+	s := p.nodeSite[n]
 	before := sc.siteCap[s]
 	after := before + v - old
 	sc.siteCap[s] = after
@@ -404,7 +397,8 @@ func cmpInt(a, b int64) int {
 func (p *Pool) capacities() []nodeCap {
 	var out []nodeCap
 	for _, n := range p.sc.active {
-		if v := p.sc.ns[n].min; v > 0 {
+		st := &p.sc.ns[n]
+		if v := st.dq[st.head].value; v > 0 {
 			out = append(out, nodeCap{node: n, cap: v})
 		}
 	}
