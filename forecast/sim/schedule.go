@@ -246,9 +246,10 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	need := j.Procs
 	for _, i := range e.order {
 		if f := free[i]; f > 0 {
-			b.per[i] = f
+			take := min(f, need)
+			b.per[i] = take
 			b.touched = append(b.touched, i)
-			need -= f
+			need -= take
 			if need <= 0 {
 				break
 			}
@@ -362,7 +363,7 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 		if !n.usable || n.used >= n.procs {
 			continue
 		}
-		avail := n.procs - n.used - e.reservedOn(i, e.now, end)
+		avail := e.nodeFree(i, end)
 		if j.PPN > 0 {
 			avail -= avail % j.PPN
 		}
@@ -499,7 +500,7 @@ func (e *Engine) windowProcs(w int64) int {
 	for i := range e.nodes {
 		n := &e.nodes[i]
 		if n.usable && n.used < n.procs {
-			sum += max(n.procs-n.used-e.reservedOn(i, e.now, w), 0)
+			sum += max(e.nodeFree(i, w), 0)
 		}
 	}
 	return sum
@@ -517,4 +518,55 @@ func (e *Engine) dropStarted(w int) int {
 	}
 	e.stale = 0
 	return k
+}
+
+// nodeFree is the fewest processors node i has free at any time in
+// [now, end): capacity less the running jobs still held then (until their
+// walltime) and less the holds then in force. This is how Maui checks a
+// node's availability range for a job: a hold that starts later only
+// counts against what the node will have free by then.
+func (e *Engine) nodeFree(i int, end int64) int {
+	n := &e.nodes[i]
+	best := n.procs - n.used - e.holdsAt(i, e.now)
+	for _, h := range n.holds {
+		if h.s > e.now && h.s < end {
+			best = min(best, n.procs-e.runningAt(i, h.s)-e.holdsAt(i, h.s))
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s > e.now && b.s < end {
+			best = min(best, n.procs-e.runningAt(i, b.s)-e.holdsAt(i, b.s))
+		}
+	}
+	return best
+}
+
+// holdsAt is what grid reservations and this pass's blocked jobs hold on
+// node i at time t.
+func (e *Engine) holdsAt(i int, t int64) int {
+	held := 0
+	for _, h := range e.nodes[i].holds {
+		if h.s <= t && h.e > t {
+			held += h.procs
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s <= t && b.e > t {
+			held += b.per[i]
+		}
+	}
+	return held
+}
+
+// runningAt is what running jobs still hold on node i at time t >= now:
+// a job holds its processors until its walltime (or its real end, when a
+// snapshot's job is overdue).
+func (e *Engine) runningAt(i int, t int64) int {
+	held := 0
+	for _, r := range e.nodes[i].run {
+		if r.j.wallEnd > t || r.j.end > t {
+			held += r.procs
+		}
+	}
+	return held
 }
