@@ -71,8 +71,9 @@ type Engine struct {
 	stale     int           // started jobs still in queue
 	blocked   []*blockedRes // blocked jobs' reservations this pass
 	blockPool []*blockedRes
-	bfBuckets [][]*job
-	bfWindows []int64
+	availBuf  []int64 // backfill: each node's available time
+	inBuf     []bool  // backfill: the nodes of the current window
+	tsBuf     []int64
 	freeBuf   []int
 
 	resvChanged bool

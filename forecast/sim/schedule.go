@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // schedule is one scheduling pass at e.now (see the package comment).
@@ -397,113 +396,200 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 	return held
 }
 
-// backfill is Maui's FIRSTFIT backfill after the priority pass: windows of
-// free processors are visited shortest first (a window ends where a hold —
-// a blocked job's or a grid reservation — starts on nodes with free
-// processors), and in each the waiting jobs without a reservation that fit
-// its time and processors start in queue order on its nodes.
+// backfill is Maui 3.3.1's FIRSTFIT backfill after the priority pass
+// (MQueueBackFill, MBFGetWindow, MBFFirstFit), shortest window first:
 //
-// A job that fits a window's time but does not start there cannot start in
-// a longer one (fewer processors are free for longer, and starts only take
-// more), so each job is tried once, in the first window long enough for it.
+//   - Every node with free processors now has an available time (nodeAvail):
+//     how long its free count stays as it is now, as Maui's availability
+//     ranges see it.
+//   - A window is the shortest available time longer than the previous
+//     window's; it holds the nodes whose available time reaches it and
+//     offers their free processors.
+//   - The waiting jobs without a reservation whose walltime fits the window
+//     and whose processors do not exceed what it offered when it was
+//     opened are tried in queue order on its nodes; a job that does not
+//     start may start in a later, longer window.
+//
+// Starting a job changes its nodes' available times, so each window is
+// measured after the previous one's starts.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
 	if p.steps[0].free <= 0 || e.used >= e.total {
 		return
 	}
-	ws := e.windows()
-	most := e.windowProcs(ws[0]) // the shortest window has the most
-	if most <= 0 {
-		return
+	if cap(e.availBuf) < len(e.nodes) {
+		e.availBuf = make([]int64, len(e.nodes))
 	}
-	for len(e.bfBuckets) < len(ws) {
-		e.bfBuckets = append(e.bfBuckets, nil)
+	avail := e.availBuf[:len(e.nodes)]
+	if cap(e.inBuf) < len(e.nodes) {
+		e.inBuf = make([]bool, len(e.nodes))
 	}
-	buckets := e.bfBuckets[:len(ws)]
-	for k := range buckets {
-		buckets[k] = buckets[k][:0]
+	for i := range e.nodes {
+		avail[i] = e.nodeAvail(i)
 	}
-	for _, j := range queue {
-		if j.started || j.held || j.Procs > most {
-			continue
+	prev := e.now
+	for prev < never {
+		w, found, procs := int64(never), false, 0
+		for _, a := range avail {
+			if a > prev && a <= w {
+				w, found = a, true
+			}
 		}
-		end := sat(e.now, j.Walltime)
-		k := sort.Search(len(ws), func(i int) bool { return ws[i] >= end })
-		buckets[k] = append(buckets[k], j)
-	}
-	for k, w := range ws {
-		if len(buckets[k]) == 0 {
-			continue
+		if !found {
+			return
 		}
-		free := e.windowProcs(w)
-		if free <= 0 {
-			break
+		in := e.inBuf[:len(e.nodes)]
+		for i, a := range avail {
+			in[i] = a >= w
+			if in[i] {
+				procs += e.nodeFree(i, e.now+1)
+			}
 		}
-		for _, j := range buckets[k] {
-			if j.Procs > free || p.steps[0].free < j.Procs {
+		for _, j := range queue {
+			if j.started || j.held || j.Procs > procs || sat(e.now, j.Walltime) > w || p.steps[0].free < j.Procs {
 				continue
 			}
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
-			if hosts, ok := e.pickHosts(j, w); ok {
-				e.start(j, hosts)
-				e.stale++
-				p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
-				free -= j.Procs
+			hosts, ok := e.pickIn(j, in)
+			if !ok {
+				continue
+			}
+			e.start(j, hosts)
+			e.stale++
+			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			for _, h := range hosts {
+				avail[h.node] = e.nodeAvail(h.node)
+			}
+			if e.used >= e.total {
+				return
 			}
 		}
+		prev = w
 	}
 }
 
-// windows are the ends of the backfill windows, ascending, never last: the
-// start times of holds on nodes that have free processors now.
-func (e *Engine) windows() []int64 {
-	ws := e.bfWindows[:0]
-	for _, b := range e.blocked {
-		if b.s > e.now && b.e > e.now && e.touchesFree(b) {
-			ws = append(ws, b.s)
-		}
-	}
-	for i := range e.nodes {
+// pickIn is pickHosts restricted to a backfill window's nodes (in[i]):
+// those whose available time reached the window when it was opened.
+func (e *Engine) pickIn(j *job, in []bool) ([]hostUse, bool) {
+	need := j.Procs
+	end := sat(e.now, j.Walltime)
+	var hosts []hostUse
+	for _, i := range e.order {
 		n := &e.nodes[i]
-		if !n.usable || n.used >= n.procs {
+		if !in[i] || !n.usable || n.used >= n.procs {
 			continue
 		}
-		for _, h := range n.holds {
-			if h.s > e.now && h.e > e.now {
-				ws = append(ws, h.s)
-			}
+		f := e.nodeFree(i, end)
+		if j.PPN > 0 {
+			f -= f % j.PPN
+		}
+		if f <= 0 {
+			continue
+		}
+		take := min(f, need)
+		hosts = append(hosts, hostUse{node: i, procs: take})
+		need -= take
+		if need == 0 {
+			return hosts, true
 		}
 	}
-	slices.Sort(ws)
-	ws = slices.Compact(ws)
-	ws = append(ws, never)
-	e.bfWindows = ws
-	return ws
+	return nil, false
 }
 
-// touchesFree reports whether b holds processors on a node that has free
-// processors now (only those bound a backfill window).
-func (e *Engine) touchesFree(b *blockedRes) bool {
-	for _, i := range b.touched {
-		if n := &e.nodes[i]; n.usable && n.used < n.procs {
+// nodeAvail is when node i's backfill availability ends, or 0 when it has
+// nothing free now. It follows how Maui 3.3.1 measures a node for a
+// backfill window (MBFGetWindow → MJobGetNRange → MJobGetSNRange, one
+// task, no duration), quirks included:
+//
+//   - The node's free count is followed through the times at which holds
+//     start or end and running jobs reach their walltime, one instant at a
+//     time. The first range starts now with the free count now recorded.
+//   - At an instant where a hold starts, the range ends if nothing is free
+//     any more, and a new range starts if the count fell below the one
+//     recorded; a count that grew is not recorded.
+//   - At an instant where things only end, a new range starts if the count
+//     grew above the one recorded.
+//   - The first range is joined with the second when the second's recorded
+//     count is not smaller, and never with any later one.
+func (e *Engine) nodeAvail(i int) int64 {
+	n := &e.nodes[i]
+	if !n.usable || n.used >= n.procs {
+		return 0
+	}
+	rec := n.procs - n.used - e.holdsAt(i, e.now)
+	if rec <= 0 {
+		return 0
+	}
+	first := rec
+	ts := e.tsBuf[:0]
+	for _, r := range n.run {
+		if t := max(r.j.wallEnd, r.j.end); t > e.now {
+			ts = append(ts, t)
+		}
+	}
+	for _, h := range n.holds {
+		ts = appendAfter(ts, e.now, h.s, h.e)
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 {
+			ts = appendAfter(ts, e.now, b.s, b.e)
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	e.tsBuf = ts
+	ranges := 0 // ranges closed so far
+	for _, t := range ts {
+		c := n.procs - e.runningAt(i, t) - e.holdsAt(i, t)
+		split := false
+		if e.holdStartsAt(i, t) {
+			if c <= 0 {
+				return t // the range ends; nothing later joins it
+			}
+			split = c < rec
+		} else {
+			split = c > rec
+		}
+		if !split {
+			continue
+		}
+		ranges++
+		switch {
+		case ranges == 1 && c < first:
+			return t // the second range is smaller: not joined
+		case ranges == 2:
+			return t
+		}
+		rec = c
+	}
+	return never
+}
+
+// holdStartsAt reports whether a grid reservation or a blocked job's
+// reservation starts on node i at t.
+func (e *Engine) holdStartsAt(i int, t int64) bool {
+	for _, h := range e.nodes[i].holds {
+		if h.s == t {
+			return true
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s == t {
 			return true
 		}
 	}
 	return false
 }
 
-// windowProcs is the processors free from now until w.
-func (e *Engine) windowProcs(w int64) int {
-	sum := 0
-	for i := range e.nodes {
-		n := &e.nodes[i]
-		if n.usable && n.used < n.procs {
-			sum += max(e.nodeFree(i, w), 0)
+func appendAfter(ts []int64, now int64, xs ...int64) []int64 {
+	for _, x := range xs {
+		if x > now {
+			ts = append(ts, x)
 		}
 	}
-	return sum
+	return ts
 }
 
 // dropStarted removes jobs started by backfill from the first w queue
