@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -417,32 +418,34 @@ func (e *Engine) backfill(queue []*job) {
 	if p.steps[0].free <= 0 || e.used >= e.total {
 		return
 	}
-	if cap(e.availBuf) < len(e.nodes) {
-		e.availBuf = make([]int64, len(e.nodes))
+	// only nodes with free processors now can be in a window; keep them
+	// in preference order
+	cand := e.bfNodes[:0]
+	for k, word := range e.freeBits {
+		for ; word != 0; word &= word - 1 {
+			i := e.order[k<<6|bits.TrailingZeros64(word)]
+			if a := e.nodeAvail(i); a > 0 {
+				cand = append(cand, bfNode{i: i, avail: a})
+			}
+		}
 	}
-	avail := e.availBuf[:len(e.nodes)]
-	if cap(e.inBuf) < len(e.nodes) {
-		e.inBuf = make([]bool, len(e.nodes))
-	}
-	for i := range e.nodes {
-		avail[i] = e.nodeAvail(i)
-	}
+	e.bfNodes = cand
 	prev := e.now
 	for prev < never {
 		w, found, procs := int64(never), false, 0
-		for _, a := range avail {
-			if a > prev && a <= w {
-				w, found = a, true
+		for _, c := range cand {
+			if c.avail > prev && c.avail <= w {
+				w, found = c.avail, true
 			}
 		}
 		if !found {
 			return
 		}
-		in := e.inBuf[:len(e.nodes)]
-		for i, a := range avail {
-			in[i] = a >= w
-			if in[i] {
-				procs += e.nodeFree(i, e.now+1)
+		for k := range cand {
+			c := &cand[k]
+			c.in = c.avail >= w
+			if c.in {
+				procs += e.nodeFree(c.i, e.now+1)
 			}
 		}
 		for _, j := range queue {
@@ -452,7 +455,7 @@ func (e *Engine) backfill(queue []*job) {
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
-			hosts, ok := e.pickIn(j, in)
+			hosts, ok := e.pickIn(j, cand)
 			if !ok {
 				continue
 			}
@@ -460,7 +463,11 @@ func (e *Engine) backfill(queue []*job) {
 			e.stale++
 			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 			for _, h := range hosts {
-				avail[h.node] = e.nodeAvail(h.node)
+				for k := range cand {
+					if cand[k].i == h.node {
+						cand[k].avail = e.nodeAvail(h.node)
+					}
+				}
 			}
 			if e.used >= e.total {
 				return
@@ -470,18 +477,27 @@ func (e *Engine) backfill(queue []*job) {
 	}
 }
 
-// pickIn is pickHosts restricted to a backfill window's nodes (in[i]):
-// those whose available time reached the window when it was opened.
-func (e *Engine) pickIn(j *job, in []bool) ([]hostUse, bool) {
+// bfNode is a node with free processors during backfill: its available
+// time and whether it is in the window being filled.
+type bfNode struct {
+	i     int
+	avail int64
+	in    bool
+}
+
+// pickIn is pickHosts restricted to a backfill window's nodes: those whose
+// available time reached the window when it was opened (cand is in
+// preference order).
+func (e *Engine) pickIn(j *job, cand []bfNode) ([]hostUse, bool) {
 	need := j.Procs
 	end := sat(e.now, j.Walltime)
 	var hosts []hostUse
-	for _, i := range e.order {
-		n := &e.nodes[i]
-		if !in[i] || !n.usable || n.used >= n.procs {
+	for _, c := range cand {
+		n := &e.nodes[c.i]
+		if !c.in || n.used >= n.procs {
 			continue
 		}
-		f := e.nodeFree(i, end)
+		f := e.nodeFree(c.i, end)
 		if j.PPN > 0 {
 			f -= f % j.PPN
 		}
@@ -489,7 +505,7 @@ func (e *Engine) pickIn(j *job, in []bool) ([]hostUse, bool) {
 			continue
 		}
 		take := min(f, need)
-		hosts = append(hosts, hostUse{node: i, procs: take})
+		hosts = append(hosts, hostUse{node: c.i, procs: take})
 		need -= take
 		if need == 0 {
 			return hosts, true
@@ -523,6 +539,9 @@ func (e *Engine) nodeAvail(i int) int64 {
 		return 0
 	}
 	first := rec
+	if len(n.run) == 0 && len(n.holds) == 0 && !e.blockedOn(i) {
+		return never // nothing will ever change its free count
+	}
 	ts := e.tsBuf[:0]
 	for _, r := range n.run {
 		if t := max(r.j.wallEnd, r.j.end); t > e.now {
@@ -565,6 +584,17 @@ func (e *Engine) nodeAvail(i int) int64 {
 		rec = c
 	}
 	return never
+}
+
+// blockedOn reports whether a blocked job's reservation holds processors
+// of node i in this pass.
+func (e *Engine) blockedOn(i int) bool {
+	for _, b := range e.blocked {
+		if b.per[i] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // holdStartsAt reports whether a grid reservation or a blocked job's
