@@ -74,6 +74,7 @@ type Engine struct {
 	blocked   []*blockedRes // blocked jobs' reservations this pass
 	blockPool []*blockedRes
 	bfNodes   []bfNode // backfill: nodes with free processors
+	candPos   []int    // backfill: node i's index in bfNodes
 	tsBuf     []int64
 	freeBuf   []int
 
@@ -110,6 +111,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	for k, i := range e.order {
 		e.rank[i] = k
 	}
+	e.candPos = make([]int, len(e.nodes))
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
 		e.trackFree(i)

@@ -425,7 +425,8 @@ func (e *Engine) backfill(queue []*job) {
 		for ; word != 0; word &= word - 1 {
 			i := e.order[k<<6|bits.TrailingZeros64(word)]
 			if a := e.nodeAvail(i); a > 0 {
-				cand = append(cand, bfNode{i: i, avail: a})
+				e.candPos[i] = len(cand)
+				cand = append(cand, bfNode{i: i, avail: a, held: e.holdsAt(i, e.now)})
 			}
 		}
 	}
@@ -445,7 +446,8 @@ func (e *Engine) backfill(queue []*job) {
 			c := &cand[k]
 			c.in = c.avail >= w
 			if c.in {
-				procs += e.nodeFree(c.i, e.now+1)
+				n := &e.nodes[c.i]
+				procs += max(n.procs-n.used-c.held, 0)
 			}
 		}
 		for _, j := range queue {
@@ -463,11 +465,7 @@ func (e *Engine) backfill(queue []*job) {
 			e.stale++
 			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 			for _, h := range hosts {
-				for k := range cand {
-					if cand[k].i == h.node {
-						cand[k].avail = e.nodeAvail(h.node)
-					}
-				}
+				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
 			}
 			if e.used >= e.total {
 				return
@@ -478,10 +476,12 @@ func (e *Engine) backfill(queue []*job) {
 }
 
 // bfNode is a node with free processors during backfill: its available
-// time and whether it is in the window being filled.
+// time, what holds take of it now and whether it is in the window being
+// filled.
 type bfNode struct {
 	i     int
 	avail int64
+	held  int
 	in    bool
 }
 
@@ -539,8 +539,12 @@ func (e *Engine) nodeAvail(i int) int64 {
 		return 0
 	}
 	first := rec
-	if len(n.run) == 0 && len(n.holds) == 0 && !e.blockedOn(i) {
-		return never // nothing will ever change its free count
+	if len(n.run) == 0 && len(n.holds) == 0 {
+		// an idle node: only blocked jobs' reservations change it, and
+		// the first to start cuts its count
+		if t, ok := e.firstBlockedStart(i); ok {
+			return t
+		}
 	}
 	ts := e.tsBuf[:0]
 	for _, r := range n.run {
@@ -586,15 +590,20 @@ func (e *Engine) nodeAvail(i int) int64 {
 	return never
 }
 
-// blockedOn reports whether a blocked job's reservation holds processors
-// of node i in this pass.
-func (e *Engine) blockedOn(i int) bool {
+// firstBlockedStart is the earliest start of a blocked job's reservation on
+// node i (never if none); ok is false when one has started already (then
+// the general case applies).
+func (e *Engine) firstBlockedStart(i int) (t int64, ok bool) {
+	t = never
 	for _, b := range e.blocked {
 		if b.per[i] > 0 {
-			return true
+			if b.s <= e.now {
+				return 0, false
+			}
+			t = min(t, b.s)
 		}
 	}
-	return false
+	return t, true
 }
 
 // holdStartsAt reports whether a grid reservation or a blocked job's
