@@ -75,6 +75,7 @@ type Engine struct {
 	blockPool []*blockedRes
 	bfNodes   []bfNode // backfill: nodes with free processors
 	candPos   []int    // backfill: node i's index in bfNodes
+	bfJobs    []bfJob  // backfill: the jobs that may start
 	tsBuf     []int64
 	freeBuf   []int
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -431,6 +432,15 @@ func (e *Engine) backfill(queue []*job) {
 		}
 	}
 	e.bfNodes = cand
+	// the jobs that may backfill, compact: a window scans them all
+	jobs, least := e.bfJobs[:0], math.MaxInt
+	for _, j := range queue {
+		if !j.started && !j.held && j.Procs <= p.steps[0].free {
+			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
+			least = min(least, j.Procs)
+		}
+	}
+	e.bfJobs = jobs
 	prev := e.now
 	for prev < never {
 		w, found, procs := int64(never), false, 0
@@ -450,10 +460,16 @@ func (e *Engine) backfill(queue []*job) {
 				procs += max(n.procs-n.used-c.held, 0)
 			}
 		}
-		for _, j := range queue {
-			if j.started || j.held || j.Procs > procs || sat(e.now, j.Walltime) > w || p.steps[0].free < j.Procs {
+		if procs < least {
+			prev = w
+			continue // no job is narrow enough for this window
+		}
+		for k := range jobs {
+			b := &jobs[k]
+			if b.procs > procs || b.end > w || p.steps[0].free < b.procs {
 				continue
 			}
+			j := b.j
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
@@ -463,6 +479,7 @@ func (e *Engine) backfill(queue []*job) {
 			}
 			e.start(j, hosts)
 			e.stale++
+			b.procs = math.MaxInt // started: never again
 			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 			for _, h := range hosts {
 				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
@@ -473,6 +490,14 @@ func (e *Engine) backfill(queue []*job) {
 		}
 		prev = w
 	}
+}
+
+// bfJob is a job that may backfill: its processors (MaxInt once started)
+// and walltime end, kept compact for the per-window scans.
+type bfJob struct {
+	procs int
+	end   int64
+	j     *job
 }
 
 // bfNode is a node with free processors during backfill: its available
