@@ -42,7 +42,9 @@ type Engine struct {
 	site     string
 	src      []forecast.SnapshotNode
 	nodes    []node
-	order    []int // node preference: fewest processors first, then last listed first
+	order    []int    // node preference: fewest processors first, then last listed first
+	rank     []int    // rank[i]: node i's position in order
+	freeBits []uint64 // by rank: usable nodes with processors not held by running jobs
 	byName   map[string]int
 	total    int // processors on usable nodes
 	maxChunk int // largest node
@@ -71,8 +73,10 @@ type Engine struct {
 	stale     int           // started jobs still in queue
 	blocked   []*blockedRes // blocked jobs' reservations this pass
 	blockPool []*blockedRes
-	bfBuckets [][]*job
-	bfWindows []int64
+	bfNodes   []bfNode // backfill: nodes with free processors
+	candPos   []int    // backfill: node i's index in bfNodes
+	bfJobs    []bfJob  // backfill: the jobs that may start
+	tsBuf     []int64
 	freeBuf   []int
 
 	resvChanged bool
@@ -104,7 +108,29 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		}
 	}
 	e.order = preference(e.nodes)
+	e.rank = make([]int, len(e.nodes))
+	for k, i := range e.order {
+		e.rank[i] = k
+	}
+	e.candPos = make([]int, len(e.nodes))
+	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
+	for i := range e.nodes {
+		e.trackFree(i)
+	}
 	return e
+}
+
+// trackFree keeps node i's bit in e.freeBits (indexed by its rank in the
+// preference order) set exactly while it is usable and has processors not
+// held by running jobs.
+func (e *Engine) trackFree(i int) {
+	n := &e.nodes[i]
+	r := e.rank[i]
+	if n.usable && n.used < n.procs {
+		e.freeBits[r>>6] |= 1 << (r & 63)
+	} else {
+		e.freeBits[r>>6] &^= 1 << (r & 63)
+	}
 }
 
 // preference orders nodes the way Maui 3.3.1's MINRESOURCE allocation was
@@ -290,6 +316,7 @@ func (e *Engine) finish(j *job) {
 				break
 			}
 		}
+		e.trackFree(h.node)
 	}
 	e.used -= j.pool
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
@@ -320,6 +347,7 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 		if e.nodes[h.node].usable {
 			j.pool += h.procs
 		}
+		e.trackFree(h.node)
 	}
 	e.used += j.pool
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd > j.wallEnd })

@@ -89,10 +89,21 @@ func readMauiNodes(t testing.TB, path string) Cluster {
 	return c
 }
 
+// hostNames is a job's nodes in allocation order, each once, the way
+// Maui's simstat lists them (c064:c063:…).
+func hostNames(hs []forecast.HostProcs) string {
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Node
+	}
+	return strings.Join(names, ":")
+}
+
 // mauiFidelity replays a Maui workload trace on the resource trace and
 // compares every job's start (relative to its queue time, since Maui's
-// simulated clock starts at its own T0) with Maui's simstat.
-func mauiFidelity(t *testing.T, dir, resource, workload, simstat string, p Policy) (exact, total int, agreeUntil int64, report string) {
+// simulated clock starts at its own T0) and its nodes (sameHosts: exactly
+// Maui's, in Maui's order) with Maui's simstat.
+func mauiFidelity(t *testing.T, dir, resource, workload, simstat string, p Policy) (exact, sameHosts, total int, agreeUntil int64, report string) {
 	c := readMauiNodes(t, dir+resource)
 	wl := readMauiJobs(t, dir+workload)
 	jobs := make([]Job, len(wl))
@@ -119,6 +130,9 @@ func mauiFidelity(t *testing.T, dir, resource, workload, simstat string, p Polic
 			t.Fatalf("job %s is in Maui's simstat but did not run here", m.id)
 		}
 		total++
+		if m.hosts != "" && hostNames(o.Hosts) == m.hosts {
+			sameHosts++
+		}
 		d := o.Wait() - (m.start - m.queue)
 		if d == 0 {
 			exact++
@@ -132,35 +146,27 @@ func mauiFidelity(t *testing.T, dir, resource, workload, simstat string, p Polic
 	if len(diffs) > 12 {
 		diffs = append(diffs[:12], "…")
 	}
-	report = fmt.Sprintf("%d/%d starts exact (%.1f %%), schedules identical for the first %d s, mean |Δ| over the others %.0f s: %s",
-		exact, total, 100*float64(exact)/float64(total), agreeUntil, float64(sumAbs)/float64(max(total-exact, 1)), strings.Join(diffs, " "))
-	return exact, total, agreeUntil, report
+	report = fmt.Sprintf("%d/%d starts exact (%.1f %%), %d on Maui's hosts, schedules identical for the first %d s, mean |Δ| over the others %.0f s: %s",
+		exact, total, 100*float64(exact)/float64(total), sameHosts, agreeUntil, float64(sumAbs)/float64(max(total-exact, 1)), strings.Join(diffs, " "))
+	return exact, sameHosts, total, agreeUntil, report
 }
 
 // TestMauiFidelitySim5 replays the 500- and 2,000-job backlogs Maui 3.3.1
 // scheduled exactly (sim5-adaptive-step: RESERVATIONDEPTH 1, FIRSTFIT
 // backfill, MINRESOURCE) on the same 64×8 nodes with the easy policy and
-// reports how many start times it reproduces. The floors are what this
-// simulator achieves (see docs/simulator.md for why the rest differ): they
-// catch regressions, they are not the goal.
+// reports how many start times and host lists it reproduces. It
+// reproduces all of them (see docs/simulator.md for what was copied from
+// Maui to get there), so any difference is a regression.
 func TestMauiFidelitySim5(t *testing.T) {
 	const dir = "testdata/maui/"
-	cases := []struct {
-		n          string
-		floor      float64 // share of exact starts
-		agreeFloor int64   // seconds of identical schedule from the start
-	}{
-		{"500", 0.17, 1192},
-		{"2000", 0.04, 1192},
-	}
-	for _, c := range cases {
-		exact, total, agree, report := mauiFidelity(t, dir, "sim5.resource64.trace", "sim5.workload"+c.n+".trace.gz", "sim5.simstat.exact"+c.n+".out.gz", EASY)
-		t.Logf("sim5 %s jobs, easy: %s", c.n, report)
-		if share := float64(exact) / float64(total); share < c.floor {
-			t.Errorf("sim5 %s: %.3f of starts exact, floor %.2f", c.n, share, c.floor)
+	for _, n := range []string{"500", "2000"} {
+		exact, hosts, total, agree, report := mauiFidelity(t, dir, "sim5.resource64.trace", "sim5.workload"+n+".trace.gz", "sim5.simstat.exact"+n+".out.gz", EASY)
+		t.Logf("sim5 %s jobs, easy: %s", n, report)
+		if exact != total {
+			t.Errorf("sim5 %s: %d/%d starts exact, want all (schedules diverge at %d s)", n, exact, total, agree)
 		}
-		if agree < c.agreeFloor {
-			t.Errorf("sim5 %s: schedules diverge at %d s, floor %d s", c.n, agree, c.agreeFloor)
+		if hosts != total {
+			t.Errorf("sim5 %s: %d/%d jobs on Maui's hosts, want all", n, hosts, total)
 		}
 	}
 }
@@ -169,10 +175,10 @@ func TestMauiFidelitySim5(t *testing.T) {
 // fixed 60 s RMPOLLINTERVAL (jobs are seen and started only at
 // iterations).
 func TestMauiFidelitySim1(t *testing.T) {
-	exact, total, _, report := mauiFidelity(t, "testdata/maui/", "sim1.resource.trace", "sim1.workload.trace", "sim1.simstat.out", Policy{Depth: 1, Poll: 60})
+	exact, hosts, total, _, report := mauiFidelity(t, "testdata/maui/", "sim1.resource.trace", "sim1.workload.trace", "sim1.simstat.out", Policy{Depth: 1, Poll: 60})
 	t.Logf("sim1, easy, poll 60 s: %s", report)
-	if exact != total {
-		t.Errorf("sim1: %d/%d starts exact, want all", exact, total)
+	if exact != total || hosts != total {
+		t.Errorf("sim1: %d/%d starts exact, %d on Maui's hosts, want all", exact, total, hosts)
 	}
 }
 
@@ -183,11 +189,14 @@ func TestMauiFidelitySim3(t *testing.T) {
 		step  int64
 		file  string
 		floor float64
-	}{{60, "sim3.simstat.t60.out.gz", 0.13}, {300, "sim3.simstat.t300.out.gz", 0.13}} {
-		exact, total, _, report := mauiFidelity(t, "testdata/maui/", "sim5.resource64.trace", "sim3.workload500.trace.gz", c.file, Policy{Depth: 1, Poll: c.step})
+	}{{60, "sim3.simstat.t60.out.gz", 1}, {300, "sim3.simstat.t300.out.gz", 1}} {
+		exact, hosts, total, _, report := mauiFidelity(t, "testdata/maui/", "sim5.resource64.trace", "sim3.workload500.trace.gz", c.file, Policy{Depth: 1, Poll: c.step})
 		t.Logf("sim3, easy, poll %d s: %s", c.step, report)
 		if share := float64(exact) / float64(total); share < c.floor {
 			t.Errorf("sim3 poll %d: %.3f exact, floor %.2f", c.step, share, c.floor)
+		}
+		if hosts != total {
+			t.Errorf("sim3 poll %d: %d/%d jobs on Maui's hosts, want all", c.step, hosts, total)
 		}
 	}
 }

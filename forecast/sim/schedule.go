@@ -2,8 +2,9 @@ package sim
 
 import (
 	"cmp"
+	"math"
+	"math/bits"
 	"slices"
-	"sort"
 )
 
 // schedule is one scheduling pass at e.now (see the package comment).
@@ -246,9 +247,10 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	need := j.Procs
 	for _, i := range e.order {
 		if f := free[i]; f > 0 {
-			b.per[i] = f
+			take := min(f, need)
+			b.per[i] = take
 			b.touched = append(b.touched, i)
-			need -= f
+			need -= take
 			if need <= 0 {
 				break
 			}
@@ -362,7 +364,7 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 		if !n.usable || n.used >= n.procs {
 			continue
 		}
-		avail := n.procs - n.used - e.reservedOn(i, e.now, end)
+		avail := e.nodeFree(i, end)
 		if j.PPN > 0 {
 			avail -= avail % j.PPN
 		}
@@ -396,113 +398,262 @@ func (e *Engine) reservedOn(i int, s, t int64) int {
 	return held
 }
 
-// backfill is Maui's FIRSTFIT backfill after the priority pass: windows of
-// free processors are visited shortest first (a window ends where a hold —
-// a blocked job's or a grid reservation — starts on nodes with free
-// processors), and in each the waiting jobs without a reservation that fit
-// its time and processors start in queue order on its nodes.
+// backfill is Maui 3.3.1's FIRSTFIT backfill after the priority pass
+// (MQueueBackFill, MBFGetWindow, MBFFirstFit), shortest window first:
 //
-// A job that fits a window's time but does not start there cannot start in
-// a longer one (fewer processors are free for longer, and starts only take
-// more), so each job is tried once, in the first window long enough for it.
+//   - Every node with free processors now has an available time (nodeAvail):
+//     how long its free count stays as it is now, as Maui's availability
+//     ranges see it.
+//   - A window is the shortest available time longer than the previous
+//     window's; it holds the nodes whose available time reaches it and
+//     offers their free processors.
+//   - The waiting jobs without a reservation whose walltime fits the window
+//     and whose processors do not exceed what it offered when it was
+//     opened are tried in queue order on its nodes; a job that does not
+//     start may start in a later, longer window.
+//
+// Starting a job changes its nodes' available times, so each window is
+// measured after the previous one's starts.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
 	if p.steps[0].free <= 0 || e.used >= e.total {
 		return
 	}
-	ws := e.windows()
-	most := e.windowProcs(ws[0]) // the shortest window has the most
-	if most <= 0 {
-		return
+	// only nodes with free processors now can be in a window; keep them
+	// in preference order
+	cand := e.bfNodes[:0]
+	for k, word := range e.freeBits {
+		for ; word != 0; word &= word - 1 {
+			i := e.order[k<<6|bits.TrailingZeros64(word)]
+			if a := e.nodeAvail(i); a > 0 {
+				e.candPos[i] = len(cand)
+				cand = append(cand, bfNode{i: i, avail: a, held: e.holdsAt(i, e.now)})
+			}
+		}
 	}
-	for len(e.bfBuckets) < len(ws) {
-		e.bfBuckets = append(e.bfBuckets, nil)
-	}
-	buckets := e.bfBuckets[:len(ws)]
-	for k := range buckets {
-		buckets[k] = buckets[k][:0]
-	}
+	e.bfNodes = cand
+	// the jobs that may backfill, compact: a window scans them all
+	jobs, least := e.bfJobs[:0], math.MaxInt
 	for _, j := range queue {
-		if j.started || j.held || j.Procs > most {
-			continue
+		if !j.started && !j.held && j.Procs <= p.steps[0].free {
+			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
+			least = min(least, j.Procs)
 		}
-		end := sat(e.now, j.Walltime)
-		k := sort.Search(len(ws), func(i int) bool { return ws[i] >= end })
-		buckets[k] = append(buckets[k], j)
 	}
-	for k, w := range ws {
-		if len(buckets[k]) == 0 {
-			continue
+	e.bfJobs = jobs
+	prev := e.now
+	for prev < never {
+		w, found, procs := int64(never), false, 0
+		for _, c := range cand {
+			if c.avail > prev && c.avail <= w {
+				w, found = c.avail, true
+			}
 		}
-		free := e.windowProcs(w)
-		if free <= 0 {
-			break
+		if !found {
+			return
 		}
-		for _, j := range buckets[k] {
-			if j.Procs > free || p.steps[0].free < j.Procs {
+		for k := range cand {
+			c := &cand[k]
+			c.in = c.avail >= w
+			if c.in {
+				n := &e.nodes[c.i]
+				procs += max(n.procs-n.used-c.held, 0)
+			}
+		}
+		if procs < least {
+			prev = w
+			continue // no job is narrow enough for this window
+		}
+		for k := range jobs {
+			b := &jobs[k]
+			if b.procs > procs || b.end > w || p.steps[0].free < b.procs {
 				continue
 			}
+			j := b.j
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
-			if hosts, ok := e.pickHosts(j, w); ok {
-				e.start(j, hosts)
-				e.stale++
-				p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
-				free -= j.Procs
+			hosts, ok := e.pickIn(j, cand)
+			if !ok {
+				continue
+			}
+			e.start(j, hosts)
+			e.stale++
+			b.procs = math.MaxInt // started: never again
+			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			for _, h := range hosts {
+				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
+			}
+			if e.used >= e.total {
+				return
 			}
 		}
+		prev = w
 	}
 }
 
-// windows are the ends of the backfill windows, ascending, never last: the
-// start times of holds on nodes that have free processors now.
-func (e *Engine) windows() []int64 {
-	ws := e.bfWindows[:0]
-	for _, b := range e.blocked {
-		if b.s > e.now && b.e > e.now && e.touchesFree(b) {
-			ws = append(ws, b.s)
-		}
-	}
-	for i := range e.nodes {
-		n := &e.nodes[i]
-		if !n.usable || n.used >= n.procs {
+// bfJob is a job that may backfill: its processors (MaxInt once started)
+// and walltime end, kept compact for the per-window scans.
+type bfJob struct {
+	procs int
+	end   int64
+	j     *job
+}
+
+// bfNode is a node with free processors during backfill: its available
+// time, what holds take of it now and whether it is in the window being
+// filled.
+type bfNode struct {
+	i     int
+	avail int64
+	held  int
+	in    bool
+}
+
+// pickIn is pickHosts restricted to a backfill window's nodes: those whose
+// available time reached the window when it was opened (cand is in
+// preference order).
+func (e *Engine) pickIn(j *job, cand []bfNode) ([]hostUse, bool) {
+	need := j.Procs
+	end := sat(e.now, j.Walltime)
+	var hosts []hostUse
+	for _, c := range cand {
+		n := &e.nodes[c.i]
+		if !c.in || n.used >= n.procs {
 			continue
 		}
-		for _, h := range n.holds {
-			if h.s > e.now && h.e > e.now {
-				ws = append(ws, h.s)
-			}
+		f := e.nodeFree(c.i, end)
+		if j.PPN > 0 {
+			f -= f % j.PPN
+		}
+		if f <= 0 {
+			continue
+		}
+		take := min(f, need)
+		hosts = append(hosts, hostUse{node: c.i, procs: take})
+		need -= take
+		if need == 0 {
+			return hosts, true
 		}
 	}
-	slices.Sort(ws)
-	ws = slices.Compact(ws)
-	ws = append(ws, never)
-	e.bfWindows = ws
-	return ws
+	return nil, false
 }
 
-// touchesFree reports whether b holds processors on a node that has free
-// processors now (only those bound a backfill window).
-func (e *Engine) touchesFree(b *blockedRes) bool {
-	for _, i := range b.touched {
-		if n := &e.nodes[i]; n.usable && n.used < n.procs {
+// nodeAvail is when node i's backfill availability ends, or 0 when it has
+// nothing free now. It follows how Maui 3.3.1 measures a node for a
+// backfill window (MBFGetWindow → MJobGetNRange → MJobGetSNRange, one
+// task, no duration), quirks included:
+//
+//   - The node's free count is followed through the times at which holds
+//     start or end and running jobs reach their walltime, one instant at a
+//     time. The first range starts now with the free count now recorded.
+//   - At an instant where a hold starts, the range ends if nothing is free
+//     any more, and a new range starts if the count fell below the one
+//     recorded; a count that grew is not recorded.
+//   - At an instant where things only end, a new range starts if the count
+//     grew above the one recorded.
+//   - The first range is joined with the second when the second's recorded
+//     count is not smaller, and never with any later one.
+func (e *Engine) nodeAvail(i int) int64 {
+	n := &e.nodes[i]
+	if !n.usable || n.used >= n.procs {
+		return 0
+	}
+	rec := n.procs - n.used - e.holdsAt(i, e.now)
+	if rec <= 0 {
+		return 0
+	}
+	first := rec
+	if len(n.run) == 0 && len(n.holds) == 0 {
+		// an idle node: only blocked jobs' reservations change it, and
+		// the first to start cuts its count
+		if t, ok := e.firstBlockedStart(i); ok {
+			return t
+		}
+	}
+	ts := e.tsBuf[:0]
+	for _, r := range n.run {
+		if t := max(r.j.wallEnd, r.j.end); t > e.now {
+			ts = append(ts, t)
+		}
+	}
+	for _, h := range n.holds {
+		ts = appendAfter(ts, e.now, h.s, h.e)
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 {
+			ts = appendAfter(ts, e.now, b.s, b.e)
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	e.tsBuf = ts
+	ranges := 0 // ranges closed so far
+	for _, t := range ts {
+		c := n.procs - e.runningAt(i, t) - e.holdsAt(i, t)
+		split := false
+		if e.holdStartsAt(i, t) {
+			if c <= 0 {
+				return t // the range ends; nothing later joins it
+			}
+			split = c < rec
+		} else {
+			split = c > rec
+		}
+		if !split {
+			continue
+		}
+		ranges++
+		switch {
+		case ranges == 1 && c < first:
+			return t // the second range is smaller: not joined
+		case ranges == 2:
+			return t
+		}
+		rec = c
+	}
+	return never
+}
+
+// firstBlockedStart is the earliest start of a blocked job's reservation on
+// node i (never if none); ok is false when one has started already (then
+// the general case applies).
+func (e *Engine) firstBlockedStart(i int) (t int64, ok bool) {
+	t = never
+	for _, b := range e.blocked {
+		if b.per[i] > 0 {
+			if b.s <= e.now {
+				return 0, false
+			}
+			t = min(t, b.s)
+		}
+	}
+	return t, true
+}
+
+// holdStartsAt reports whether a grid reservation or a blocked job's
+// reservation starts on node i at t.
+func (e *Engine) holdStartsAt(i int, t int64) bool {
+	for _, h := range e.nodes[i].holds {
+		if h.s == t {
+			return true
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s == t {
 			return true
 		}
 	}
 	return false
 }
 
-// windowProcs is the processors free from now until w.
-func (e *Engine) windowProcs(w int64) int {
-	sum := 0
-	for i := range e.nodes {
-		n := &e.nodes[i]
-		if n.usable && n.used < n.procs {
-			sum += max(n.procs-n.used-e.reservedOn(i, e.now, w), 0)
+func appendAfter(ts []int64, now int64, xs ...int64) []int64 {
+	for _, x := range xs {
+		if x > now {
+			ts = append(ts, x)
 		}
 	}
-	return sum
+	return ts
 }
 
 // dropStarted removes jobs started by backfill from the first w queue
@@ -517,4 +668,55 @@ func (e *Engine) dropStarted(w int) int {
 	}
 	e.stale = 0
 	return k
+}
+
+// nodeFree is the fewest processors node i has free at any time in
+// [now, end): capacity less the running jobs still held then (until their
+// walltime) and less the holds then in force. This is how Maui checks a
+// node's availability range for a job: a hold that starts later only
+// counts against what the node will have free by then.
+func (e *Engine) nodeFree(i int, end int64) int {
+	n := &e.nodes[i]
+	best := n.procs - n.used - e.holdsAt(i, e.now)
+	for _, h := range n.holds {
+		if h.s > e.now && h.s < end {
+			best = min(best, n.procs-e.runningAt(i, h.s)-e.holdsAt(i, h.s))
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s > e.now && b.s < end {
+			best = min(best, n.procs-e.runningAt(i, b.s)-e.holdsAt(i, b.s))
+		}
+	}
+	return best
+}
+
+// holdsAt is what grid reservations and this pass's blocked jobs hold on
+// node i at time t.
+func (e *Engine) holdsAt(i int, t int64) int {
+	held := 0
+	for _, h := range e.nodes[i].holds {
+		if h.s <= t && h.e > t {
+			held += h.procs
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.s <= t && b.e > t {
+			held += b.per[i]
+		}
+	}
+	return held
+}
+
+// runningAt is what running jobs still hold on node i at time t >= now:
+// a job holds its processors until its walltime (or its real end, when a
+// snapshot's job is overdue).
+func (e *Engine) runningAt(i int, t int64) int {
+	held := 0
+	for _, r := range e.nodes[i].run {
+		if r.j.wallEnd > t || r.j.end > t {
+			held += r.procs
+		}
+	}
+	return held
 }
