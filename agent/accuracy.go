@@ -15,6 +15,7 @@ import (
 type Accuracy struct {
 	mu      sync.Mutex
 	pending map[string]*predicted
+	scored  map[string]bool // scored jobs still in the snapshot: never again
 	sum     AccuracySummary
 }
 
@@ -47,7 +48,7 @@ type AccuracySummary struct {
 
 // NewAccuracy returns an empty recorder.
 func NewAccuracy() *Accuracy {
-	return &Accuracy{pending: map[string]*predicted{},
+	return &Accuracy{pending: map[string]*predicted{}, scored: map[string]bool{},
 		sum: AccuracySummary{Buckets: make([]int, len(AccuracyBounds)+1), BucketBounds: AccuracyBounds}}
 }
 
@@ -70,6 +71,11 @@ func (a *Accuracy) Observe(snap forecast.Snapshot, preds []forecast.Prediction) 
 			delete(a.pending, id)
 		}
 	}
+	for id := range a.scored {
+		if !seen[id] {
+			delete(a.scored, id)
+		}
+	}
 	waiting := make(map[string]bool, len(snap.Jobs))
 	for _, j := range snap.Jobs {
 		if j.Waiting() {
@@ -77,7 +83,9 @@ func (a *Accuracy) Observe(snap forecast.Snapshot, preds []forecast.Prediction) 
 		}
 	}
 	for _, p := range preds {
-		if !waiting[p.Job] {
+		// A snapshot taken before a start that was already scored (from
+		// an event) must not make the job pending again.
+		if !waiting[p.Job] || a.scored[p.Job] {
 			continue
 		}
 		if q, ok := a.pending[p.Job]; ok {
@@ -102,6 +110,7 @@ func (a *Accuracy) Started(job string, at int64) (Score, bool) {
 
 func (a *Accuracy) score(job string, p *predicted, actual int64) Score {
 	delete(a.pending, job)
+	a.scored[job] = true
 	d := actual - p.first
 	switch {
 	case d < 0:

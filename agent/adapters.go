@@ -54,17 +54,40 @@ var (
 // It never fails, so a tailer commits each line once it is handed on.
 func (a *Agent) TorqueHandler() torque.Handler {
 	return func(_ context.Context, ev torque.Event) error {
+		source := eventSource(ev.Source)
 		if ev.Kind == torque.JobStarted && ev.Job != "" {
 			at := ev.Time
 			if s, err := strconv.ParseInt(ev.Fields["start"], 10, 64); err == nil && s > 0 {
 				at = time.Unix(s, 0)
 			}
-			a.JobStarted(ev.Source, ev.Job, at)
+			a.JobStarted(source, ev.Job, at)
 			return nil
 		}
-		a.Notify(ev.Source)
+		a.Notify(source)
 		return nil
 	}
+}
+
+// Event sources as the agent's metrics label them.
+const (
+	SourceServerLog     = "server_log"
+	SourceAccounting    = "accounting"
+	SourceSchedulerPort = "scheduler_port"
+	SourceRefresh       = "refresh"
+	SourceReservation   = "reservation"
+)
+
+// eventSource maps the Torque adapter's source names to metric labels.
+func eventSource(s string) string {
+	switch s {
+	case torque.SourceServerLog:
+		return SourceServerLog
+	case torque.SourceAccounting:
+		return SourceAccounting
+	case torque.SourceSchedPort:
+		return SourceSchedulerPort
+	}
+	return s
 }
 
 // AddSources adds event sources that Run will run (and stop with it).

@@ -23,6 +23,11 @@ type Deps struct {
 	Conn        *nats.Conn
 	Snapshotter Snapshotter
 	Engine      Engine
+	// CheckEngine re-checks reserve requests on a fresh snapshot (default
+	// Engine). A site forecasting with Maui SIMULATION, which takes seconds
+	// to minutes, can re-check with the built-in engine of the same policy
+	// so the broker's commit deadline holds.
+	CheckEngine Engine
 	Reserver    Reserver
 	Sources     []Source
 	Metrics     Metrics
@@ -71,6 +76,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	if a.deps.Now == nil {
 		a.deps.Now = time.Now
+	}
+	if a.deps.CheckEngine == nil {
+		a.deps.CheckEngine = deps.Engine
 	}
 	if deps.Log != nil {
 		a.log = deps.Log.With().Str("site", cfg.Site).Str("component", "agent").Logger()

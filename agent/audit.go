@@ -35,6 +35,9 @@ func ensureAuditStream(ctx context.Context, js jetstream.JetStream, replicas int
 
 // audit appends rec to the audit stream and waits for the ack.
 func (a *Agent) audit(ctx context.Context, rec wire.AuditRecord) error {
+	if a.pub == nil {
+		return errors.New("audit: the agent is not running (no NATS)")
+	}
 	rec.Type = wire.TypeAudit
 	rec.Origin = a.cfg.Site
 	rec.Site = a.cfg.Site

@@ -21,7 +21,7 @@ type built struct {
 func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.BuildTimeout)
 	defer cancel()
-	b, err := a.forecastFresh(ctx, now)
+	b, err := a.forecastFresh(ctx, now, a.deps.Engine)
 	if err != nil {
 		return b, err
 	}
@@ -36,17 +36,30 @@ func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 
 // forecastFresh is snapshot → engine with the site name and generation
 // time stamped; the reserve path uses it for its re-check.
-func (a *Agent) forecastFresh(ctx context.Context, now time.Time) (built, error) {
-	var b built
+func (a *Agent) forecastFresh(ctx context.Context, now time.Time, eng Engine) (built, error) {
+	snap, err := a.snapshot(ctx)
+	if err != nil {
+		return built{}, err
+	}
+	return a.forecastOf(ctx, snap, now, eng)
+}
+
+func (a *Agent) snapshot(ctx context.Context) (forecast.Snapshot, error) {
 	snap, err := a.deps.Snapshotter.Snapshot(ctx)
 	if err != nil {
 		a.met.ForecastFailed("snapshot")
-		return b, fmt.Errorf("snapshot of %s: %w", a.cfg.Site, err)
+		return snap, fmt.Errorf("snapshot of %s: %w", a.cfg.Site, err)
 	}
 	if snap.Site == "" {
 		snap.Site = a.cfg.Site
 	}
-	f, preds, err := a.deps.Engine.Forecast(ctx, snap, now)
+	return snap, nil
+}
+
+// forecastOf runs eng on snap, stamping the site and generation time.
+func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time.Time, eng Engine) (built, error) {
+	var b built
+	f, preds, err := eng.Forecast(ctx, snap, now)
 	if err != nil {
 		a.met.ForecastFailed("engine")
 		return b, fmt.Errorf("forecast of %s: %w", a.cfg.Site, err)

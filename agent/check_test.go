@@ -1,7 +1,9 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,7 +193,52 @@ func TestAccuracyScoresFirstPrediction(t *testing.T) {
 	if _, ok := acc.Started("1", 1400); ok {
 		t.Fatal("a job scored twice")
 	}
+	// A snapshot taken before the start, observed after it was scored from
+	// an event, must not score the job again.
+	acc.Observe(snap, []forecast.Prediction{{Job: "1", Start: 1000}})
+	if scores := acc.Observe(forecast.Snapshot{Jobs: []forecast.LocalJob{running}}, nil); len(scores) != 0 || acc.Summary().Checked != 1 {
+		t.Fatalf("job 1 scored again from a late stale snapshot: %+v", scores)
+	}
 	if s.Buckets[2] != 1 {
 		t.Fatalf("300 s error in bucket %v, want the (60, 300] one", s.Buckets)
 	}
+}
+
+// FuzzCheckReserve feeds arbitrary request bodies to the checks the
+// service runs before anything else: no panic, and whatever is accepted
+// names only plain identities and nodes over a valid interval.
+func FuzzCheckReserve(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"reserve.v1","job":"g1","site":"s","start":1100,"duration":600,"nodes":[{"node":"n1","procs":2}],"identity":{"user":"u"}}`,
+		`{"type":"reserve.v1","job":"g1","site":"s","start":1100,"duration":600,"procs":3,"identity":{"account":"a;rm -rf /"}}`,
+		`{"type":"reserve.v1","job":"$(id)","site":"s","start":-1,"duration":99999999999,"identity":{"group":"-u root"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r wire.ReserveRequest
+		if json.Unmarshal(data, &r) != nil {
+			return
+		}
+		spec, ref := agent.CheckReserve(r, lim)
+		if ref != nil {
+			if ref.Code == "" || strings.ContainsAny(ref.Message, "\n\x00") {
+				t.Fatalf("refusal %+v", ref)
+			}
+			return
+		}
+		for _, s := range []string{spec.Job, spec.Identity.User, spec.Identity.Group, spec.Identity.Account} {
+			if s != "" && !forecast.IsPlainName(s) {
+				t.Fatalf("accepted %q", s)
+			}
+		}
+		for _, n := range spec.Nodes {
+			if !forecast.IsPlainName(n.Node) || n.Procs <= 0 {
+				t.Fatalf("accepted node %+v", n)
+			}
+		}
+		if spec.End <= spec.Start || spec.Start < lim.Now || spec.End-spec.Start > lim.MaxDuration {
+			t.Fatalf("accepted interval [%d, %d)", spec.Start, spec.End)
+		}
+	})
 }

@@ -3,6 +3,8 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +37,10 @@ func TestChangeProducesNewForecastInKV(t *testing.T) {
 	if agent.Fingerprint(f1) == agent.Fingerprint(f2) {
 		t.Fatal("the cluster changed but the forecast did not")
 	}
+	// The status is updated just after the KV put.
+	for deadline := time.Now().Add(10 * time.Second); fx.agent.Status().Forecasts < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if got := fx.agent.Status(); got.Revision != 2 || got.Forecasts != 2 {
 		t.Fatalf("status %+v, want revision 2 after 2 forecasts", got)
 	}
@@ -51,6 +57,14 @@ func TestUnchangedForecastSendsHeartbeat(t *testing.T) {
 	fx.clock.Set(t0 + 60)
 	fx.agent.Notify("test")
 	msg := nextMsg(t, sub)
+	// The first forecast is put in KV before it is published on the subject,
+	// so it may reach this subscription; skip it, and only it.
+	if msg.Header.Get(wire.HeaderType) == wire.TypeForecast {
+		if f, err := wire.DecodeForecast(msg.Data); err != nil || f.Seq != 1 {
+			t.Fatalf("forecast %+v (%v) where a heartbeat was due", f, err)
+		}
+		msg = nextMsg(t, sub)
+	}
 	if got := msg.Header.Get(wire.HeaderType); got != wire.TypeHeartbeat {
 		t.Fatalf("message type %q, want heartbeat", got)
 	}
@@ -71,13 +85,23 @@ func TestUnchangedForecastSendsHeartbeat(t *testing.T) {
 	}
 }
 
+// nextMsg returns the next message after the first forecast (which is
+// put in KV before it is published, so it may reach a subscription made
+// after the KV entry was seen).
 func nextMsg(t *testing.T, sub *nats.Subscription) *nats.Msg {
 	t.Helper()
-	msg, err := sub.NextMsg(10 * time.Second)
-	if err != nil {
-		t.Fatal(err)
+	for {
+		msg, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Header.Get(wire.HeaderType) == wire.TypeForecast {
+			if f, err := wire.DecodeForecast(msg.Data); err == nil && f.Seq == 1 {
+				continue
+			}
+		}
+		return msg
 	}
-	return msg
 }
 
 // freeAndBusyNodes splits the site's nodes by whether a job runs there now.
@@ -153,10 +177,15 @@ func TestReserveRetryStaleReleaseAndAudit(t *testing.T) {
 		t.Fatalf("no-capacity: %+v / %+v", tooMany, unknown)
 	}
 	fx.res.mu.Lock()
-	reserves := fx.res.reserves
+	reserves, lists := fx.res.reserves, fx.res.lists
 	fx.res.mu.Unlock()
 	if reserves != 1 {
 		t.Fatalf("%d reservations made, want 1 (retry, stale and no-capacity make none)", reserves)
+	}
+	// Idempotency lookups for g1, its retry and the stale g2: the
+	// no-capacity requests never reached the scheduler at all.
+	if lists != 3 {
+		t.Fatalf("%d scheduler lookups, want 3", lists)
 	}
 
 	list := request[wire.ListReply](t, fx.nc, "gamma", wire.VerbList, wire.ListRequest{Type: wire.TypeList})
@@ -276,4 +305,48 @@ func TestHostileIdentitiesRefusedBeforeAnyCommand(t *testing.T) {
 	if invalid < sent {
 		t.Fatalf("%d invalid requests audited, %d sent", invalid, sent)
 	}
+}
+
+// fixedEngine returns the same forecast whatever the snapshot.
+type fixedEngine struct{ f forecast.Forecast }
+
+func (e fixedEngine) Forecast(context.Context, forecast.Snapshot, time.Time) (forecast.Forecast, []forecast.Prediction, error) {
+	return e.f, nil, nil
+}
+
+// A 5,000-node forecast with 20 slots per node goes through a real NATS
+// server with the default 1 MiB max_payload, on the subject and into KV.
+func TestLargeForecastFitsDefaultMaxPayload(t *testing.T) {
+	nc := startNATS(t)
+	if nc.MaxPayload() != 1<<20 {
+		t.Fatalf("server max_payload %d, want the 1 MiB default", nc.MaxPayload())
+	}
+	// Random boundaries, gaps and prices: harder to compress than a real
+	// forecast.
+	r := rand.New(rand.NewPCG(5, 5))
+	f := forecast.Forecast{Version: 1, Site: "huge", Generated: t0, Horizon: t0 + 7*86400}
+	for i := range 5000 {
+		name := fmt.Sprintf("h%05d", i)
+		f.Nodes = append(f.Nodes, forecast.Node{Name: name, Procs: 8, Speed: 1, MemMB: 64000})
+		start := t0 + r.Int64N(36000)
+		for range 20 {
+			end := start + 600 + r.Int64N(30000)
+			f.Slots = append(f.Slots, forecast.Slot{Node: name, Procs: 1 + r.IntN(8), Start: start, End: end, Price: 1 + float64(r.IntN(8))/4})
+			start = end + r.Int64N(3)*600
+		}
+	}
+	a, err := agent.New(testConfig("huge"), agent.Deps{Conn: nc, Snapshotter: sim2Snapshot{}, Engine: fixedEngine{f},
+		Now: func() time.Time { return time.Unix(t0, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	got := waitForecast(t, waitBucket(t, mustJS(t, nc)), "huge", 1)
+	if len(got.Nodes) != 5000 || len(got.Slots) != 100000 || got.Slots[99999] != f.Slots[99999] {
+		t.Fatalf("forecast in KV: %d nodes, %d slots", len(got.Nodes), len(got.Slots))
+	}
+	t.Logf("5,000 nodes x 20 slots: %d bytes on the wire", a.Status().Bytes)
 }

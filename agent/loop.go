@@ -32,6 +32,7 @@ func (a *Agent) loop(ctx context.Context) error {
 			// A refresh covers every event seen so far.
 			pending = false
 			debounce.Stop()
+			a.met.Event(SourceRefresh)
 			a.cycle(ctx, "refresh")
 		}
 	}

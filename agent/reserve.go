@@ -10,10 +10,12 @@ import (
 )
 
 // Reserve answers one reserve request (JSON wire.ReserveRequest): checked
-// on its own first (nothing runs for an invalid one), audited, then made
-// idempotent (a job that already holds reservations gets them back), then
-// re-checked on a fresh snapshot and forecast (stale if it no longer
-// fits), and only then handed to the Reserver. Every outcome is audited.
+// on its own first (nothing runs for an invalid one), audited, checked
+// against the processors a fresh snapshot shows (no scheduler command runs
+// for processors the site does not have), made idempotent (a job that
+// already holds reservations gets them back), re-checked on a forecast of
+// that snapshot (stale if it no longer fits), and only then handed to the
+// Reserver. Every outcome is audited.
 // Requests are served one at a time.
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 	a.resMu.Lock()
@@ -54,6 +56,15 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
 		return nil
 	}
+	snap, err := a.snapshot(ctx)
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		return nil
+	}
+	if ref := CheckCapacity(snap, spec.Nodes, req.Procs); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
 	if held, err := a.held(ctx, req.Job); err != nil || len(held) > 0 {
 		reply.Code, reply.Reservations = wire.CodeOK, a.stamp(held)
 		reply.Message = "already reserved: retried request, nothing new created"
@@ -62,13 +73,9 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		}
 		return nil
 	}
-	fresh, err := a.forecastFresh(ctx, now)
+	fresh, err := a.forecastOf(ctx, snap, now, a.deps.CheckEngine)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		return nil
-	}
-	if ref := CheckCapacity(fresh.snap, spec.Nodes, req.Procs); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
 		return nil
 	}
 	nodes, ref := Fit(&fresh.forecast, spec, req.Procs)
@@ -86,7 +93,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		return res.Commands
 	}
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
-	a.Notify("reserve")
+	a.Notify(SourceReservation)
 	return res.Commands
 }
 
@@ -171,7 +178,7 @@ func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.T
 	if len(res.IDs) == 0 {
 		reply.Note = "nothing to release: job " + req.Job + " holds no reservation here"
 	} else {
-		a.Notify("release")
+		a.Notify(SourceReservation)
 	}
 	return res.Commands
 }

@@ -24,6 +24,48 @@ func (s *State) Believed(now int64) map[string][]wire.Reservation {
 	return out
 }
 
+// InFlight returns, per site, the jobs whose reservations there may
+// exist without the broker believing in them: a commit in progress, or a
+// release owed (after a rollback, cancel or expiry) and not yet confirmed.
+// An audit does not call those orphans.
+func (s *State) InFlight() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	add := func(site, job string) {
+		if out[site] == nil {
+			out[site] = map[string]bool{}
+		}
+		out[site][job] = true
+	}
+	for _, j := range s.Jobs() {
+		if j.State == wire.JobCommitting {
+			for _, site := range allocSites(j) {
+				add(site, j.Req.ID)
+			}
+		}
+		for site := range j.PendingRelease {
+			add(site, j.Req.ID)
+		}
+	}
+	return out
+}
+
+// Settled drops what an audit taken between from and to cannot judge:
+// reservations of in-flight jobs, and reservations that ended (or end)
+// before to, which a site may or may not still list.
+func Settled(rs map[string][]wire.Reservation, inFlight map[string]map[string]bool, to int64) map[string][]wire.Reservation {
+	out := make(map[string][]wire.Reservation, len(rs))
+	for site, list := range rs {
+		kept := []wire.Reservation{}
+		for _, r := range list {
+			if r.End > to && !inFlight[site][r.Job] {
+				kept = append(kept, r)
+			}
+		}
+		out[site] = kept
+	}
+	return out
+}
+
 // Reconcile compares what the broker believes with what the sites report
 // (actual, per site that answered). Sites absent from actual are not
 // judged. A reservation is matched by id, else by grid job; matched pairs

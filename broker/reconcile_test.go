@@ -53,3 +53,24 @@ func TestBelievedSkipsEndedAndInactive(t *testing.T) {
 		t.Fatalf("ended reservation still believed: %v", b)
 	}
 }
+
+func TestSettledSkipsInFlightAndEnding(t *testing.T) {
+	s := NewState()
+	mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
+	mustApply(t, s, Event{Kind: EvIntent, Job: "g1", Alloc: twoSiteAlloc("g1")}) // committing on a and b
+	mustApply(t, s, submitted(req("g2", 8, 3600, 2), 10))
+	mustApply(t, s, Event{Kind: EvIntent, Job: "g2", Alloc: twoSiteAlloc("g2")})
+	mustApply(t, s, Event{Kind: EvOutcome, Job: "g2", Release: []string{"b"}}) // release owed on b only
+	fl := s.InFlight()
+	if !fl["a"]["g1"] || !fl["b"]["g1"] || !fl["b"]["g2"] || fl["a"]["g2"] {
+		t.Fatalf("in flight %v", fl)
+	}
+	actual := map[string][]wire.Reservation{
+		"a": {{ID: "g1.0", Job: "g1", End: 500}, {ID: "x", Job: "x", End: 100}, {ID: "y", Job: "y", End: 500}},
+		"b": {{ID: "g2.0", Job: "g2", End: 500}},
+	}
+	got := Settled(actual, fl, 100)
+	if len(got["a"]) != 1 || got["a"][0].Job != "y" || len(got["b"]) != 0 {
+		t.Fatalf("settled %v", got)
+	}
+}

@@ -60,6 +60,8 @@ type Traces struct {
 	IDs      map[string]string // trace name -> snapshot job id
 	Queued   int
 	Skipped  []string
+	// Procs is the processors of all simulated nodes.
+	Procs int
 }
 
 // BuildTraces turns a snapshot into a resource and a workload trace: usable
@@ -109,6 +111,9 @@ func BuildTraces(snap forecast.Snapshot, opt TraceOptions) (Traces, error) {
 		return out, fmt.Errorf("workload trace: %w", err)
 	}
 	out.Resource, out.Workload = res.Bytes(), wl.Bytes()
+	for _, p := range usable {
+		out.Procs += p
+	}
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,4 +167,19 @@ func TestRankOfShortTorqueIDs(t *testing.T) {
 	if got[0].ID != "5.vm" || got[1].ID != "3.vm" || got[2].ID != "4.vm" {
 		t.Errorf("order %v", got)
 	}
+}
+
+// snapshotFromRecords makes a snapshot of queued jobs from trace records
+// (walltime = the record's runtime) on nodes c001.. with procs each.
+func snapshotFromRecords(recs []WorkloadRecord, nodes, procs int) forecast.Snapshot {
+	var snap forecast.Snapshot
+	snap.Site = "bench"
+	for i := 1; i <= nodes; i++ {
+		snap.Nodes = append(snap.Nodes, forecast.SnapshotNode{Name: "c" + strings.Repeat("0", 3-len(strconv.Itoa(i))) + strconv.Itoa(i), Procs: procs, State: []string{"free"}, Speed: 1})
+	}
+	for _, r := range recs {
+		snap.Jobs = append(snap.Jobs, forecast.LocalJob{ID: r.ID, User: r.User, Group: r.Group, Account: noneEmpty(r.Account),
+			Queue: "batch", State: forecast.JobQueued, Procs: r.Tasks, Walltime: r.Runtime(), Submitted: r.Queue})
+	}
+	return snap
 }

@@ -211,7 +211,7 @@ func (c *Client) List(ctx context.Context) ([]Reservation, error) {
 	return out, nil
 }
 
-// Holding is what one reservation row holds on one node.
+// holding is what one reservation row holds on one node.
 type holding struct {
 	id         string
 	typ        string

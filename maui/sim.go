@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -148,7 +149,11 @@ func (s *Simulator) RunTraces(ctx context.Context, resource, workload []byte, no
 	if err != nil {
 		return nil, SimStats{}, err
 	}
-	tr := Traces{Resource: resource, Workload: workload, Jobs: map[string]TraceJob{}, IDs: map[string]string{}}
+	procs, err := ResourceProcs(resource)
+	if err != nil {
+		return nil, SimStats{}, err
+	}
+	tr := Traces{Resource: resource, Workload: workload, Jobs: map[string]TraceJob{}, IDs: map[string]string{}, Procs: procs}
 	for _, r := range recs {
 		tr.Jobs[r.ID] = TraceJob{Name: r.ID, Tasks: r.Tasks, Runtime: r.Runtime(), WCLimit: r.WCLimit}
 		tr.IDs[r.ID] = r.ID
@@ -209,27 +214,17 @@ func (s *Simulator) prepareHome(tr Traces) (string, error) {
 }
 
 func (s *Simulator) writeConfig(home string, port, jobs int) error {
-	var site []byte
+	var site io.Reader // nil interface when there is no site config
 	if s.cfg.SiteConfig != "" {
 		b, err := os.ReadFile(s.cfg.SiteConfig)
 		if err != nil {
 			return fmt.Errorf("site maui.cfg: %w", err)
 		}
-		site = b
+		site = bytes.NewReader(b)
 	}
 	var buf bytes.Buffer
-	var siteR *bytes.Reader
-	if site != nil {
-		siteR = bytes.NewReader(site)
-	}
 	sc := SimConfig{Host: s.cfg.Host, Port: port, Admin: s.cfg.Admin, Step: 0, QueueDepth: jobs}
-	var err error
-	if siteR != nil {
-		err = WriteSimConfig(&buf, siteR, sc)
-	} else {
-		err = WriteSimConfig(&buf, nil, sc)
-	}
-	if err != nil {
+	if err := WriteSimConfig(&buf, site, sc); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(home, "maui.cfg"), buf.Bytes(), 0o644)

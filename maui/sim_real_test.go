@@ -155,3 +155,39 @@ func TestRealMauiStepPolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestRealMauiImposesLiveOrder: three whole-machine jobs run one after the
+// other, so their forecast order is exactly the priority order imposed.
+func TestRealMauiImposesLiveOrder(t *testing.T) {
+	bin := mauiBin(t)
+	snap, now := sim1Snapshot(t)
+	snap.Jobs = nil
+	for i, id := range []string{"10.vm", "11.vm", "12.vm"} {
+		snap.Jobs = append(snap.Jobs, forecast.LocalJob{ID: id, User: "u" + id[:2], State: forecast.JobQueued, Procs: 16,
+			Walltime: 600, Submitted: now - int64(100*(3-i)), Priority: int64(3 - i)})
+	}
+	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: t.TempDir()})
+	for _, c := range []struct {
+		order []string
+		want  []string
+	}{
+		{nil, []string{"10.vm", "11.vm", "12.vm"}},                        // snapshot priority
+		{[]string{"12", "10", "11"}, []string{"12.vm", "10.vm", "11.vm"}}, // live order, Maui's short ids
+		{[]string{"11.vm", "12.vm", "10.vm"}, []string{"11.vm", "12.vm", "10.vm"}},
+	} {
+		preds, _, err := s.ForecastOrdered(context.Background(), snap, c.order, now, now+4*3600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, p := range preds {
+			got = append(got, p.Job)
+			if p.Start != now+int64(600*i) {
+				t.Errorf("order %v: %s starts at %+d", c.order, p.Job, p.Start-now)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("order %v: forecast %v, want %v", c.order, got, c.want)
+		}
+	}
+}

@@ -24,7 +24,11 @@ type PolicyCost struct {
 // schedule recs (Maui's own, e.g. simstat.exact500.out), counting from the
 // first start and up to horizon seconds after it. Runtimes are
 // Completion−Start, as Maui simulated them.
-func EvaluatePolicy(recs []WorkloadRecord, p StepPolicy, horizon int64) PolicyCost {
+//
+// procs is the machine's processor count; with it, only jobs that fit in
+// the processors the running jobs leave free count as possibly started
+// unseen (as the driver does); 0 counts every job not yet started.
+func EvaluatePolicy(recs []WorkloadRecord, p StepPolicy, horizon int64, procs int) PolicyCost {
 	p = p.WithDefaults()
 	var c PolicyCost
 	if len(recs) == 0 {
@@ -37,7 +41,7 @@ func EvaluatePolicy(recs []WorkloadRecord, p StepPolicy, horizon int64) PolicyCo
 	jobs := make([]evalJob, len(recs))
 	var ends []int64
 	for i, r := range recs {
-		jobs[i] = evalJob{r.Start - t0, r.Completion - t0, r.Completion - r.Start}
+		jobs[i] = evalJob{r.Start - t0, r.Completion - t0, r.Completion - r.Start, r.Tasks}
 		ends = append(ends, r.Completion-t0)
 	}
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].start < jobs[b].start })
@@ -50,7 +54,7 @@ func EvaluatePolicy(recs []WorkloadRecord, p StepPolicy, horizon int64) PolicyCo
 		if !exact {
 			break
 		}
-		if !CanPipeline(t, next, minRunNotStartedBefore(jobs, t)) {
+		if !CanPipeline(t, next, minRunNotStartedBefore(jobs, t, procs)) {
 			c.SoloReads++
 		}
 		c.ExactStops++
@@ -80,7 +84,10 @@ func EvaluatePolicy(recs []WorkloadRecord, p StepPolicy, horizon int64) PolicyCo
 	return c
 }
 
-type evalJob struct{ start, end, run int64 }
+type evalJob struct {
+	start, end, run int64
+	tasks           int
+}
 
 func valueAt(s []int64, i int) int64 {
 	if i < len(s) {
@@ -90,11 +97,18 @@ func valueAt(s []int64, i int) int64 {
 }
 
 // minRunNotStartedBefore is the shortest runtime of jobs that had not
-// started before t (those that may start at t, unseen).
-func minRunNotStartedBefore(jobs []evalJob, t int64) int64 {
+// started before t and fit in what the jobs running across t leave free
+// (those that may start at t, unseen).
+func minRunNotStartedBefore(jobs []evalJob, t int64, procs int) int64 {
+	free := procs
+	for _, j := range jobs {
+		if j.start < t && j.end > t {
+			free -= j.tasks
+		}
+	}
 	m := int64(math.MaxInt64)
 	for _, j := range jobs {
-		if j.start >= t {
+		if j.start >= t && (procs == 0 || j.tasks <= free) {
 			m = min(m, j.run)
 		}
 	}

@@ -50,7 +50,7 @@ func TestPolicyOnExactSchedules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cost := EvaluatePolicy(recs, StepPolicy{Near: 12 * 3600, Coarse: 300}, 48*3600)
+		cost := EvaluatePolicy(recs, StepPolicy{Near: 12 * 3600, Coarse: 300}, 48*3600, 512)
 		if cost.MissedStarts != 0 {
 			t.Errorf("%s: %d starts inside the window missed", c.file, cost.MissedStarts)
 		}
@@ -62,7 +62,7 @@ func TestPolicyOnExactSchedules(t *testing.T) {
 		}
 		t.Logf("%s: %+v", c.file, cost)
 		// A coarser window must miss nothing it covers and cost fewer stops.
-		small := EvaluatePolicy(recs, StepPolicy{Near: 3600, Coarse: 300}, 48*3600)
+		small := EvaluatePolicy(recs, StepPolicy{Near: 3600, Coarse: 300}, 48*3600, 512)
 		if small.ExactStops >= cost.ExactStops || small.MissedStarts != 0 {
 			t.Errorf("%s: 1 h window %+v", c.file, small)
 		}
@@ -77,8 +77,35 @@ func TestFixedStepMissesExactStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cost := EvaluatePolicy(recs, StepPolicy{Near: -1, Coarse: 60}, 48*3600)
+	cost := EvaluatePolicy(recs, StepPolicy{Near: -1, Coarse: 60}, 48*3600, 512)
 	if cost.ExactStops != 0 || cost.GridLowerBound <= 0 || cost.GridLowerBound >= 60 {
 		t.Errorf("fixed 60 s: %+v", cost)
+	}
+}
+
+func TestResourceProcs(t *testing.T) {
+	for file, want := range map[string]int{"sim5/resource64.trace": 512, "sim1/traces/resource.trace": 16, "sim4/traces/resource.trace": 8} {
+		got, err := ResourceProcs(readFixture(t, file))
+		if err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", file, got, err, want)
+		}
+	}
+	if _, err := ResourceProcs([]byte("COMPUTENODE AVAILABLE 0 n01\n")); err == nil {
+		t.Error("short record accepted")
+	}
+}
+
+// TestFreeProcsBoundCutsReads: counting only jobs that fit in the free
+// processors as possibly started unseen makes fewer state reads necessary,
+// and never misses a start.
+func TestFreeProcsBoundCutsReads(t *testing.T) {
+	recs, err := ParseWorkload(bytes.NewReader(readFixture(t, "sim5/simstat.exact500.out.gz")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := StepPolicy{Near: 12 * 3600, Coarse: 300}
+	loose, tight := EvaluatePolicy(recs, p, 48*3600, 0), EvaluatePolicy(recs, p, 48*3600, 512)
+	if tight.SoloReads >= loose.SoloReads || tight.MissedStarts != 0 || loose.SoloReads != 82 {
+		t.Errorf("loose %+v tight %+v", loose, tight)
 	}
 }

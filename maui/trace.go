@@ -2,6 +2,7 @@ package maui
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -138,4 +139,32 @@ func hostList(h []string) string {
 		return "[NONE]"
 	}
 	return strings.Join(h, ":")
+}
+
+// ResourceProcs sums the processors of the AVAILABLE nodes of a v230
+// resource trace.
+func ResourceProcs(resource []byte) (int, error) {
+	ls, err := lines(bytes.NewReader(resource))
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for i, l := range ls {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != resourceFieldCount || f[0] != "COMPUTENODE" {
+			return 0, &lineError{"resource trace", i + 1, l, fmt.Errorf("want %d fields starting COMPUTENODE", resourceFieldCount)}
+		}
+		if f[1] != "AVAILABLE" {
+			continue
+		}
+		p, err := atoiField(f[8], "procs")
+		if err != nil {
+			return 0, &lineError{"resource trace", i + 1, l, err}
+		}
+		total += p
+	}
+	return total, nil
 }

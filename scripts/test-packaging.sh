@@ -100,6 +100,19 @@ for f in packaging/config/agent.yaml packaging/config/broker.yaml; do
 	done
 done
 
+# every key the daemons read is documented in their packaged config
+keys_of() { grep -ho 'mapstructure:"[a-z_]*"' "$@" 2>/dev/null | cut -d'"' -f2 | sort -u; }
+for pair in "agent.yaml:cmd/lookahead-agent/config.go torque/client.go" \
+	"broker.yaml:cmd/lookahead-broker/config.go broker/budget.go broker/admit.go"; do
+	f=packaging/config/${pair%%:*}
+	before=$failures
+	# shellcheck disable=SC2086
+	for key in $(keys_of ${pair#*:}); do
+		grep -Eq "^ *#? ?-? ?$key:|[{ ,]$key:" "$f" || fail "$f does not document the key $key"
+	done
+	[ "$failures" = "$before" ] && ok "$f documents every key the daemon reads"
+done
+
 # ---- static checks on the built packages
 for name in lookahead-agent lookahead-broker lookahead; do
 	f=$(pkgfile "$tmp/v1" "$name" "$rel")

@@ -1,5 +1,3 @@
-// Package brokertest holds helpers for tests of the broker: a small
-// reference planner. Not for production use.
 package brokertest
 
 import (

@@ -22,11 +22,20 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 	b.mu.Unlock()
 	sort.Strings(sites)
 	rep := wire.AuditReport{Type: wire.TypeAuditReport, Code: wire.CodeOK, Time: b.now(), Sites: sites, Findings: []wire.AuditFinding{}}
+	b.mu.Lock()
+	before, skip := b.state.Believed(b.now()), b.state.InFlight()
+	b.mu.Unlock()
 	actual, errs := b.listAll(ctx, sites)
 	rep.Errors = errs
 	b.mu.Lock()
-	believed := b.state.Believed(b.now())
+	to, believed := b.now(), b.state.Believed(b.now())
+	merge(skip, b.state.InFlight())
 	b.mu.Unlock()
+	// What changed while the sites answered (a commit finished, a release
+	// confirmed) is not judged.
+	merge(skip, changed(before, believed))
+	actual = broker.Settled(actual, skip, to)
+	believed = broker.Settled(believed, skip, to)
 	for _, rs := range actual {
 		rep.Checked += len(rs)
 	}
@@ -45,6 +54,48 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 		Message: fmt.Sprintf("%d sites, %d reservations checked, %d findings, repair=%v", len(sites), rep.Checked, len(rep.Findings), repair),
 		Detail:  rep.Findings})
 	return rep
+}
+
+// changed lists, per site, the jobs with a reservation believed in a or b
+// but not both.
+func changed(a, b map[string][]wire.Reservation) map[string]map[string]bool {
+	key := func(m map[string][]wire.Reservation) map[string]bool {
+		k := map[string]bool{}
+		for site, list := range m {
+			for _, r := range list {
+				k[site+"\x00"+r.Job+"\x00"+r.ID] = true
+			}
+		}
+		return k
+	}
+	ka, kb := key(a), key(b)
+	out := map[string]map[string]bool{}
+	for _, m := range []map[string][]wire.Reservation{a, b} {
+		for site, list := range m {
+			for _, r := range list {
+				k := site + "\x00" + r.Job + "\x00" + r.ID
+				if ka[k] != kb[k] {
+					if out[site] == nil {
+						out[site] = map[string]bool{}
+					}
+					out[site][r.Job] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// merge adds the jobs of src to dst.
+func merge(dst, src map[string]map[string]bool) {
+	for site, jobs := range src {
+		if dst[site] == nil {
+			dst[site] = map[string]bool{}
+		}
+		for j := range jobs {
+			dst[site][j] = true
+		}
+	}
 }
 
 // listAll asks each site for its reservations in parallel.

@@ -112,8 +112,9 @@ func (b *Broker) onCancel(req micro.Request) {
 	respond(req, b.Cancel(context.Background(), actor(req.Subject(), wire.VerbCancel), cr.Job))
 }
 
-// Cancel cancels job id for actor; a reserved job's reservations are
-// released right away (and retried until the sites confirm).
+// Cancel cancels job id for actor. A reserved job's reservations are
+// owed a release, sent by the next cycle (debounced, so within about a
+// second) and retried until the sites confirm.
 func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply {
 	b.mu.Lock()
 	e, reply := broker.DecideCancel(b.state, b.cfg.Policy, actor, id, b.now())
@@ -127,9 +128,7 @@ func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply 
 		b.audit(ctx, wire.AuditRecord{Action: "cancel", Job: id, Actor: actor, Code: wire.CodeOK, Message: reply.Message})
 		if len(e.Release) > 0 {
 			b.audit(ctx, wire.AuditRecord{Action: "refund", Job: id, Code: wire.CodeOK, Message: reply.Message})
-			b.commitMu.Lock()
-			b.releaseOwed(ctx)
-			b.commitMu.Unlock()
+			b.kick() // the next cycle (debounced) sends the releases
 		}
 	}
 	return reply

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -81,8 +83,8 @@ func printStatus(w io.Writer, st agent.Status, now time.Time) error {
 	if st.LastError != "" {
 		fmt.Fprintf(tw, "last error\t%s\n", st.LastError)
 	}
-	for k, v := range st.Requests {
-		fmt.Fprintf(tw, "requests %s\t%d\n", k, v)
+	for _, k := range slices.Sorted(maps.Keys(st.Requests)) {
+		fmt.Fprintf(tw, "requests %s\t%d\n", k, st.Requests[k])
 	}
 	acc := st.Accuracy
 	fmt.Fprintf(tw, "start forecasts checked\t%d (early %d, late %d)\n", acc.Checked, acc.Early, acc.Late)

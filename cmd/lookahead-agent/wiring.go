@@ -70,6 +70,10 @@ func engine(c Config) agent.Engine {
 			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
 		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
 	}
+	return builtinEngine(c)
+}
+
+func builtinEngine(c Config) agent.BuiltinEngine {
 	policy, _ := sim.ParsePolicy(c.Policy)
 	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
 }
@@ -132,7 +136,7 @@ func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) (
 		t, err := torque.NewTailer(torque.TailerConfig{Kind: kind, Dir: k.dir,
 			Positions: filepath.Join(c.StateDir, kind.String()+".positions"), Start: tail.StartSavedOrEnd, Location: loc,
 			OnReject: func(path string, off int64, _ string, err error) {
-				met.LineRejected(kind.String())
+				met.LineRejected(map[torque.LogKind]string{torque.ServerLog: agent.SourceServerLog, torque.AccountingLog: agent.SourceAccounting}[kind])
 				log.Warn().Str("file", path).Int64("offset", off).Err(err).Msg("log line rejected")
 			}}, a.TorqueHandler())
 		if err != nil {

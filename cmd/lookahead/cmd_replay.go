@@ -82,9 +82,12 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	}
 	opts := replay.Options{Context: ctx}
 	if cli.IsTerminal(stderr) {
-		opts.Progress = progressBar(stderr)
+		opts.Progress = cli.ProgressBar(stderr, "runs")
 	}
 	rep, err := replay.Study(sc, in, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
 	if err != nil {
 		return err
 	}
@@ -139,7 +142,7 @@ func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
 		if p == "" || in.Traces[p] != nil {
 			continue
 		}
-		jobs, err := readTrace(resolveTrace(p, base, dir))
+		jobs, err := readReplayTrace(resolveTrace(p, base, dir))
 		if err != nil {
 			return replay.Inputs{}, err
 		}
@@ -159,8 +162,8 @@ func resolveTrace(p, base, dir string) string {
 	return full
 }
 
-// readTrace reads an SWF trace, gunzipping a .gz file.
-func readTrace(path string) ([]replay.TraceJob, error) {
+// readReplayTrace reads an SWF trace, gunzipping a .gz file.
+func readReplayTrace(path string) ([]replay.TraceJob, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
@@ -218,16 +221,4 @@ func writeReplayTable(w io.Writer, rep replay.Report) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
-}
-
-// progressBar draws "[#####     ] 5/10 runs" on a terminal.
-func progressBar(w io.Writer) func(done, total int) {
-	return func(done, total int) {
-		const width = 30
-		n := width * done / max(total, 1)
-		fmt.Fprintf(w, "\r[%s%s] %d/%d runs", strings.Repeat("#", n), strings.Repeat(" ", width-n), done, total)
-		if done == total {
-			fmt.Fprintln(w)
-		}
-	}
 }

@@ -33,7 +33,7 @@ forecast files.`,
 	}
 	root.AddCommand(
 		// commands are added here, one file each (cmd_<name>.go)
-		newPlanCommand(), newSubmitCommand(), newStatusCommand(), newCancelCommand(), newSitesCommand(), newAuditCommand(), newDemoCommand(), newReplayCommand(),
+		newPlanCommand(), newSubmitCommand(), newStatusCommand(), newCancelCommand(), newSitesCommand(), newAuditCommand(), newDemoCommand(), newReplayCommand(), newSimulateCommand(), newForecastCommand(),
 	)
 	return root
 }

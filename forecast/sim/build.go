@@ -158,7 +158,7 @@ func (b *builder) predict(ev Event) {
 // whose hosts the snapshot does not give.
 func (e *Engine) firstFree(procs int) []forecast.HostProcs {
 	var out []forecast.HostProcs
-	for i := range e.nodes {
+	for _, i := range e.order {
 		n := &e.nodes[i]
 		if !n.usable || procs == 0 {
 			continue

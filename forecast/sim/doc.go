@@ -19,10 +19,15 @@
 //     processor profile, which holds running jobs until their walltime,
 //     grid reservations and the reservations of earlier blocked jobs, and
 //     on concrete nodes) starts now. The first Depth blocked jobs get a
-//     reservation at their earliest fit on the profile; later jobs may start
-//     only where they do not touch those reservations. Depth 0 is FCFS (the
-//     pass stops at the first blocked job), 1 is EASY, -1 (unbounded) is
-//     conservative backfilling.
+//     reservation at their earliest fit — node-level, in Maui's node order,
+//     when Depth is bounded — and later jobs may start only where they do
+//     not touch them. As in Maui, the first blocked job past the depth ends
+//     the pass; FIRSTFIT backfill follows, visiting windows of free
+//     processors shortest first. Depth 0 is FCFS (no backfill), 1 is EASY,
+//     -1 (unbounded) is conservative backfilling, planned on the processor
+//     profile.
+//   - Policy.Poll > 0 makes the scheduler act only every Poll seconds
+//     (Maui's RMPOLLINTERVAL in simulation).
 //
 // Everything here is pure: no clock reads, no I/O, stdlib only. An Engine is
 // not safe for concurrent use.

@@ -12,7 +12,21 @@ type node struct {
 	procs  int
 	used   int
 	usable bool
-	resv   []*resv
+	holds  []nhold   // grid reservations and this pass's blocked-job reservations
+	run    []runHold // running jobs on this node
+}
+
+// runHold is a running job's processors on one node.
+type runHold struct {
+	j     *job
+	procs int
+}
+
+// nhold is processors of a node held over [s, e) by grid reservation r.
+type nhold struct {
+	s, e  int64
+	procs int
+	r     *resv
 }
 
 type resv struct {
@@ -28,11 +42,13 @@ type Engine struct {
 	site     string
 	src      []forecast.SnapshotNode
 	nodes    []node
+	order    []int // node preference: fewest processors first, then last listed first
 	byName   map[string]int
 	total    int // processors on usable nodes
 	maxChunk int // largest node
 	policy   Policy
 	now      int64
+	origin   int64 // start, for Poll iterations
 
 	pending jobHeap // submitted for a future time, by Submit
 	queue   []*job  // waiting, in queue order
@@ -51,8 +67,13 @@ type Engine struct {
 	// (planValid) and is not rebuilt at every event.
 	keepPlan  bool
 	planValid bool
-	plan      jobHeap // blocked jobs by planned start, while planValid
-	stale     int     // started jobs still in queue
+	plan      jobHeap       // blocked jobs by planned start, while planValid
+	stale     int           // started jobs still in queue
+	blocked   []*blockedRes // blocked jobs' reservations this pass
+	blockPool []*blockedRes
+	bfBuckets [][]*job
+	bfWindows []int64
+	freeBuf   []int
 
 	resvChanged bool
 	rdeltas     []step
@@ -68,6 +89,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		byName:  make(map[string]int, len(c.Nodes)),
 		policy:  p,
 		now:     start,
+		origin:  start,
 		pending: jobHeap{less: bySubmit},
 		ends:    jobHeap{less: byEnd},
 		plan:    jobHeap{less: byPlanned},
@@ -81,7 +103,20 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 			e.maxChunk = max(e.maxChunk, n.Procs)
 		}
 	}
+	e.order = preference(e.nodes)
 	return e
+}
+
+// preference orders nodes the way Maui 3.3.1's MINRESOURCE allocation was
+// seen to on identical nodes: fewest configured processors first, ties
+// taken from the last node listed backwards (c064, c063, …).
+func preference(nodes []node) []int {
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = len(nodes) - 1 - i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return nodes[order[a]].procs < nodes[order[b]].procs })
+	return order
 }
 
 // Now is the engine's current time.
@@ -200,7 +235,17 @@ func (e *Engine) next() (int64, bool) {
 	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
 		t, ok = max(e.plan.peek().planned, e.now), true
 	}
+	if ok && e.policy.Poll > 0 {
+		t = e.iteration(t)
+	}
 	return t, ok
+}
+
+// iteration is the first scheduler iteration at or after t when the
+// policy polls.
+func (e *Engine) iteration(t int64) int64 {
+	k := max((t-e.origin+e.policy.Poll-1)/e.policy.Poll, 1)
+	return e.origin + k*e.policy.Poll
 }
 
 // apply applies everything due at or before now: completions, reservation
@@ -236,7 +281,15 @@ func (e *Engine) enqueue(j *job) {
 
 func (e *Engine) finish(j *job) {
 	for _, h := range j.hosts {
-		e.nodes[h.node].used -= h.procs
+		n := &e.nodes[h.node]
+		n.used -= h.procs
+		for k, o := range n.run {
+			if o.j == j {
+				n.run[k] = n.run[len(n.run)-1]
+				n.run = n.run[:len(n.run)-1]
+				break
+			}
+		}
 	}
 	e.used -= j.pool
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
@@ -263,6 +316,7 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	j.pool = 0
 	for _, h := range hosts {
 		e.nodes[h.node].used += h.procs
+		e.nodes[h.node].run = append(e.nodes[h.node].run, runHold{j, h.procs})
 		if e.nodes[h.node].usable {
 			j.pool += h.procs
 		}

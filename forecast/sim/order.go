@@ -7,6 +7,7 @@ type job struct {
 	arrive  int64 // when it enters the queue
 	planned int64 // start in the kept plan
 	started bool
+	held    bool // has a reservation this pass
 	numID   uint64
 	isNum   bool
 	start   int64

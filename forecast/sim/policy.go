@@ -11,8 +11,15 @@ import (
 // Depth 0 means FCFS without backfill (the pass stops at the first job that
 // does not fit), 1 is EASY backfilling, a negative Depth is unbounded
 // (conservative backfilling).
+//
+// Poll > 0 makes the scheduler act only at origin + k·Poll (k >= 1, origin
+// the engine's start), like Maui's RMPOLLINTERVAL in simulation: events are
+// seen at the first iteration at or after they happen (a finished job
+// holds its processors until then). Poll 0 is event-driven (Maui stepped
+// exactly onto every event).
 type Policy struct {
 	Depth int
+	Poll  int64
 }
 
 // The named policies.
@@ -43,7 +50,8 @@ func ParsePolicy(s string) (Policy, error) {
 	return Policy{Depth: n}, nil
 }
 
-// String names the policy the way ParsePolicy reads it.
+// String names the policy the way ParsePolicy reads it (Poll is not part
+// of the name).
 func (p Policy) String() string {
 	switch {
 	case p.Depth == 0:

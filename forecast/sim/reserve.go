@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"lookahead/forecast"
@@ -25,7 +26,7 @@ func (e *Engine) Reserve(r forecast.Reservation) error {
 	}
 	for _, h := range hosts {
 		n := &e.nodes[h.node]
-		free := n.procs - e.runningOn(h.node, r.Start) - e.reservedOn(n, r.Start, r.End)
+		free := n.procs - e.runningOn(h.node, r.Start) - e.reservedOn(h.node, r.Start, r.End)
 		if h.procs > free {
 			return fmt.Errorf("reservation %s on %s: %w (%d asked, %d free over [%d, %d))",
 				r.ID, n.name, ErrNoCapacity, h.procs, max(free, 0), r.Start, r.End)
@@ -89,15 +90,12 @@ func (e *Engine) runningOn(i int, t int64) int {
 func (e *Engine) add(r forecast.Reservation, hosts []hostUse) {
 	r.Hosts = append([]forecast.HostProcs(nil), r.Hosts...)
 	rv := &resv{r: r, hosts: hosts}
-	seen := map[int]bool{}
 	for _, h := range hosts {
 		if e.nodes[h.node].usable {
 			rv.pool += h.procs
 		}
-		if !seen[h.node] {
-			seen[h.node] = true
-			e.nodes[h.node].resv = append(e.nodes[h.node].resv, rv)
-		}
+		n := &e.nodes[h.node]
+		n.holds = append(n.holds, nhold{s: r.Start, e: r.End, procs: h.procs, r: rv})
 	}
 	i := sort.Search(len(e.resvs), func(k int) bool { return e.resvs[k].r.Start > r.Start })
 	e.resvs = append(e.resvs, nil)
@@ -128,12 +126,7 @@ func (e *Engine) drop(i int) {
 	e.resvs = append(e.resvs[:i], e.resvs[i+1:]...)
 	for _, h := range rv.hosts {
 		n := &e.nodes[h.node]
-		for k, o := range n.resv {
-			if o == rv {
-				n.resv = append(n.resv[:k], n.resv[k+1:]...)
-				break
-			}
-		}
+		n.holds = slices.DeleteFunc(n.holds, func(x nhold) bool { return x.r == rv })
 	}
 }
 

@@ -95,3 +95,14 @@ type Event struct {
 	Hosts  []forecast.HostProcs
 	Reason string
 }
+
+// Capacity is the processors on the cluster's usable nodes.
+func (c Cluster) Capacity() int {
+	n := 0
+	for _, nd := range c.Nodes {
+		if nd.Usable() {
+			n += nd.Procs
+		}
+	}
+	return n
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/nats-io/nkeys"
 
+	"lookahead/broker/client"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
 	"lookahead/wire"
@@ -35,9 +36,9 @@ var (
 // aliceKey is alice's public nkey: what the server reports as her user.
 const aliceKey = "UBKUPIRANA2AOJLUKN7RKKCQN3PPOBHHOWOAX3N5UFKGWEQU6YHV6YUF"
 
-// client is a connection that collects the server's asynchronous errors
+// conn is a connection that collects the server's asynchronous errors
 // (permission violations arrive that way).
-type client struct {
+type conn struct {
 	*nats.Conn
 	name string
 	errs chan error
@@ -53,13 +54,13 @@ func startGrid(t *testing.T) *natsembed.Server {
 	return s
 }
 
-func dial(t *testing.T, s *natsembed.Server, cfg natsconn.Config) (*client, error) {
+func dial(t *testing.T, s *natsembed.Server, cfg natsconn.Config) (*conn, error) {
 	t.Helper()
 	opts, err := cfg.Options()
 	if err != nil {
 		return nil, err
 	}
-	c := &client{name: cfg.Name, errs: make(chan error, 64)}
+	c := &conn{name: cfg.Name, errs: make(chan error, 64)}
 	opts = append(opts, nats.MaxReconnects(0), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		select {
 		case c.errs <- err:
@@ -74,7 +75,7 @@ func dial(t *testing.T, s *natsembed.Server, cfg natsconn.Config) (*client, erro
 	return c, nil
 }
 
-func connect(t *testing.T, s *natsembed.Server, cfg natsconn.Config) *client {
+func connect(t *testing.T, s *natsembed.Server, cfg natsconn.Config) *conn {
 	t.Helper()
 	c, err := dial(t, s, cfg)
 	if err != nil {
@@ -85,7 +86,7 @@ func connect(t *testing.T, s *natsembed.Server, cfg natsconn.Config) *client {
 
 // denied waits for the server to report a permission violation naming
 // subject to c.
-func (c *client) denied(t *testing.T, what, subject string) {
+func (c *conn) denied(t *testing.T, what, subject string) {
 	t.Helper()
 	timeout := time.NewTimer(waitLimit)
 	defer timeout.Stop()
@@ -104,7 +105,7 @@ func (c *client) denied(t *testing.T, what, subject string) {
 }
 
 // noViolations checks that c got no permission violation so far.
-func (c *client) noViolations(t *testing.T) {
+func (c *conn) noViolations(t *testing.T) {
 	t.Helper()
 	if err := c.Flush(); err != nil {
 		t.Fatalf("%s flush: %v", c.name, err)
@@ -116,7 +117,7 @@ func (c *client) noViolations(t *testing.T) {
 	}
 }
 
-func publish(t *testing.T, c *client, subject, data string) {
+func publish(t *testing.T, c *conn, subject, data string) {
 	t.Helper()
 	if err := c.Publish(subject, []byte(data)); err != nil {
 		t.Fatalf("%s publish %s: %v", c.name, subject, err)
@@ -128,7 +129,7 @@ func publish(t *testing.T, c *client, subject, data string) {
 
 // setupBroker creates the forecast bucket and the audit stream as the
 // broker does, and returns the broker's JetStream handle.
-func setupBroker(t *testing.T, broker *client) (jetstream.JetStream, jetstream.KeyValue) {
+func setupBroker(t *testing.T, broker *conn) (jetstream.JetStream, jetstream.KeyValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
@@ -257,7 +258,7 @@ func TestAgentPublishesOnlyAsItsOwnSite(t *testing.T) {
 
 // addAgentService registers site's reservation service as the agent does
 // (a micro service under lookahead.agent.<site>), answering with the site.
-func addAgentService(t *testing.T, c *client, site string) {
+func addAgentService(t *testing.T, c *conn, site string) {
 	t.Helper()
 	svc, err := micro.AddService(c.Conn, micro.Config{Name: wire.AgentServiceName, Version: "0.0.1"})
 	if err != nil {
@@ -501,5 +502,34 @@ func TestUnknownIdentitiesAreRefused(t *testing.T) {
 		if _, err := dial(t, s, cfg); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
 			t.Errorf("%s: connect gave %v, want an authorization violation", cfg.Name, err)
 		}
+	}
+}
+
+// The CLI's connection, given only a user and password, picks the inbox
+// prefix grid.conf allows that user, so the broker's replies reach it.
+func TestCLIDefaultInboxPrefixGetsReplies(t *testing.T) {
+	s := startGrid(t)
+	broker := connect(t, s, brokerCfg)
+	sub, err := broker.Subscribe(wire.BrokerSubject(wire.VerbStatus), func(m *nats.Msg) {
+		m.Respond([]byte(`{"type":"status-reply.v1","code":"ok"}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	broker.Flush()
+	cfg := portalCfg
+	cfg.InboxPrefix, cfg.URL = "", s.ClientURL()
+	conn := client.Conn{NATS: cfg, Timeout: waitLimit}
+	cl, err := conn.Dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if got := cl.Conn().NewRespInbox(); !strings.HasPrefix(got, "_INBOX_portal.") {
+		t.Fatalf("reply inbox %q, want the _INBOX_portal prefix", got)
+	}
+	if _, err := cl.Status(context.Background(), "", true); err != nil {
+		t.Fatalf("status through grid.conf: %v", err)
 	}
 }

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/forecast/sim"
+	"lookahead/forecast/swf"
+	"lookahead/internal/cli"
+)
+
+type simulateOptions struct {
+	trace    string
+	procs    int
+	nodes    int
+	ppn      int
+	policy   string
+	limit    int
+	schedule string
+	output   string
+	progress string
+	poll     int64
+}
+
+func newSimulateCommand() *cobra.Command {
+	var o simulateOptions
+	cmd := &cobra.Command{
+		Use:   "simulate --trace FILE.swf[.gz] [--procs N | --nodes N --ppn K] [--policy easy]",
+		Short: "Replay an SWF workload trace through the built-in scheduler simulator",
+		Long: `simulate replays a workload in the Standard Workload Format (Parallel
+Workloads Archive; plain or gzipped) through lookahead's built-in
+event-driven simulator with Maui's policy and prints the metrics: AWRT and
+AWWT (response and wait weighted by processors x run time), mean wait, mean
+bounded slowdown (tau = 10 s), utilization, makespan, rejected jobs.
+
+The cluster is --procs single-processor nodes (default: the trace header's
+MaxProcs) or --nodes N with --ppn K processors each. A job asks for its
+requested processors (the allocated ones when the request is -1) and its
+requested time as walltime (the run time when -1), and runs min(run time,
+walltime). Jobs wider than the cluster are rejected and counted. Records
+whose processors or run time are missing (-1) are skipped with a warning;
+malformed lines stop the replay with the line number.
+
+Policies: fcfs, easy (Maui RESERVATIONDEPTH 1), conservative, depth=K.`,
+		Example: `  lookahead simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy
+  lookahead simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --procs 100 --policy conservative -o json
+  lookahead simulate --trace t.swf --nodes 64 --ppn 8 --jobs 1000 --schedule sched.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimulate(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.trace, "trace", "", "SWF trace file (.swf or .swf.gz); required")
+	f.IntVar(&o.procs, "procs", 0, "cluster of N single-processor nodes (default: the trace's MaxProcs)")
+	f.IntVar(&o.nodes, "nodes", 0, "cluster of N nodes (with --ppn)")
+	f.IntVar(&o.ppn, "ppn", 0, "processors per node (with --nodes)")
+	f.StringVar(&o.policy, "policy", "easy", "fcfs, easy, conservative or depth=K")
+	f.IntVar(&o.limit, "jobs", 0, "replay only the first N jobs (0: all)")
+	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
+	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
+	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when stdout is a terminal), always, never")
+	cli.AddOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Writer) error {
+	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	if o.trace == "" {
+		return cli.Usagef("--trace is required")
+	}
+	policy, err := sim.ParsePolicy(o.policy)
+	if err != nil {
+		return cli.Usagef("--policy: %v", err)
+	}
+	if o.poll < 0 {
+		return cli.Usagef("--poll %d: must be >= 0", o.poll)
+	}
+	policy.Poll = o.poll
+	tr, err := readSWF(o.trace, o.limit)
+	if err != nil {
+		return err
+	}
+	warnSkipped(stderr, o.trace, tr.Skipped)
+	cluster, desc, err := simCluster(o, tr.Header)
+	if err != nil {
+		return err
+	}
+	jobs := tr.SimJobs()
+	opts := sim.Options{KeepHosts: false}
+	if showProgress(o.progress, stdout) {
+		opts.Progress = cli.ProgressBar(stderr, "jobs")
+	}
+	start := time.Now()
+	res, err := sim.RunWith(cluster, jobs, policy, opts)
+	if err != nil {
+		return fmt.Errorf("simulate %s: %w", o.trace, err)
+	}
+	elapsed := time.Since(start)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if o.schedule != "" {
+		if err := writeSchedule(o.schedule, res.Jobs); err != nil {
+			return err
+		}
+	}
+	out := simulateReport{Trace: o.trace, Policy: policy.String(), Cluster: desc, Procs: cluster.Capacity(),
+		Skipped: len(tr.Skipped), Stuck: len(res.Stuck), Metrics: res.Metrics, Seconds: elapsed.Seconds()}
+	if o.output == cli.FormatJSON {
+		return cli.WriteJSON(stdout, out)
+	}
+	return out.table(stdout)
+}
+
+type simulateReport struct {
+	Trace   string      `json:"trace"`
+	Policy  string      `json:"policy"`
+	Cluster string      `json:"cluster"`
+	Procs   int         `json:"procs"`
+	Skipped int         `json:"skipped"`
+	Stuck   int         `json:"stuck,omitempty"`
+	Metrics sim.Metrics `json:"metrics"`
+	Seconds float64     `json:"seconds"`
+}
+
+func (r simulateReport) table(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	m := r.Metrics
+	rows := [][2]string{
+		{"trace", r.Trace}, {"policy", r.Policy}, {"cluster", r.Cluster},
+		{"jobs run", fmt.Sprint(m.Jobs)}, {"jobs rejected", fmt.Sprint(m.Rejected)},
+		{"records skipped", fmt.Sprint(r.Skipped)},
+		{"AWRT", fmt.Sprintf("%.0f s", m.AWRT)}, {"AWWT", fmt.Sprintf("%.0f s", m.AWWT)},
+		{"mean wait", fmt.Sprintf("%.0f s", m.MeanWait)}, {"mean bounded slowdown", fmt.Sprintf("%.2f", m.MeanBSLD)},
+		{"utilization", fmt.Sprintf("%.3f", m.Utilization)}, {"makespan", fmt.Sprintf("%d s", m.Makespan)},
+		{"replay time", fmt.Sprintf("%.2f s (%.0f jobs/s)", r.Seconds, float64(m.Jobs+m.Rejected)/max(r.Seconds, 1e-9))},
+	}
+	if r.Stuck > 0 {
+		rows = append(rows, [2]string{"never started", fmt.Sprint(r.Stuck)})
+	}
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
+	}
+	return tw.Flush()
+}
+
+func simCluster(o simulateOptions, h swf.Header) (sim.Cluster, string, error) {
+	switch {
+	case o.nodes > 0 || o.ppn > 0:
+		if o.nodes <= 0 || o.ppn <= 0 || o.procs > 0 {
+			return sim.Cluster{}, "", cli.Usagef("--nodes and --ppn go together (both > 0) and exclude --procs")
+		}
+		return sim.UniformCluster(o.nodes, o.ppn), fmt.Sprintf("%d nodes x %d procs", o.nodes, o.ppn), nil
+	case o.procs > 0:
+		return sim.PoolCluster(o.procs), fmt.Sprintf("%d procs", o.procs), nil
+	case o.procs < 0:
+		return sim.Cluster{}, "", cli.Usagef("--procs %d: must be > 0", o.procs)
+	case h.MaxProcs > 0:
+		return sim.PoolCluster(h.MaxProcs), fmt.Sprintf("%d procs (trace MaxProcs)", h.MaxProcs), nil
+	}
+	return sim.Cluster{}, "", cli.Usagef("the trace has no MaxProcs header: give --procs or --nodes/--ppn")
+}
+
+// readSWF opens an SWF file, gunzipping it when it is gzipped.
+func readSWF(path string, limit int) (*swf.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var in io.Reader = r
+	if magic, _ := r.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("trace %s: %w", path, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	tr, err := swf.Read(in, limit)
+	if err != nil {
+		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+	}
+	return tr, nil
+}
+
+func warnSkipped(w io.Writer, path string, skipped []swf.Skip) {
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "warning: %s: skipped %d records whose fields the archive marks missing", path, len(skipped))
+	for i, s := range skipped[:min(3, len(skipped))] {
+		sep := ", e.g."
+		if i > 0 {
+			sep = ";"
+		}
+		fmt.Fprintf(w, "%s line %d (job %d): %s", sep, s.Line, s.ID, s.Reason)
+	}
+	fmt.Fprintln(w)
+}
+
+func writeSchedule(path string, jobs []sim.JobResult) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("schedule file: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("schedule file: %w", cerr)
+		}
+	}()
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, j := range jobs {
+		if err := enc.Encode(j); err != nil {
+			return fmt.Errorf("schedule file: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("schedule file: %w", err)
+	}
+	return nil
+}
+
+func showProgress(mode string, stdout io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return cli.IsTerminal(stdout)
+}
