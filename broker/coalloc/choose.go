@@ -97,7 +97,7 @@ func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]ta
 		if c := cmp.Compare(p.nodes[b.node].speed, p.nodes[a.node].speed); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.node, b.node)
+		return cmp.Compare(p.ord[a.node], p.ord[b.node])
 	})
 	got := map[int32]int64{}
 	var cost float64
@@ -115,7 +115,7 @@ func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]ta
 	for n, q := range got {
 		takes = append(takes, take{node: n, procs: q})
 	}
-	slices.SortFunc(takes, func(a, b take) int { return cmp.Compare(a.node, b.node) })
+	slices.SortFunc(takes, func(a, b take) int { return cmp.Compare(p.ord[a.node], p.ord[b.node]) })
 	return takes, cost
 }
 

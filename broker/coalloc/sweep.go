@@ -373,10 +373,26 @@ func (p *Pool) feasible(sp sweepSpec) bool {
 	case sp.sites == 1:
 		return sc.atLeast > 0
 	}
-	sc.topk = append(sc.topk[:0], sc.siteCap...)
-	slices.SortFunc(sc.topk, func(a, b int64) int { return cmpInt(b, a) })
+	// The sp.sites largest site capacities, kept in descending order by
+	// insertion: O(sites × k) without sorting every site at every start.
+	top := sc.topk[:0]
+	for _, c := range sc.siteCap {
+		if len(top) == sp.sites {
+			if c <= top[len(top)-1] {
+				continue
+			}
+			top = top[:len(top)-1]
+		}
+		i := len(top)
+		top = append(top, c)
+		for ; i > 0 && top[i-1] < c; i-- {
+			top[i] = top[i-1]
+		}
+		top[i] = c
+	}
+	sc.topk = top
 	var sum int64
-	for _, c := range sc.topk[:sp.sites] {
+	for _, c := range top {
 		sum += c
 	}
 	return sum >= sp.procs
