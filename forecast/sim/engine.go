@@ -45,6 +45,7 @@ type Engine struct {
 	order    []int    // node preference: fewest processors first, then last listed first
 	rank     []int    // rank[i]: node i's position in order
 	freeBits []uint64 // by rank: usable nodes with processors not held by running jobs
+	idle     []int    // per node: processors not held by running jobs (unusableIdle if unusable)
 	byName   map[string]int
 	total    int // processors on usable nodes
 	maxChunk int // largest node
@@ -113,6 +114,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		e.rank[i] = k
 	}
 	e.candPos = make([]int, len(e.nodes))
+	e.idle = make([]int, len(e.nodes))
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
 		e.trackFree(i)
@@ -120,12 +122,22 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	return e
 }
 
-// trackFree keeps node i's bit in e.freeBits (indexed by its rank in the
+// unusableIdle is e.idle of an unusable node: so far below zero that no
+// amount of processors coming free makes it positive.
+const unusableIdle = -1 << 40
+
+// trackFree keeps e.idle[i] (processors not held by running jobs; see
+// unusableIdle) and node i's bit in e.freeBits (indexed by its rank in the
 // preference order) set exactly while it is usable and has processors not
 // held by running jobs.
 func (e *Engine) trackFree(i int) {
 	n := &e.nodes[i]
 	r := e.rank[i]
+	if n.usable {
+		e.idle[i] = n.procs - n.used
+	} else {
+		e.idle[i] = unusableIdle
+	}
 	if n.usable && n.used < n.procs {
 		e.freeBits[r>>6] |= 1 << (r & 63)
 	} else {

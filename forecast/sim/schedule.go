@@ -197,9 +197,7 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		e.freeBuf = make([]int, len(e.nodes))
 	}
 	free := e.freeBuf[:len(e.nodes)]
-	for i := range e.nodes {
-		free[i] = e.nodes[i].procs - e.nodes[i].used
-	}
+	copy(free, e.idle)
 	if t > e.now {
 		// running jobs that are gone by t (by their walltime)
 		for _, r := range e.running {
@@ -228,9 +226,8 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		}
 	}
 	total := 0
-	for i := range e.nodes {
-		f := free[i]
-		if !e.nodes[i].usable || f <= 0 {
+	for i, f := range free {
+		if f <= 0 { // unusable nodes are far below zero (e.idle)
 			free[i] = 0
 			continue
 		}
