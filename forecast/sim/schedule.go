@@ -459,14 +459,24 @@ func (e *Engine) backfill(queue []*job) {
 		}
 		if procs < least {
 			prev = w
-			continue // no job is narrow enough for this window
+			continue // no job is narrow enough for this window or a later one
 		}
-		for k := range jobs {
-			b := &jobs[k]
-			if b.procs > procs || b.end > w || p.steps[0].free < b.procs {
+		// A job is tried in the first window its walltime fits. If it does
+		// not start there it cannot start in a later one either: a later
+		// window's nodes are a subset of this one's (nodes outside it are
+		// not touched, so their available time does not grow), and free
+		// processors, the window's offer and the profile only shrink as
+		// jobs start. So every job tried here leaves the list.
+		live := jobs[:0]
+		for _, b := range jobs {
+			if b.end > w {
+				live = append(live, b)
 				continue
 			}
 			j := b.j
+			if b.procs > procs || p.steps[0].free < b.procs {
+				continue
+			}
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
@@ -476,7 +486,6 @@ func (e *Engine) backfill(queue []*job) {
 			}
 			e.start(j, hosts)
 			e.stale++
-			b.procs = math.MaxInt // started: never again
 			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 			for _, h := range hosts {
 				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
@@ -485,12 +494,13 @@ func (e *Engine) backfill(queue []*job) {
 				return
 			}
 		}
+		jobs = live
 		prev = w
 	}
 }
 
-// bfJob is a job that may backfill: its processors (MaxInt once started)
-// and walltime end, kept compact for the per-window scans.
+// bfJob is a job that may backfill: its processors and walltime end, kept
+// compact for the per-window scans.
 type bfJob struct {
 	procs int
 	end   int64
