@@ -80,6 +80,11 @@ type Engine struct {
 	tsBuf     []int64
 	freeBuf   []int
 
+	// quiet (RunWith): no Started and Ended events; onEnd gets every
+	// finished job instead.
+	quiet bool
+	onEnd func(*job)
+
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
@@ -338,7 +343,12 @@ func (e *Engine) finish(j *job) {
 			break
 		}
 	}
-	e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
+	if e.onEnd != nil {
+		e.onEnd(j)
+	}
+	if !e.quiet {
+		e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
+	}
 }
 
 func (e *Engine) hostList(hs []hostUse) []forecast.HostProcs {
@@ -376,5 +386,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 	}
 	j.started = true
 	e.run(j, e.now, e.now+d, hosts)
-	e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
+	if !e.quiet {
+		e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
+	}
 }
