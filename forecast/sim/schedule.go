@@ -225,35 +225,39 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 			}
 		}
 	}
-	total := 0
-	for i, f := range free {
-		if f <= 0 { // unusable nodes are far below zero (e.idle)
-			free[i] = 0
-			continue
-		}
-		if j.PPN > 0 {
-			f -= f % j.PPN
-			free[i] = f
-		}
-		total += f
-	}
-	if total < j.Procs {
-		return false
-	}
+	// take nodes in preference order, each with everything it has free
+	// (unusable nodes are far below zero, see e.idle), the last one for
+	// what is still missing
 	b := e.newBlocked(t, end)
 	need := j.Procs
 	for _, i := range e.order {
-		if f := free[i]; f > 0 {
-			take := min(f, need)
-			b.per[i] = take
-			b.touched = append(b.touched, i)
-			need -= take
-			if need <= 0 {
-				break
-			}
+		f := free[i]
+		if f > 0 && j.PPN > 0 {
+			f -= f % j.PPN
+		}
+		if f <= 0 {
+			continue
+		}
+		take := min(f, need)
+		b.per[i] = take
+		b.touched = append(b.touched, i)
+		need -= take
+		if need <= 0 {
+			return true
 		}
 	}
-	return true
+	e.dropLastBlocked() // not enough on nodes
+	return false
+}
+
+// dropLastBlocked forgets the blocked-job reservation newBlocked made last.
+func (e *Engine) dropLastBlocked() {
+	b := e.blocked[len(e.blocked)-1]
+	for _, i := range b.touched {
+		b.per[i] = 0
+	}
+	b.touched = b.touched[:0]
+	e.blocked = e.blocked[:len(e.blocked)-1]
 }
 
 // blockedRes is a blocked job's reservation during one pass: per[i] are
