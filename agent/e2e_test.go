@@ -57,6 +57,14 @@ func TestUnchangedForecastSendsHeartbeat(t *testing.T) {
 	fx.clock.Set(t0 + 60)
 	fx.agent.Notify("test")
 	msg := nextMsg(t, sub)
+	// The first forecast is put in KV before it is published on the subject,
+	// so it may reach this subscription; skip it, and only it.
+	if msg.Header.Get(wire.HeaderType) == wire.TypeForecast {
+		if f, err := wire.DecodeForecast(msg.Data); err != nil || f.Seq != 1 {
+			t.Fatalf("forecast %+v (%v) where a heartbeat was due", f, err)
+		}
+		msg = nextMsg(t, sub)
+	}
 	if got := msg.Header.Get(wire.HeaderType); got != wire.TypeHeartbeat {
 		t.Fatalf("message type %q, want heartbeat", got)
 	}

@@ -2,24 +2,18 @@ package maui
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"lookahead/internal/execx"
 )
 
 // Result is what one Maui client command printed and how it exited.
 // ExitCode is -1 when the process did not exit normally (killed, timed out).
-type Result struct {
-	Stdout   []byte
-	Stderr   []byte
-	ExitCode int
-}
+type Result = execx.Result
 
 // Runner runs one Maui (or Torque) command given as an argument vector —
 // never through a shell. A non-zero exit is not an error: it comes back in
@@ -27,9 +21,7 @@ type Result struct {
 // 0 on "cannot locate"; checkjob exits 1 for a finished job). error means
 // the command could not be run at all (missing binary, timeout, cancelled).
 // Implementations are safe for concurrent use.
-type Runner interface {
-	Run(ctx context.Context, name string, args ...string) (Result, error)
-}
+type Runner = execx.Runner
 
 // ExecConfig configures the exec-backed Runner.
 type ExecConfig struct {
@@ -41,92 +33,26 @@ type ExecConfig struct {
 	HomeDir string
 	// Timeout bounds every call (default 30 s).
 	Timeout time.Duration
-	// MaxStderr bounds the stderr bytes kept per call (default 64 KiB);
-	// stdout is kept whole (showres on a large site is large).
+	// MaxStderr bounds the stderr bytes kept per call (default 64 KiB).
 	MaxStderr int
 	// Env is added to the inherited environment (e.g. "TZ=UTC").
 	Env []string
 }
 
-const (
-	defaultTimeout   = 30 * time.Second
-	defaultMaxStderr = 64 << 10
-	killGrace        = 2 * time.Second
-)
+const killGrace = 2 * time.Second
 
-type execRunner struct{ cfg ExecConfig }
-
-var _ Runner = (*execRunner)(nil)
+// ErrNotInstalled is wrapped when a command's binary cannot be found.
+var ErrNotInstalled = execx.ErrNotInstalled
 
 // NewExecRunner returns a Runner that executes commands with os/exec: a
 // timeout per call, the whole process group killed on cancel or timeout,
 // stderr bounded.
 func NewExecRunner(cfg ExecConfig) Runner {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = defaultTimeout
+	env := cfg.Env
+	if cfg.HomeDir != "" {
+		env = append([]string{"MAUIHOMEDIR=" + cfg.HomeDir}, env...)
 	}
-	if cfg.MaxStderr <= 0 {
-		cfg.MaxStderr = defaultMaxStderr
-	}
-	return &execRunner{cfg: cfg}
-}
-
-// ErrNotInstalled is wrapped when a command's binary cannot be found.
-var ErrNotInstalled = errors.New("maui command not installed")
-
-func (r *execRunner) path(name string) (string, error) {
-	if r.cfg.BinDir != "" {
-		p := filepath.Join(r.cfg.BinDir, name)
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrNotInstalled, p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrNotInstalled, name, err)
-	}
-	return p, nil
-}
-
-func (r *execRunner) env() []string {
-	env := os.Environ()
-	if r.cfg.HomeDir != "" {
-		env = append(env, "MAUIHOMEDIR="+r.cfg.HomeDir)
-	}
-	return append(env, r.cfg.Env...)
-}
-
-// Run executes name with args. See Runner.
-func (r *execRunner) Run(ctx context.Context, name string, args ...string) (Result, error) {
-	path, err := r.path(name)
-	if err != nil {
-		return Result{ExitCode: -1}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
-	var stdout bytes.Buffer
-	stderr := &boundedBuffer{max: r.cfg.MaxStderr}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = r.env()
-	cmd.Stdout = &stdout
-	cmd.Stderr = stderr
-	setProcessGroup(cmd)
-	err = cmd.Run()
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1}
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s %v: %w (stderr: %q)", name, args, ctx.Err(), clip(res.Stderr))
-	case errors.As(err, &exitErr):
-		return res, nil // non-zero exit: the caller classifies it
-	case err != nil:
-		return res, fmt.Errorf("%s %v: %w", name, args, err)
-	}
-	return res, nil
+	return execx.New(execx.Config{Dir: cfg.BinDir, Env: env, Timeout: cfg.Timeout, MaxStderr: cfg.MaxStderr})
 }
 
 // setProcessGroup makes cmd the leader of a new process group and kills the
@@ -178,11 +104,4 @@ func (b *boundedBuffer) Bytes() []byte {
 }
 
 // clip shortens tool output for error messages.
-func clip(b []byte) string {
-	const max = 512
-	b = bytes.TrimSpace(b)
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
-}
+func clip(b []byte) string { return execx.Clip(b) }

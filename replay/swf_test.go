@@ -38,19 +38,3 @@ func TestReadSWFErrorsNameTheLine(t *testing.T) {
 		t.Fatalf("unknown run time: %d jobs, %+v, %v", len(jobs), st, err)
 	}
 }
-
-func FuzzReadSWF(f *testing.F) {
-	f.Add("1 0 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n")
-	f.Add("; Version: 2.2\n 1 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n2 1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 1e3\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		jobs, _, err := ReadSWF(strings.NewReader(in))
-		if err != nil {
-			return
-		}
-		for _, j := range jobs {
-			if j.Procs <= 0 || j.Run < 0 || j.Walltime < 0 {
-				t.Fatalf("accepted a job that cannot run: %+v", j)
-			}
-		}
-	})
-}

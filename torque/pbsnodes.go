@@ -1,7 +1,6 @@
 package torque
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -27,30 +26,8 @@ type xmlNode struct {
 // when present: Client.Snapshot applies the configured values. A node
 // without name, state or np is an error naming its position.
 func ParsePbsnodesXML(r io.Reader) ([]forecast.SnapshotNode, error) {
-	dec := xml.NewDecoder(r)
-	var nodes []forecast.SnapshotNode
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nodes, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("pbsnodes xml: %w", err)
-		}
-		start, ok := tok.(xml.StartElement)
-		if !ok || start.Name.Local != "Node" {
-			continue
-		}
-		var x xmlNode
-		if err := dec.DecodeElement(&x, &start); err != nil {
-			return nil, fmt.Errorf("pbsnodes xml: node %d: %w", len(nodes)+1, err)
-		}
-		n, err := x.toSnapshot()
-		if err != nil {
-			return nil, fmt.Errorf("pbsnodes xml: node %d (%s): %w", len(nodes)+1, x.Name, err)
-		}
-		nodes = append(nodes, n)
-	}
+	return decodeElements(r, "pbsnodes", "Node", "node",
+		func(x xmlNode) string { return x.Name }, xmlNode.toSnapshot)
 }
 
 func (x xmlNode) toSnapshot() (forecast.SnapshotNode, error) {

@@ -1,7 +1,6 @@
 package torque
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -51,30 +50,8 @@ type xmlJob struct {
 // the server) gives no jobs and no error. A job without Job_Id or job_state
 // is an error naming the job's position.
 func ParseQstatXML(r io.Reader) ([]forecast.LocalJob, error) {
-	dec := xml.NewDecoder(r)
-	var jobs []forecast.LocalJob
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return jobs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("qstat xml: %w", err)
-		}
-		start, ok := tok.(xml.StartElement)
-		if !ok || start.Name.Local != "Job" {
-			continue
-		}
-		var x xmlJob
-		if err := dec.DecodeElement(&x, &start); err != nil {
-			return nil, fmt.Errorf("qstat xml: job %d: %w", len(jobs)+1, err)
-		}
-		job, err := x.toLocal()
-		if err != nil {
-			return nil, fmt.Errorf("qstat xml: job %d (%s): %w", len(jobs)+1, x.ID, err)
-		}
-		jobs = append(jobs, job)
-	}
+	return decodeElements(r, "qstat", "Job", "job",
+		func(x xmlJob) string { return x.ID }, xmlJob.toLocal)
 }
 
 func (x xmlJob) toLocal() (forecast.LocalJob, error) {

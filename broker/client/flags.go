@@ -40,6 +40,7 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATS.User, "user-nats", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
 	fs.StringVar(&c.NATS.TLSCA, "tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
 	fs.StringVar(&c.As, "as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
+	fs.StringVar(&c.NATS.InboxPrefix, "inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "how long to wait for the broker")
 }
 
@@ -52,16 +53,19 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 		cfg.Password = ""
 	}
 	cfg.ConnectTimeout = c.Timeout
+	as := c.As
+	if as == "" {
+		as = cfg.User
+	}
+	if cfg.InboxPrefix == "" && as != "" {
+		cfg.InboxPrefix = "_INBOX_" + as
+	}
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	as := c.As
-	if as == "" {
-		as = cfg.User
 	}
 	cl := New(nc, as)
 	cl.Timeout = c.Timeout

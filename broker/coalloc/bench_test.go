@@ -130,29 +130,36 @@ func BenchmarkNewPool(b *testing.B) {
 }
 
 // BenchmarkPlanQueue: a 1000-job queue over 100k slots, pool built
-// included.
+// included; with exact tiers (one sweep per node speed) and with one
+// coarse tier (speed >= 1.2, plus the slowest speed).
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
-	b.Run("jobs=1000/slots=100k", func(b *testing.B) {
-		var placed int
-		loopCPU(b, func() {
-			as, err := PlanQueue(fcs, jobs, Options{NotBefore: synthNow})
-			if err != nil {
-				b.Fatal(err)
-			}
-			placed = 0
-			for _, a := range as {
-				if a.Placed() {
-					placed++
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{
+		{"jobs=1000/slots=100k", Options{NotBefore: synthNow}},
+		{"jobs=1000/slots=100k/tiers=1.2", Options{NotBefore: synthNow, Tiers: []float64{1.2}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var placed int
+			loopCPU(b, func() {
+				as, err := PlanQueue(fcs, jobs, c.opts)
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
+				placed = 0
+				for _, a := range as {
+					if a.Placed() {
+						placed++
+					}
+				}
+			})
+			b.ReportMetric(float64(placed), "placed")
 		})
-		b.ReportMetric(float64(placed), "placed")
-	})
+	}
 }
-
-var _ = forecast.Version
 
 // BenchmarkSelectNoFit: a job no pool can hold (1024 processors on one
 // site for two days under 1.2 credits), so every sweep runs over all edges

@@ -14,7 +14,7 @@ const maxDuration = int64(1) << 60
 // Options tune the planner. The zero value plans with exact speed tiers, no
 // multi-site penalty and no lower bound on starts.
 type Options struct {
-	// Tiers are speed thresholds. nil means one tier per distinct speed
+	// Tiers are speed thresholds. Empty means one tier per distinct speed
 	// among the nodes a job may use, which makes the answer exact (optimal
 	// by the job's criterion). Configured tiers are coarser and cheaper
 	// (one sweep per tier): each threshold t plans with the nodes of speed

@@ -36,7 +36,7 @@ type candidate struct {
 // gets an Allocation with Error set and changes nothing.
 //
 // Start is the earliest (earliest-start) or End the earliest
-// (earliest-finish) over all feasible allocations when Options.Tiers is nil;
+// (earliest-finish) over all feasible allocations when Options.Tiers is empty;
 // ties go to the earlier finish (resp. start), then to fewer sites, then to
 // the faster tier. See docs/coalloc.md for the node choice.
 //
@@ -64,7 +64,7 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 		return plan{}, NoFitRequirements
 	}
 	tiers := exact
-	if p.opts.Tiers != nil {
+	if len(p.opts.Tiers) > 0 {
 		tiers = coarse(p.opts.Tiers, exact)
 	}
 	best, ok := p.bestCandidate(job, tiers)
@@ -130,33 +130,85 @@ func hasAll(have, want []string) bool {
 
 // bestCandidate runs the sweeps of every tier and keeps the best start by
 // the job's criterion; later sweeps stop as soon as they cannot win.
+//
+// A bound sweep runs first: every node any tier may use, the shortest
+// duration of any sweep and the largest site limit. Whatever is feasible
+// for a sweep of the job is feasible for it (more nodes, a shorter window,
+// more sites), so its start t0 is a lower bound on every sweep's start:
+// when it fails the job does not fit, and otherwise every sweep begins at
+// t0 from the node values it recorded there instead of at NotBefore.
 func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidate, bool) {
 	finish := job.CriterionOrDefault() == forecast.EarliestFinish
+	// The slowest tier first: it has every node, so it usually finds a
+	// start early and bounds the others; then the fastest first, since a
+	// faster tier wins ties on the start and so rules the slower ones out.
+	specs := p.specs(job, tiers[len(tiers)-1])
+	for _, tier := range tiers[:len(tiers)-1] {
+		specs = append(specs, p.specs(job, tier)...)
+	}
+	var from *startState
+	if len(specs) > 1 {
+		ok := false
+		if from, ok = p.boundSweep(specs); !ok {
+			return candidate{}, false
+		}
+	}
 	var best candidate
 	found := false
-	// Slowest tier first: it has every node, so it usually finds a start
-	// early and bounds the sweeps of the faster tiers.
-	for _, tier := range slices.Backward(tiers) {
-		for _, sp := range p.specs(job, tier) {
-			sp.limit = math.MaxInt64
-			if found {
-				sp.limit = best.start
-				if finish {
-					sp.limit = best.end - sp.dur
-				}
-			}
-			t, ok := p.stage1(sp)
-			if !ok {
-				continue
-			}
-			c := candidate{start: t, end: addSat(t, sp.dur), dur: sp.dur, sites: sp.sites, tier: tier}
-			if !found || better(c, best, finish) {
-				c.caps = p.stage1Caps()
-				best, found = c, true
-			}
+	for _, sp := range specs {
+		sp.limit, sp.from = math.MaxInt64, from
+		if found {
+			sp.limit = limitFor(sp, best, finish)
+		}
+		t, ok := p.stage1(sp)
+		if !ok {
+			continue
+		}
+		c := candidate{start: t, end: addSat(t, sp.dur), dur: sp.dur, sites: sp.sites, tier: sp.tier}
+		if !found || better(c, best, finish) {
+			c.caps = p.stage1Caps()
+			best, found = c, true
 		}
 	}
 	return best, found
+}
+
+// boundSweep runs the bound sweep of the given sweeps: it reports false
+// when none of them can be feasible, else the state they may start from
+// (nil when the stage 1 in use records none).
+func (p *Pool) boundSweep(specs []sweepSpec) (*startState, bool) {
+	bound := specs[0]
+	for _, sp := range specs[1:] {
+		bound.tier = min(bound.tier, sp.tier)
+		bound.dur = min(bound.dur, sp.dur)
+		bound.sites = max(bound.sites, sp.sites)
+	}
+	bound.limit, bound.track = math.MaxInt64, true
+	p.sc.snap.ok = false
+	if _, ok := p.stage1(bound); !ok {
+		return nil, false
+	}
+	if !p.sc.snap.ok {
+		return nil, true
+	}
+	return &p.sc.snap, true
+}
+
+// limitFor is the latest start at which sweep sp can still beat best: a
+// sweep finds its earliest feasible start, and a candidate of sp at start t
+// beats best exactly when (t, t+dur, sites, tier) ranks before best's key
+// (earliest-finish: (t+dur, t, sites, tier)). At the boundary instant the
+// rest of the key decides whether that instant is still worth looking at.
+func limitFor(sp sweepSpec, best candidate, finish bool) int64 {
+	t := best.start
+	if finish {
+		t = best.end - sp.dur
+	}
+	c := candidate{start: t, end: addSat(t, sp.dur), sites: sp.sites, tier: sp.tier}
+	if better(c, best, finish) {
+		return t
+	}
+	return t - 1
 }
 
 func better(a, b candidate, finish bool) bool {

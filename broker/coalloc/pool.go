@@ -48,6 +48,7 @@ type Pool struct {
 	nodes     []node
 	classes   []class
 	nodeClass []int32
+	nodeSite  []int32
 	events    eventList
 	prices    []float64         // every distinct slot price, ascending
 	rank      map[float64]int32 // price -> index in prices
@@ -107,6 +108,7 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 		s.nodes = append(s.nodes, idx)
 		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed})
 		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
+		p.nodeSite = append(p.nodeSite, int32(len(p.sites)))
 	}
 	for _, sl := range f.Slots {
 		start := max(sl.Start, p.opts.NotBefore)

@@ -27,13 +27,14 @@ type nodeCap struct {
 }
 
 // nstate is one node's sweep state, valid only when gen == scratch.curGen.
+// The deque's last segment holds the node's value at the right cursor and
+// its head the minimum over the window (what the node can give). It is 64
+// bytes, one cache line: on large pools the sweep's cost is the misses on
+// this array.
 type nstate struct {
-	cur  int64 // the node's usable processors at the right cursor
-	min  int64 // minimum over the window: what the node can give
 	dq   []dqEntry
 	head int32
 	gen  uint32
-	mark bool
 	// buf holds short deques in place (dq points into it), so the usual
 	// node costs one cache miss, not two; longer ones spill to the heap.
 	buf [2]dqEntry
@@ -47,13 +48,28 @@ type scratch struct {
 	classOK   []bool // classBase and speed >= the sweep's tier
 	curGen    uint32
 	active    []int32 // nodes touched by the current sweep
-	touched   []int32
 	bounds    []bound // boundaries passed by the right edge, oldest first
 	boundHead int
 	siteCap   []int64
 	topk      []int64
 	total     int64
 	atLeast   int // sites whose capacity alone reaches the job's procs
+	// Values at the left edge, kept by a tracking sweep (the bound sweep)
+	// so that the job's other sweeps can start where it stopped.
+	leftVal   []int64
+	leftNodes []int32
+	snap      startState
+}
+
+// startState is where a sweep may begin instead of NotBefore: no sweep of
+// the job can be feasible before at, cur is the first edge after at, and
+// vals are the nonzero values at at of the nodes the bound sweep used
+// (every node a sweep of the job may use, at the job's prices).
+type startState struct {
+	ok   bool
+	at   int64
+	cur  cursor
+	vals []nodeCap
 }
 
 type sweepSpec struct {
@@ -63,6 +79,10 @@ type sweepSpec struct {
 	sites   int     // at most this many sites (>= len(p.sites) means any)
 	maxRank int32   // only pieces priced at or below prices[maxRank]
 	limit   int64   // give up once the candidate start passes limit
+	// from, when set, is where the sweep begins (see startState); track
+	// asks the sweep to record such a state where it stops.
+	from  *startState
+	track bool
 }
 
 func (p *Pool) ensureScratch() {
@@ -74,6 +94,7 @@ func (p *Pool) ensureScratch() {
 	sc.classBase = make([]bool, len(p.classes))
 	sc.classOK = make([]bool, len(p.classes))
 	sc.siteCap = make([]int64, len(p.sites))
+	sc.leftVal = make([]int64, len(p.nodes))
 }
 
 // beginSweep starts a sweep over the nodes of the job's classes that are
@@ -105,7 +126,7 @@ func (p *Pool) touch(n int32) *nstate {
 		return st
 	}
 	st.gen = sc.curGen
-	st.cur, st.min, st.head = 0, 0, 0
+	st.head = 0
 	if cap(st.dq) == 0 {
 		st.dq = st.buf[:0:len(st.buf)]
 	}
@@ -115,15 +136,30 @@ func (p *Pool) touch(n int32) *nstate {
 }
 
 // sweep returns the earliest feasible start not after sp.limit, using the
-// nodes that meet the job's requirements and sp.tier.
+// nodes that meet the job's requirements and sp.tier. It begins at sp.from
+// when set (the state a bound sweep recorded), else at NotBefore.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 	p.beginSweep(sp.tier)
-	var right cursor
+	var right, left cursor
 	t := p.opts.NotBefore
+	if sp.from != nil {
+		t, right = sp.from.at, sp.from.cur
+		p.startFrom(sp.from, sp.procs)
+	}
+	if sp.track {
+		p.sc.snap.ok = false
+		defer p.resetLeft()
+	}
 	for t <= sp.limit {
-		p.advanceRight(&right, addSat(t, sp.dur), sp)
+		p.advanceRight(&right, addSat(t, sp.dur), &sp)
 		p.advanceLeft(t, sp.procs)
+		if sp.track {
+			p.trackLeft(&left, t, &sp)
+		}
 		if p.feasible(sp) {
+			if sp.track {
+				p.record(t, left)
+			}
 			return t, true
 		}
 		next, ok := p.nextCandidate(&right, sp)
@@ -135,49 +171,115 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 	return 0, false
 }
 
+// startFrom gives every node the sweep may use its value at from.at, as
+// one segment open to the right.
+func (p *Pool) startFrom(from *startState, procs int64) {
+	for _, v := range from.vals {
+		if !p.sc.classOK[p.nodeClass[v.node]] {
+			continue
+		}
+		st := p.touch(v.node)
+		st.dq[0].value = v.cap
+		p.setMin(v.node, 0, v.cap, procs)
+	}
+}
+
+// trackLeft applies every usable edge at or before t to the nodes' values
+// at the left edge. It trails the right edge, over edges just read.
+func (p *Pool) trackLeft(c *cursor, t int64, sp *sweepSpec) {
+	sc := &p.sc
+	chunks := p.events.chunks
+	classOK, maxRank := sc.classOK, sp.maxRank
+	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
+		ch := chunks[c.c]
+		for ; c.i < len(ch); c.i++ {
+			e := &ch[c.i]
+			if e.at > t {
+				return
+			}
+			if e.rank > maxRank || !classOK[e.class] {
+				continue
+			}
+			if sc.leftVal[e.node] == 0 {
+				sc.leftNodes = append(sc.leftNodes, e.node)
+			}
+			sc.leftVal[e.node] += int64(e.procs)
+		}
+	}
+}
+
+// record keeps the values at t as the state the job's other sweeps start
+// from.
+func (p *Pool) record(t int64, left cursor) {
+	sc := &p.sc
+	sc.snap = startState{ok: true, at: t, cur: left, vals: sc.snap.vals[:0]}
+	for _, n := range sc.leftNodes {
+		if v := sc.leftVal[n]; v != 0 { // a node listed twice is zero the second time
+			sc.snap.vals = append(sc.snap.vals, nodeCap{node: n, cap: v})
+			sc.leftVal[n] = 0
+		}
+	}
+}
+
+func (p *Pool) resetLeft() {
+	sc := &p.sc
+	for _, n := range sc.leftNodes {
+		sc.leftVal[n] = 0
+	}
+	sc.leftNodes = sc.leftNodes[:0]
+}
+
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
 	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
 }
 
-// advanceRight applies, one instant at a time, every edge before end.
-func (p *Pool) advanceRight(c *cursor, end int64, sp sweepSpec) {
-	sc := &p.sc
-	for {
-		e, ok := p.events.peek(c)
-		if !ok || e.at >= end {
-			return
-		}
-		x := e.at
-		for ok && e.at == x {
-			p.events.step(c)
-			if p.usable(e, &sp) {
-				st := p.touch(e.node)
-				if !st.mark {
-					st.mark = true
-					sc.touched = append(sc.touched, e.node)
-				}
-				st.cur += int64(e.procs)
+// advanceRight applies every edge before end. Edges are in (time, node)
+// order, so the edges of one node at one instant are adjacent: their sum
+// is pushed as the node's new segment when the run ends. It walks the
+// chunks in place: this loop is where a sweep spends its time.
+func (p *Pool) advanceRight(c *cursor, end int64, sp *sweepSpec) {
+	chunks := p.events.chunks
+	classOK, maxRank := p.sc.classOK, sp.maxRank
+	pend, at, delta := int32(-1), int64(0), int64(0) // a run of usable edges
+	i := c.i
+	for ; c.c < len(chunks); c.c, i = c.c+1, 0 {
+		ch := chunks[c.c]
+		for ; i < len(ch); i++ {
+			e := &ch[i]
+			if pend >= 0 && (e.node != pend || e.at != at) {
+				p.push(pend, at, delta, sp.procs)
+				pend = -1
 			}
-			e, ok = p.events.peek(c)
+			if e.at >= end {
+				c.i = i
+				return
+			}
+			if e.rank > maxRank || !classOK[e.class] {
+				continue
+			}
+			if pend < 0 {
+				pend, at, delta = e.node, e.at, 0
+			}
+			delta += int64(e.procs)
 		}
-		for _, n := range sc.touched {
-			sc.ns[n].mark = false
-			p.push(n, x, sp.procs)
-		}
-		sc.touched = sc.touched[:0]
 	}
+	if pend >= 0 {
+		p.push(pend, at, delta, sp.procs)
+	}
+	c.i = 0
 }
 
-// push starts a new segment of node n at x with the node's current value
-// and queues the boundary x for the left edge.
-func (p *Pool) push(n int32, x int64, procs int64) {
+// push changes node n's value by delta at x: a new segment starts there,
+// and the boundary x is queued for the left edge.
+func (p *Pool) push(n int32, x, delta, procs int64) {
 	sc := &p.sc
-	st := &sc.ns[n]
-	v := st.cur
+	st := p.touch(n)
 	q, h := st.dq, int(st.head)
-	if q[len(q)-1].value == v {
+	if delta == 0 {
 		return // the segment goes on (abutting pieces merge here)
 	}
+	v := q[len(q)-1].value + delta
+	old := q[h].value
 	q[len(q)-1].expiry = x
 	for len(q) > h && q[len(q)-1].value >= v {
 		q = q[:len(q)-1]
@@ -185,7 +287,7 @@ func (p *Pool) push(n int32, x int64, procs int64) {
 	q = append(q, dqEntry{value: v, expiry: math.MaxInt64})
 	st.dq = q
 	sc.bounds = append(sc.bounds, bound{at: x, node: n})
-	p.setMin(n, q[h].value, procs)
+	p.setMin(n, old, q[h].value, procs)
 }
 
 // bound is a segment boundary the right edge passed: at x, node's previous
@@ -203,6 +305,7 @@ func (p *Pool) advanceLeft(t int64, procs int64) {
 		n := sc.bounds[sc.boundHead].node
 		st := &sc.ns[n]
 		q, h := st.dq, int(st.head)
+		old := q[h].value
 		for q[h].expiry <= t {
 			h++
 		}
@@ -212,7 +315,7 @@ func (p *Pool) advanceLeft(t int64, procs int64) {
 			h = 0
 		}
 		st.head = int32(h)
-		p.setMin(n, q[h].value, procs)
+		p.setMin(n, old, q[h].value, procs)
 	}
 	if sc.boundHead > 4096 && 2*sc.boundHead >= len(sc.bounds) {
 		sc.bounds = sc.bounds[:copy(sc.bounds, sc.bounds[sc.boundHead:])]
@@ -242,14 +345,13 @@ func (p *Pool) nextCandidate(c *cursor, sp sweepSpec) (int64, bool) {
 	}
 }
 
-func (p *Pool) setMin(n int32, v int64, procs int64) {
+// setMin moves node n's capacity over the window from old to v.
+func (p *Pool) setMin(n int32, old, v int64, procs int64) {
 	sc := &p.sc
-	old := sc.ns[n].min
 	if v == old {
 		return
 	}
-	sc.ns[n].min = v
-	s := p.nodes[n].site
+	s := p.nodeSite[n]
 	before := sc.siteCap[s]
 	after := before + v - old
 	sc.siteCap[s] = after
@@ -295,7 +397,8 @@ func cmpInt(a, b int64) int {
 func (p *Pool) capacities() []nodeCap {
 	var out []nodeCap
 	for _, n := range p.sc.active {
-		if v := p.sc.ns[n].min; v > 0 {
+		st := &p.sc.ns[n]
+		if v := st.dq[st.head].value; v > 0 {
 			out = append(out, nodeCap{node: n, cap: v})
 		}
 	}

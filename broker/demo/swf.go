@@ -1,66 +1,36 @@
 package demo
 
 import (
-	"bufio"
 	"embed"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"lookahead/forecast/sim"
+	"lookahead/forecast/swf"
 )
 
 //go:embed traces/*.swf
 var traces embed.FS
 
-// readSWF reads SWF job lines into sim jobs with Submit relative to the
-// first job's. Processors are field 5 (allocated), or field 8 (requested)
-// when 5 is missing; walltime is field 9 (requested), or the run time when
-// 9 is missing; the job runs its field 4 run time (the engine kills it at
-// its walltime). Jobs with no usable size or time are skipped and counted.
+// readSWF reads an SWF trace with the simulator's reader (forecast/swf) and
+// turns it into a site's local workload: job ids get the site's prefix,
+// Submit is relative to the first job's, users are "u<N>" and every job
+// goes to queue "batch". Records the archive marks as missing are skipped
+// and counted.
 func readSWF(r io.Reader, prefix string) (jobs []sim.Job, skipped int, err error) {
-	sc := bufio.NewScanner(r)
-	line, first := 0, int64(-1)
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, ";") {
-			continue
-		}
-		f := strings.Fields(text)
-		if len(f) != 18 {
-			return nil, skipped, fmt.Errorf("swf line %d: %d fields, want 18", line, len(f))
-		}
-		v := make([]int64, 18)
-		for i, s := range f {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil, skipped, fmt.Errorf("swf line %d field %d: %w", line, i+1, err)
-			}
-			v[i] = int64(x)
-		}
-		procs, run, wall := v[4], v[3], v[8]
-		if procs <= 0 {
-			procs = v[7]
-		}
-		if wall <= 0 {
-			wall = run
-		}
-		if procs <= 0 || run < 0 || wall <= 0 {
-			skipped++
-			continue
-		}
-		if first < 0 {
-			first = v[1]
-		}
-		jobs = append(jobs, sim.Job{ID: fmt.Sprintf("%s.%d", prefix, v[0]), Procs: int(procs), Walltime: wall,
-			Runtime: run, Submit: v[1] - first, User: fmt.Sprintf("u%d", v[11]), Queue: "batch"})
+	tr, err := swf.Read(r, 0)
+	if err != nil {
+		return nil, 0, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, skipped, fmt.Errorf("swf line %d: %w", line, err)
+	jobs = tr.SimJobs()
+	for i := range jobs {
+		j := &jobs[i]
+		j.ID = prefix + "." + j.ID
+		j.Submit -= tr.Jobs[0].Submit
+		j.User = "u" + j.User
+		j.Queue = "batch"
 	}
-	return jobs, skipped, nil
+	return jobs, len(tr.Skipped), nil
 }
 
 // loadTrace reads one bundled slice.

@@ -65,7 +65,7 @@ Use "-" as --jobs to read the queue from stdin.`,
 	f.Int64Var(&opts.notBefore, "not-before", 0, "no allocation starts before this Unix time (default: no bound)")
 	f.Float64Var(&opts.multiSiteFactor, "multi-site-factor", 0, "runtime multiplier for jobs spanning sites (0 or 1: none)")
 	f.DurationVar(&opts.stagingDelay, "staging-delay", 0, "hold time added per remote site for jobs spanning sites")
-	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (default: exact, one per node speed)")
+	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (empty: exact, one tier per node speed)")
 	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd

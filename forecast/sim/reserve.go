@@ -26,7 +26,7 @@ func (e *Engine) Reserve(r forecast.Reservation) error {
 	}
 	for _, h := range hosts {
 		n := &e.nodes[h.node]
-		free := n.procs - e.runningOn(h.node, r.Start) - e.reservedOn(h.node, r.Start, r.End)
+		free := n.procs - e.runningOn(h.node, r.Start) - e.peakHeldOn(h.node, r.Start, r.End)
 		if h.procs > free {
 			return fmt.Errorf("reservation %s on %s: %w (%d asked, %d free over [%d, %d))",
 				r.ID, n.name, ErrNoCapacity, h.procs, max(free, 0), r.Start, r.End)
@@ -84,6 +84,42 @@ func (e *Engine) runningOn(i int, t int64) int {
 		}
 	}
 	return held
+}
+
+// peakHeldOn is the most processors of node i that grid reservations and
+// blocked jobs' reservations hold at any one instant of [s, t): holds that
+// follow one another in time do not add up. Running jobs only release
+// processors as time passes, so together with runningOn at s this bounds
+// what a new reservation over [s, t) may take.
+func (e *Engine) peakHeldOn(i int, s, t int64) int {
+	type edge struct {
+		at    int64
+		procs int
+	}
+	var edges []edge
+	hold := func(hs, he int64, procs int) {
+		if hs < t && he > s && procs > 0 {
+			edges = append(edges, edge{max(hs, s), procs}, edge{min(he, t), -procs})
+		}
+	}
+	for _, h := range e.nodes[i].holds {
+		hold(h.s, h.e, h.procs)
+	}
+	for _, b := range e.blocked {
+		hold(b.s, b.e, b.per[i])
+	}
+	sort.Slice(edges, func(a, b int) bool {
+		if edges[a].at != edges[b].at {
+			return edges[a].at < edges[b].at
+		}
+		return edges[a].procs < edges[b].procs // ends before starts at one instant
+	})
+	held, peak := 0, 0
+	for _, ed := range edges {
+		held += ed.procs
+		peak = max(peak, held)
+	}
+	return peak
 }
 
 // add records a reservation without checking capacity.

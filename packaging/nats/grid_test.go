@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/nats-io/nkeys"
 
+	"lookahead/broker/client"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
 	"lookahead/wire"
@@ -501,5 +502,34 @@ func TestUnknownIdentitiesAreRefused(t *testing.T) {
 		if _, err := dial(t, s, cfg); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
 			t.Errorf("%s: connect gave %v, want an authorization violation", cfg.Name, err)
 		}
+	}
+}
+
+// The CLI's connection, given only a user and password, picks the inbox
+// prefix grid.conf allows that user, so the broker's replies reach it.
+func TestCLIDefaultInboxPrefixGetsReplies(t *testing.T) {
+	s := startGrid(t)
+	broker := connect(t, s, brokerCfg)
+	sub, err := broker.Subscribe(wire.BrokerSubject(wire.VerbStatus), func(m *nats.Msg) {
+		m.Respond([]byte(`{"type":"status-reply.v1","code":"ok"}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	broker.Flush()
+	cfg := portalCfg
+	cfg.InboxPrefix, cfg.URL = "", s.ClientURL()
+	conn := client.Conn{NATS: cfg, Timeout: waitLimit}
+	cl, err := conn.Dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if got := cl.Conn().NewRespInbox(); !strings.HasPrefix(got, "_INBOX_portal.") {
+		t.Fatalf("reply inbox %q, want the _INBOX_portal prefix", got)
+	}
+	if _, err := cl.Status(context.Background(), "", true); err != nil {
+		t.Fatalf("status through grid.conf: %v", err)
 	}
 }
