@@ -382,23 +382,6 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 	return nil, false
 }
 
-// reservedOn is the processors of node n that grid reservations hold at
-// some time in [s, t) (an upper bound: overlapping reservations are summed).
-func (e *Engine) reservedOn(i int, s, t int64) int {
-	held := 0
-	for _, h := range e.nodes[i].holds {
-		if h.s < t && h.e > s {
-			held += h.procs
-		}
-	}
-	for _, b := range e.blocked {
-		if b.per[i] > 0 && b.s < t && b.e > s {
-			held += b.per[i]
-		}
-	}
-	return held
-}
-
 // backfill is Maui 3.3.1's FIRSTFIT backfill after the priority pass
 // (MQueueBackFill, MBFGetWindow, MBFFirstFit), shortest window first:
 //
