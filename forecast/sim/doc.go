@@ -22,8 +22,10 @@
 //     reservation at their earliest fit — node-level, in Maui's node order,
 //     when Depth is bounded — and later jobs may start only where they do
 //     not touch them. As in Maui, the first blocked job past the depth ends
-//     the pass; FIRSTFIT backfill follows, visiting windows of free
-//     processors shortest first. Depth 0 is FCFS (no backfill), 1 is EASY,
+//     the pass; FIRSTFIT backfill follows, visiting windows shortest first,
+//     each node's window measured the way Maui 3.3.1's availability ranges
+//     measure it (this reproduces every start and host of the captured
+//     Maui schedules). Depth 0 is FCFS (no backfill), 1 is EASY,
 //     -1 (unbounded) is conservative backfilling, planned on the processor
 //     profile.
 //   - Policy.Poll > 0 makes the scheduler act only every Poll seconds

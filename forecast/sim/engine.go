@@ -45,6 +45,7 @@ type Engine struct {
 	order    []int    // node preference: fewest processors first, then last listed first
 	rank     []int    // rank[i]: node i's position in order
 	freeBits []uint64 // by rank: usable nodes with processors not held by running jobs
+	idle     []int    // per node: processors not held by running jobs (unusableIdle if unusable)
 	byName   map[string]int
 	total    int // processors on usable nodes
 	maxChunk int // largest node
@@ -78,6 +79,11 @@ type Engine struct {
 	bfJobs    []bfJob  // backfill: the jobs that may start
 	tsBuf     []int64
 	freeBuf   []int
+
+	// quiet (RunWith): no Started and Ended events; onEnd gets every
+	// finished job instead.
+	quiet bool
+	onEnd func(*job)
 
 	resvChanged bool
 	rdeltas     []step
@@ -113,6 +119,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		e.rank[i] = k
 	}
 	e.candPos = make([]int, len(e.nodes))
+	e.idle = make([]int, len(e.nodes))
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
 		e.trackFree(i)
@@ -120,12 +127,22 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	return e
 }
 
-// trackFree keeps node i's bit in e.freeBits (indexed by its rank in the
+// unusableIdle is e.idle of an unusable node: so far below zero that no
+// amount of processors coming free makes it positive.
+const unusableIdle = -1 << 40
+
+// trackFree keeps e.idle[i] (processors not held by running jobs; see
+// unusableIdle) and node i's bit in e.freeBits (indexed by its rank in the
 // preference order) set exactly while it is usable and has processors not
 // held by running jobs.
 func (e *Engine) trackFree(i int) {
 	n := &e.nodes[i]
 	r := e.rank[i]
+	if n.usable {
+		e.idle[i] = n.procs - n.used
+	} else {
+		e.idle[i] = unusableIdle
+	}
 	if n.usable && n.used < n.procs {
 		e.freeBits[r>>6] |= 1 << (r & 63)
 	} else {
@@ -326,7 +343,12 @@ func (e *Engine) finish(j *job) {
 			break
 		}
 	}
-	e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
+	if e.onEnd != nil {
+		e.onEnd(j)
+	}
+	if !e.quiet {
+		e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
+	}
 }
 
 func (e *Engine) hostList(hs []hostUse) []forecast.HostProcs {
@@ -364,5 +386,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 	}
 	j.started = true
 	e.run(j, e.now, e.now+d, hosts)
-	e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
+	if !e.quiet {
+		e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})
+	}
 }

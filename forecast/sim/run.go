@@ -67,33 +67,33 @@ func RunWith(c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
 		return Result{}, nil
 	}
 	e := NewEngine(c, p, start)
-	byID := make(map[string]Job, len(jobs))
+	res := Result{Jobs: make([]JobResult, 0, len(jobs))}
+	e.quiet = true // results come from onEnd, in the order jobs end
+	e.onEnd = func(j *job) {
+		r := JobResult{ID: j.ID, Procs: j.Procs, Submit: j.Submit, Start: j.start, End: j.end, Walltime: j.Walltime}
+		if o.KeepHosts {
+			r.Hosts = e.hostList(j.hosts)
+		}
+		res.Jobs = append(res.Jobs, r)
+	}
 	for _, j := range jobs {
-		byID[j.ID] = j
 		e.Submit(j)
 	}
-	res := Result{Jobs: make([]JobResult, 0, len(jobs))}
 	collect := func(evs []Event) {
 		for _, ev := range evs {
-			switch ev.Kind {
-			case Ended:
-				j := byID[ev.Job]
-				r := JobResult{ID: j.ID, Procs: j.Procs, Submit: j.Submit, Start: ev.Start, End: ev.End, Walltime: j.Walltime}
-				if o.KeepHosts {
-					r.Hosts = ev.Hosts
-				}
-				res.Jobs = append(res.Jobs, r)
-			case Rejected:
+			if ev.Kind == Rejected {
 				res.Rejected = append(res.Rejected, Rejection{ID: ev.Job, Reason: ev.Reason})
 			}
 		}
 	}
 	collect(e.flush())
+	done := 0
 	for e.step() {
-		if o.Progress != nil && len(e.out) > 0 {
-			o.Progress(len(res.Jobs)+len(res.Rejected), len(jobs))
-		}
 		collect(e.flush())
+		if n := len(res.Jobs) + len(res.Rejected); o.Progress != nil && n != done {
+			done = n
+			o.Progress(n, len(jobs))
+		}
 	}
 	collect(e.flush())
 	e.compactQueue()

@@ -197,9 +197,7 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		e.freeBuf = make([]int, len(e.nodes))
 	}
 	free := e.freeBuf[:len(e.nodes)]
-	for i := range e.nodes {
-		free[i] = e.nodes[i].procs - e.nodes[i].used
-	}
+	copy(free, e.idle)
 	if t > e.now {
 		// running jobs that are gone by t (by their walltime)
 		for _, r := range e.running {
@@ -227,36 +225,39 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 			}
 		}
 	}
-	total := 0
-	for i := range e.nodes {
-		f := free[i]
-		if !e.nodes[i].usable || f <= 0 {
-			free[i] = 0
-			continue
-		}
-		if j.PPN > 0 {
-			f -= f % j.PPN
-			free[i] = f
-		}
-		total += f
-	}
-	if total < j.Procs {
-		return false
-	}
+	// take nodes in preference order, each with everything it has free
+	// (unusable nodes are far below zero, see e.idle), the last one for
+	// what is still missing
 	b := e.newBlocked(t, end)
 	need := j.Procs
 	for _, i := range e.order {
-		if f := free[i]; f > 0 {
-			take := min(f, need)
-			b.per[i] = take
-			b.touched = append(b.touched, i)
-			need -= take
-			if need <= 0 {
-				break
-			}
+		f := free[i]
+		if f > 0 && j.PPN > 0 {
+			f -= f % j.PPN
+		}
+		if f <= 0 {
+			continue
+		}
+		take := min(f, need)
+		b.per[i] = take
+		b.touched = append(b.touched, i)
+		need -= take
+		if need <= 0 {
+			return true
 		}
 	}
-	return true
+	e.dropLastBlocked() // not enough on nodes
+	return false
+}
+
+// dropLastBlocked forgets the blocked-job reservation newBlocked made last.
+func (e *Engine) dropLastBlocked() {
+	b := e.blocked[len(e.blocked)-1]
+	for _, i := range b.touched {
+		b.per[i] = 0
+	}
+	b.touched = b.touched[:0]
+	e.blocked = e.blocked[:len(e.blocked)-1]
 }
 
 // blockedRes is a blocked job's reservation during one pass: per[i] are
@@ -381,23 +382,6 @@ func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
 	return nil, false
 }
 
-// reservedOn is the processors of node n that grid reservations hold at
-// some time in [s, t) (an upper bound: overlapping reservations are summed).
-func (e *Engine) reservedOn(i int, s, t int64) int {
-	held := 0
-	for _, h := range e.nodes[i].holds {
-		if h.s < t && h.e > s {
-			held += h.procs
-		}
-	}
-	for _, b := range e.blocked {
-		if b.per[i] > 0 && b.s < t && b.e > s {
-			held += b.per[i]
-		}
-	}
-	return held
-}
-
 // backfill is Maui 3.3.1's FIRSTFIT backfill after the priority pass
 // (MQueueBackFill, MBFGetWindow, MBFFirstFit), shortest window first:
 //
@@ -462,14 +446,24 @@ func (e *Engine) backfill(queue []*job) {
 		}
 		if procs < least {
 			prev = w
-			continue // no job is narrow enough for this window
+			continue // no job is narrow enough for this window or a later one
 		}
-		for k := range jobs {
-			b := &jobs[k]
-			if b.procs > procs || b.end > w || p.steps[0].free < b.procs {
+		// A job is tried in the first window its walltime fits. If it does
+		// not start there it cannot start in a later one either: a later
+		// window's nodes are a subset of this one's (nodes outside it are
+		// not touched, so their available time does not grow), and free
+		// processors, the window's offer and the profile only shrink as
+		// jobs start. So every job tried here leaves the list.
+		live := jobs[:0]
+		for _, b := range jobs {
+			if b.end > w {
+				live = append(live, b)
 				continue
 			}
 			j := b.j
+			if b.procs > procs || p.steps[0].free < b.procs {
+				continue
+			}
 			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 				continue // would delay a reservation held on the profile only
 			}
@@ -479,7 +473,6 @@ func (e *Engine) backfill(queue []*job) {
 			}
 			e.start(j, hosts)
 			e.stale++
-			b.procs = math.MaxInt // started: never again
 			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
 			for _, h := range hosts {
 				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
@@ -488,12 +481,13 @@ func (e *Engine) backfill(queue []*job) {
 				return
 			}
 		}
+		jobs = live
 		prev = w
 	}
 }
 
-// bfJob is a job that may backfill: its processors (MaxInt once started)
-// and walltime end, kept compact for the per-window scans.
+// bfJob is a job that may backfill: its processors and walltime end, kept
+// compact for the per-window scans.
 type bfJob struct {
 	procs int
 	end   int64
