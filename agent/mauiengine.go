@@ -68,24 +68,8 @@ func ForecastFromPredictions(snap forecast.Snapshot, preds []forecast.Prediction
 		}
 	}
 	return forecast.Forecast{Version: forecast.Version, Site: snap.Site, Generated: now, Horizon: horizon,
-		Nodes: offeredNodes(snap.Nodes), Slots: forecast.BuildSlots(snap.Nodes, holds, now, horizon, pricing.Base)}
+		Nodes: forecast.OfferedNodes(snap.Nodes), Slots: forecast.BuildSlots(snap.Nodes, holds, now, horizon, pricing.Base)}
 }
 
-// offeredNodes are the usable nodes as the forecast lists them (speed 1
-// when unknown).
-func offeredNodes(nodes []forecast.SnapshotNode) []forecast.Node {
-	out := make([]forecast.Node, 0, len(nodes))
-	for _, n := range nodes {
-		if !n.Usable() {
-			continue
-		}
-		speed := n.Speed
-		if speed <= 0 {
-			speed = 1
-		}
-		out = append(out, forecast.Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: n.Features})
-	}
-	return out
-}
 
 var _ Engine = MauiEngine{}

@@ -64,6 +64,24 @@ func (n SnapshotNode) Usable() bool {
 	return n.Procs > 0
 }
 
+// OfferedNodes lists the usable nodes of a snapshot as a forecast offers
+// them to the grid (speed 1, the reference CPU, when the snapshot does not
+// know it).
+func OfferedNodes(nodes []SnapshotNode) []Node {
+	out := make([]Node, 0, len(nodes))
+	for _, n := range nodes {
+		if !n.Usable() {
+			continue
+		}
+		speed := n.Speed
+		if speed <= 0 {
+			speed = 1
+		}
+		out = append(out, Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: n.Features})
+	}
+	return out
+}
+
 // Local job states (Torque's one-letter job_state).
 const (
 	JobQueued    = "Q"

@@ -48,7 +48,7 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 	}
 	f := forecast.Forecast{
 		Version: forecast.Version, Site: snap.Site, Generated: now, Horizon: horizon,
-		Nodes: offeredNodes(snap.Nodes),
+		Nodes: forecast.OfferedNodes(snap.Nodes),
 		Slots: forecast.BuildSlots(snap.Nodes, b.holds, now, horizon, pricing.Base),
 	}
 	return f, b.preds, nil
@@ -171,17 +171,3 @@ func (e *Engine) firstFree(procs int) []forecast.HostProcs {
 	return out
 }
 
-func offeredNodes(nodes []forecast.SnapshotNode) []forecast.Node {
-	out := make([]forecast.Node, 0, len(nodes))
-	for _, n := range nodes {
-		if !n.Usable() {
-			continue
-		}
-		speed := n.Speed
-		if speed <= 0 {
-			speed = 1
-		}
-		out = append(out, forecast.Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: n.Features})
-	}
-	return out
-}
