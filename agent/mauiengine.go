@@ -71,5 +71,4 @@ func ForecastFromPredictions(snap forecast.Snapshot, preds []forecast.Prediction
 		Nodes: forecast.OfferedNodes(snap.Nodes), Slots: forecast.BuildSlots(snap.Nodes, holds, now, horizon, pricing.Base)}
 }
 
-
 var _ Engine = MauiEngine{}

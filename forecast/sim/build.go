@@ -170,4 +170,3 @@ func (e *Engine) firstFree(procs int) []forecast.HostProcs {
 	}
 	return out
 }
-
