@@ -1,10 +1,7 @@
 package maui
 
 import (
-	"bytes"
-	"fmt"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
@@ -66,41 +63,6 @@ func setProcessGroup(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = killGrace
-}
-
-// boundedBuffer keeps the first max bytes written and counts the rest.
-// Safe for concurrent use.
-type boundedBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	max     int
-	dropped int
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	room := b.max - b.buf.Len()
-	switch {
-	case room <= 0:
-		b.dropped += len(p)
-	case len(p) > room:
-		b.buf.Write(p[:room])
-		b.dropped += len(p) - room
-	default:
-		b.buf.Write(p)
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := bytes.Clone(b.buf.Bytes())
-	if b.dropped == 0 {
-		return out
-	}
-	return append(out, fmt.Sprintf("\n[%d bytes of stderr dropped]\n", b.dropped)...)
 }
 
 // clip shortens tool output for error messages.

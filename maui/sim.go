@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/execx"
 )
 
 // SimulatorConfig configures forecasts by a private Maui in SIMULATION mode.
@@ -239,7 +240,7 @@ type instance struct {
 	cmd         *exec.Cmd
 	done        chan struct{}
 	waitErr     error
-	output      *boundedBuffer
+	output      *execx.BoundedBuffer
 	r           Runner
 	commands    int
 }
@@ -293,7 +294,7 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 		return nil, fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
 	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout,
-		done: make(chan struct{}), output: &boundedBuffer{max: 16 << 10}}
+		done: make(chan struct{}), output: execx.NewBoundedBuffer(16 << 10)}
 	inst.cmd = exec.Command(bin, "-d")
 	inst.cmd.Dir = home
 	inst.cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+home, "TZ=UTC")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"lookahead/internal/execx"
 	"net"
 	"os"
 	"os/exec"
@@ -71,8 +72,8 @@ func pipe(dst, src net.Conn) {
 type pending struct {
 	name   string
 	cmd    *exec.Cmd
-	stdout *boundedBuffer
-	stderr *boundedBuffer
+	stdout *execx.BoundedBuffer
+	stderr *execx.BoundedBuffer
 	done   chan struct{}
 	relay  *relay
 }
@@ -88,7 +89,7 @@ func (in *instance) startQueued(ctx context.Context, name string, args ...string
 	full := append([]string{"--port=" + strconv.Itoa(rl.port())}, args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(in.binDir, name), full...)
 	cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+in.home, "TZ=UTC")
-	p := &pending{name: name, cmd: cmd, stdout: &boundedBuffer{max: 16 << 20}, stderr: &boundedBuffer{max: 64 << 10}, done: make(chan struct{}), relay: rl}
+	p := &pending{name: name, cmd: cmd, stdout: execx.NewBoundedBuffer(16 << 20), stderr: execx.NewBoundedBuffer(64 << 10), done: make(chan struct{}), relay: rl}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -101,15 +102,15 @@ func (r runner) Run(ctx context.Context, name string, args ...string) (Result, e
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = r.cfg.WaitDelay
-	stdout := &boundedBuffer{max: r.cfg.MaxStdout}
-	stderr := &boundedBuffer{max: r.cfg.MaxStderr}
+	stdout := NewBoundedBuffer(r.cfg.MaxStdout)
+	stderr := NewBoundedBuffer(r.cfg.MaxStderr)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
-	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.marked(), ExitCode: -1}
+	res := Result{Stdout: stdout.Kept(), Stderr: stderr.Bytes(), ExitCode: -1}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
-	return res, r.classify(ctx, name, args, err, stdout.dropped > 0, res)
+	return res, r.classify(ctx, name, args, err, stdout.Dropped() > 0, res)
 }
 
 func (r runner) lookup(name string) (string, error) {
@@ -153,16 +154,22 @@ func killGroup(cmd *exec.Cmd) error {
 	return nil
 }
 
-// boundedBuffer keeps the first max bytes and counts the rest, draining
-// them so the command never blocks on a full pipe. exec.Cmd copies each
-// stream from one goroutine, so no lock is needed.
-type boundedBuffer struct {
+// BoundedBuffer keeps the first Max bytes written and counts the rest,
+// draining them so a writer never blocks on a full pipe. Safe for
+// concurrent use (a process may write while its output is read).
+type BoundedBuffer struct {
+	mu      sync.Mutex
 	buf     bytes.Buffer
 	max     int
 	dropped int
 }
 
-func (b *boundedBuffer) Write(p []byte) (int, error) {
+// NewBoundedBuffer keeps at most max bytes.
+func NewBoundedBuffer(max int) *BoundedBuffer { return &BoundedBuffer{max: max} }
+
+func (b *BoundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	room := b.max - b.buf.Len()
 	switch {
 	case room <= 0:
@@ -176,12 +183,27 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// marked is the kept bytes, with a note of what was dropped.
-func (b *boundedBuffer) marked() []byte {
-	if b.dropped == 0 {
-		return b.buf.Bytes()
+// Dropped is how many bytes did not fit.
+func (b *BoundedBuffer) Dropped() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped
+}
+
+// Kept is a copy of the bytes kept.
+func (b *BoundedBuffer) Kept() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// Bytes is the bytes kept, with a note of what was dropped.
+func (b *BoundedBuffer) Bytes() []byte {
+	out, dropped := b.Kept(), b.Dropped()
+	if dropped == 0 {
+		return out
 	}
-	return append(b.buf.Bytes(), fmt.Sprintf("\n[truncated: %d bytes of stderr dropped]\n", b.dropped)...)
+	return append(out, fmt.Sprintf("\n[truncated: %d bytes of stderr dropped]\n", dropped)...)
 }
 
 // Clip shortens tool output for error messages.
