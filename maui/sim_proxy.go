@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"lookahead/internal/execx"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"lookahead/internal/execx"
 )
 
 // Maui serves, in one pass of its client loop, every connection waiting in
