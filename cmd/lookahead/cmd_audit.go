@@ -58,14 +58,9 @@ func runAudit(ctx context.Context, w io.Writer, o *auditOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	c, err := o.conn.Dial(ctx)
+	rep, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.AuditReport, error) { return c.Audit(ctx, o.repair) })
 	if err != nil {
-		return unavailable(err)
-	}
-	defer c.Close()
-	rep, err := c.Audit(ctx, o.repair)
-	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	if o.output == cli.FormatJSON {
 		err = cli.WriteJSON(w, rep)

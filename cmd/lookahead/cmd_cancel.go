@@ -42,14 +42,9 @@ func runCancel(ctx context.Context, cmd *cobra.Command, o *cancelOptions, id str
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	c, err := o.conn.Dial(ctx)
+	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.CancelReply, error) { return c.Cancel(ctx, id) })
 	if err != nil {
-		return unavailable(err)
-	}
-	defer c.Close()
-	reply, err := c.Cancel(ctx, id)
-	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	if o.output == cli.FormatJSON {
 		if err := cli.WriteJSON(cmd.OutOrStdout(), reply); err != nil {

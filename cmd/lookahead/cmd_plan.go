@@ -15,6 +15,7 @@ import (
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
+	"lookahead/wire"
 )
 
 type planOptions struct {
@@ -175,14 +176,9 @@ func utc(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04
 
 // runPlanOnline prints the broker's last plan.
 func runPlanOnline(ctx context.Context, opts planOptions, stdout io.Writer) error {
-	c, err := opts.conn.Dial(ctx)
+	p, err := ask(ctx, &opts.conn, func(ctx context.Context, c *client.Client) (wire.Plan, error) { return c.Plan(ctx) })
 	if err != nil {
-		return unavailable(err)
-	}
-	defer c.Close()
-	p, err := c.Plan(ctx)
-	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	if opts.output == cli.FormatJSON {
 		return cli.WriteJSON(stdout, p)

@@ -41,14 +41,9 @@ func runSites(ctx context.Context, w io.Writer, o *sitesOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	c, err := o.conn.Dial(ctx)
+	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.SitesReply, error) { return c.Sites(ctx) })
 	if err != nil {
-		return unavailable(err)
-	}
-	defer c.Close()
-	reply, err := c.Sites(ctx)
-	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	if o.output == cli.FormatJSON {
 		return cli.WriteJSON(w, reply)

@@ -53,14 +53,9 @@ func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) er
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	c, err := o.conn.Dial(ctx)
+	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.StatusReply, error) { return c.Status(ctx, id, o.all) })
 	if err != nil {
-		return unavailable(err)
-	}
-	defer c.Close()
-	reply, err := c.Status(ctx, id, o.all)
-	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	if err := refusal(reply.Code, reply.Message); err != nil {
 		return err
