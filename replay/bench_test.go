@@ -18,7 +18,7 @@ import (
 func BenchmarkReplayCTC(b *testing.B) {
 	dir := os.Getenv("LOOKAHEAD_TRACES")
 	if dir == "" {
-		dir = "../../../shared/traces"
+		dir = "../../shared/traces"
 	}
 	f, err := os.Open(dir + "/CTC-SP2-1996-3.1-cln.swf.gz")
 	if err != nil {
