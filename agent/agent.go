@@ -51,6 +51,8 @@ type Agent struct {
 	kick chan struct{}
 
 	acc *Accuracy
+	// grid follows grid jobs' parts running in the cluster (build loop only).
+	grid gridTracker
 	pub *publisher
 
 	mu     sync.Mutex // guards the fields below

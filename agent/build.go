@@ -16,8 +16,9 @@ type built struct {
 }
 
 // build takes a snapshot and runs the engine on it, under BuildTimeout.
-// It also feeds the accuracy recorder: jobs that started since the last
-// snapshot are scored, new predictions remembered.
+// It also feeds the accuracy recorder (jobs that started since the last
+// snapshot are scored, new predictions remembered) and reports grid jobs'
+// parts that started or finished.
 func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.BuildTimeout)
 	defer cancel()
@@ -28,6 +29,7 @@ func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 	for _, s := range a.acc.Observe(b.snap, b.predictions) {
 		a.met.StartError(time.Unix(s.Predicted, 0), time.Unix(s.Actual, 0))
 	}
+	a.reportGridJobs(b.snap, now.Unix())
 	a.mu.Lock()
 	a.builds++
 	a.mu.Unlock()

@@ -77,6 +77,11 @@ func (m MauiReserver) Release(ctx context.Context, job string) (Released, error)
 	return out, schedulerErr(err)
 }
 
+// JobOf names the grid job of a lookahead reservation id ("la.<job>.N").
+func (m MauiReserver) JobOf(id string) (string, bool) { return maui.NewClient(m.Runner, m.Config).JobOf(id) }
+
+var _ GridJobNamer = MauiReserver{}
+
 // List reads lookahead's reservations from Maui.
 func (m MauiReserver) List(ctx context.Context) ([]wire.Reservation, error) {
 	c, _ := m.client()

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"encoding/json"
+	"slices"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// GridJobNamer is implemented by reservers that can tell which grid job a
+// scheduler reservation belongs to (MauiReserver: "la.<job>.N"). With it,
+// the agent follows the local jobs bound to those reservations (qsub -W
+// x=FLAGS:ADVRES:<id>) and reports the grid job's part as started and
+// finished to the broker.
+type GridJobNamer interface {
+	JobOf(reservationID string) (job string, ok bool)
+}
+
+// gridTracker remembers which grid jobs' parts were running at the last
+// snapshot. Not safe for concurrent use (the build loop owns it).
+type gridTracker struct{ running map[string]bool }
+
+// observe compares snap with the last snapshot: a grid job with a running
+// local job bound to one of its reservations has started; one that was
+// running and no longer has any has finished (Torque's completed jobs are
+// not in the snapshot). Events are in job order; Site is left to the
+// caller.
+func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, now int64) []wire.JobEvent {
+	running := map[string]bool{}
+	for _, j := range snap.Jobs {
+		if j.Reservation == "" || !j.Running() {
+			continue
+		}
+		if job, ok := namer.JobOf(j.Reservation); ok {
+			running[job] = true
+		}
+	}
+	var out []wire.JobEvent
+	for job := range running {
+		if !g.running[job] {
+			out = append(out, wire.JobEvent{Type: wire.TypeJobEvent, Job: job, State: "started", Time: now})
+		}
+	}
+	for job := range g.running {
+		if !running[job] {
+			out = append(out, wire.JobEvent{Type: wire.TypeJobEvent, Job: job, State: "finished", Time: now})
+		}
+	}
+	slices.SortFunc(out, func(a, b wire.JobEvent) int {
+		if a.Job < b.Job {
+			return -1
+		}
+		if a.Job > b.Job {
+			return 1
+		}
+		return 0
+	})
+	g.running = running
+	return out
+}
+
+// reportGridJobs publishes what changed for grid jobs since the last
+// snapshot, when the reserver can name them. A failed publish is logged:
+// the broker also releases reservations whose job never showed up.
+func (a *Agent) reportGridJobs(snap forecast.Snapshot, now int64) {
+	namer, ok := a.deps.Reserver.(GridJobNamer)
+	if !ok || a.deps.Conn == nil {
+		return
+	}
+	for _, ev := range a.grid.observe(snap, namer, now) {
+		ev.Site = a.cfg.Site
+		data, err := json.Marshal(ev)
+		if err == nil {
+			err = a.deps.Conn.Publish(wire.JobEventSubject(ev.Site, ev.Job), data)
+		}
+		if err != nil {
+			a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("grid job event not published")
+			continue
+		}
+		a.log.Info().Str("job", ev.Job).Str("state", ev.State).Msg("grid job part " + ev.State)
+	}
+}

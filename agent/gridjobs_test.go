@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"os"
+	"testing"
+
+	"lookahead/forecast"
+	"lookahead/maui"
+	"lookahead/torque"
+	"lookahead/wire"
+)
+
+func qstatSnapshot(t *testing.T, file string) forecast.Snapshot {
+	t.Helper()
+	f, err := os.Open("testdata/torque-6.1.3/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	jobs, err := torque.ParseQstatXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return forecast.Snapshot{Site: "vm", Jobs: jobs}
+}
+
+// On the captured Torque 6.1.3 output, job 5.vm runs bound to Maui
+// reservation grid1.0 (qsub -W x=FLAGS:ADVRES:grid1.0) and later completes:
+// the grid job of that reservation is reported started, then finished,
+// each once. The capture's reservation was named by hand, so the namer's
+// prefix is "g" and the grid job "rid1".
+func TestGridJobEventsFromCapturedQstat(t *testing.T) {
+	namer := MauiReserver{Config: maui.ClientConfig{Prefix: "g"}}
+	var g gridTracker
+	steps := []struct {
+		file string
+		want []string
+	}{
+		{"15_qstat_f_x_all.out", []string{"rid1 started"}},
+		{"15_qstat_f_x_all.out", nil},
+		{"27_qstat_f_x_final.out", []string{"rid1 finished"}},
+		{"27_qstat_f_x_final.out", nil},
+	}
+	for i, st := range steps {
+		evs := g.observe(qstatSnapshot(t, st.file), namer, int64(100+i))
+		var got []string
+		for _, ev := range evs {
+			if ev.Type != wire.TypeJobEvent || ev.Time != int64(100+i) {
+				t.Fatalf("step %d: event %+v", i, ev)
+			}
+			got = append(got, ev.Job+" "+ev.State)
+		}
+		if len(got) != len(st.want) || (len(got) > 0 && got[0] != st.want[0]) {
+			t.Fatalf("step %d (%s): events %v, want %v", i, st.file, got, st.want)
+		}
+	}
+}
+
+// Reservations that are not lookahead's name no grid job.
+func TestGridJobEventsIgnoreForeignReservations(t *testing.T) {
+	namer := MauiReserver{Config: maui.ClientConfig{}} // prefix "la."
+	var g gridTracker
+	if evs := g.observe(qstatSnapshot(t, "15_qstat_f_x_all.out"), namer, 1); len(evs) != 0 {
+		t.Fatalf("events %+v for a reservation lookahead did not make", evs)
+	}
+}
