@@ -53,7 +53,7 @@ type Agent struct {
 	acc *Accuracy
 	// grid follows grid jobs' parts running in the cluster (build loop only).
 	grid gridTracker
-	pub *publisher
+	pub  *publisher
 
 	mu     sync.Mutex // guards the fields below
 	state  Status

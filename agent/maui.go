@@ -78,7 +78,9 @@ func (m MauiReserver) Release(ctx context.Context, job string) (Released, error)
 }
 
 // JobOf names the grid job of a lookahead reservation id ("la.<job>.N").
-func (m MauiReserver) JobOf(id string) (string, bool) { return maui.NewClient(m.Runner, m.Config).JobOf(id) }
+func (m MauiReserver) JobOf(id string) (string, bool) {
+	return maui.NewClient(m.Runner, m.Config).JobOf(id)
+}
 
 var _ GridJobNamer = MauiReserver{}
 
