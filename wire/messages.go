@@ -28,6 +28,7 @@ const (
 	CodeNotFound    = "not-found"   // nothing to release / unknown job
 	CodeForbidden   = "forbidden"   // identity not allowed
 	CodeOverBudget  = "over-budget" // job's worst-case cost exceeds the budget left
+	CodeQueueFull   = "queue-full"  // the user or account has as many active grid jobs as allowed
 	CodeInternal    = "internal"    // the machinery failed
 )
 

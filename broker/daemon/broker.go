@@ -38,6 +38,12 @@ type Broker struct {
 	// staleRev is, per site, the forecast revision a reserve was refused
 	// as stale on: no commit touches the site again until a newer one.
 	staleRev map[string]uint64
+	// digests is, per site, the SHA-256 of the last payload taken, so the
+	// copy of a forecast that arrives by the other path is not decoded.
+	digests map[string][32]byte
+
+	kvMu sync.Mutex
+	kv   jetstream.KeyValue // the forecast bucket, once watched
 
 	trigger      chan struct{}
 	ready        chan struct{}
@@ -60,8 +66,8 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	return &Broker{
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
 		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
-		staleRev: map[string]uint64{},
-		trigger:  make(chan struct{}, 1), ready: make(chan struct{}),
+		staleRev: map[string]uint64{}, digests: map[string][32]byte{},
+		trigger: make(chan struct{}, 1), ready: make(chan struct{}),
 	}, nil
 }
 

@@ -61,6 +61,10 @@ type Config struct {
 	ReserveTimeout time.Duration
 	// ForecastTTL: a site silent longer than this is stale (default 5 min).
 	ForecastTTL time.Duration
+	// MaxClockSkew is how far ahead of the broker's clock a site's may
+	// be: a forecast or heartbeat generated further ahead is refused
+	// (default 1 min). Freshness is judged by the broker's receive time.
+	MaxClockSkew time.Duration
 	// StartMargin keeps planned starts this far after now, so a reservation
 	// is not in the past by the time it reaches the site (default 30 s).
 	StartMargin time.Duration
@@ -90,6 +94,7 @@ func (c *Config) setDefaults() {
 	def(&c.ReserveTimeout, 10*time.Second)
 	def(&c.ForecastTTL, 5*time.Minute)
 	def(&c.StartMargin, 30*time.Second)
+	def(&c.MaxClockSkew, time.Minute)
 	if c.Name == "" {
 		c.Name = "broker"
 	}
@@ -107,7 +112,8 @@ func (c *Config) setDefaults() {
 // Validate reports settings that cannot work.
 func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
-		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin} {
+		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin,
+		"max_clock_skew": c.MaxClockSkew} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v, must not be negative", name, d)
 		}
