@@ -217,7 +217,18 @@ type AuditFinding struct {
 	Broker      *Reservation `json:"broker,omitempty"`
 	Actual      *Reservation `json:"actual,omitempty"`
 	Repair      string       `json:"repair,omitempty"` // what --repair did
+	// RepairCode is the outcome of --repair: RepairDone, RepairRefused,
+	// RepairReported or RepairFailed.
+	RepairCode string `json:"repair_code,omitempty"`
 }
+
+// Outcomes of repairing one audit finding.
+const (
+	RepairDone     = "repaired"
+	RepairRefused  = "refused"  // the site, or the broker's rules, said no
+	RepairReported = "reported" // drifted: reported, never repaired
+	RepairFailed   = "failed"   // the machinery failed (no answer, not recorded)
+)
 
 // AuditReport is the result of an audit.
 type AuditReport struct {

@@ -68,6 +68,12 @@ type Config struct {
 	// StartMargin keeps planned starts this far after now, so a reservation
 	// is not in the past by the time it reaches the site (default 30 s).
 	StartMargin time.Duration
+	// Retain is how long ended jobs (finished, failed, cancelled,
+	// expired) stay in the queue and in status --all (default 7 days).
+	Retain time.Duration
+	// SnapshotInterval is how often the queue is snapshotted and the
+	// events before the snapshot purged (default 1 h).
+	SnapshotInterval time.Duration
 	// Replicas of the streams and bucket the broker creates (default 1).
 	Replicas int
 	Policy   broker.Policy
@@ -76,6 +82,9 @@ type Config struct {
 	Clock   Clock
 	Log     zerolog.Logger
 	Metrics Metrics
+	// AppendError, when set, is asked before each append to the job
+	// stream; an error fails the append (tests of a failing stream).
+	AppendError func(broker.Event) error
 	// FailPoint, when set, is asked at named points of the commit protocol
 	// ("intent", "answer:<site>"); returning true makes the broker stop
 	// there as if it died (tests of recovery).
@@ -95,6 +104,8 @@ func (c *Config) setDefaults() {
 	def(&c.ForecastTTL, 5*time.Minute)
 	def(&c.StartMargin, 30*time.Second)
 	def(&c.MaxClockSkew, time.Minute)
+	def(&c.Retain, 7*24*time.Hour)
+	def(&c.SnapshotInterval, time.Hour)
 	if c.Name == "" {
 		c.Name = "broker"
 	}
@@ -113,7 +124,7 @@ func (c *Config) setDefaults() {
 func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
 		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin,
-		"max_clock_skew": c.MaxClockSkew} {
+		"max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v, must not be negative", name, d)
 		}

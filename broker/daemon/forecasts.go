@@ -96,6 +96,7 @@ func (b *Broker) takeForecast(site string, data []byte) {
 	digest := sha256.Sum256(data)
 	b.mu.Lock()
 	same := b.digests[site] == digest
+	b.digests[site] = digest
 	b.mu.Unlock()
 	if same {
 		return
@@ -104,7 +105,6 @@ func (b *Broker) takeForecast(site string, data []byte) {
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.digests[site] = digest
 	cur := b.sites[site]
 	if err != nil {
 		b.badForecasts.Add(1)

@@ -34,12 +34,18 @@ type Config struct {
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
+		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew"`
 	} `mapstructure:"planning" json:"planning"`
 	Jobs struct {
-		MaxWalltime time.Duration `mapstructure:"max_walltime" json:"max_walltime"`
+		MaxWalltime         time.Duration `mapstructure:"max_walltime" json:"max_walltime"`
+		MaxActivePerUser    int           `mapstructure:"max_active_per_user" json:"max_active_per_user"`
+		MaxActivePerAccount int           `mapstructure:"max_active_per_account" json:"max_active_per_account"`
+		Retain              time.Duration `mapstructure:"retain" json:"retain"`
+		SnapshotInterval    time.Duration `mapstructure:"snapshot_interval" json:"snapshot_interval"`
 	} `mapstructure:"jobs" json:"jobs"`
 	Budgets    broker.Budgets `mapstructure:"budgets" json:"budgets"`
 	Identities []Identity     `mapstructure:"identities" json:"identities"`
+	Operators  []string       `mapstructure:"operators" json:"operators"`
 	StateDir   string         `mapstructure:"state_dir" json:"state_dir"`
 	Replicas   int            `mapstructure:"replicas" json:"replicas"`
 	Metrics    struct {
@@ -66,7 +72,12 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("planning.site_ttl", "5m")
 	v.SetDefault("planning.start_margin", "30s")
 	v.SetDefault("planning.multi_site_factor", 1.0)
+	v.SetDefault("planning.max_clock_skew", "1m")
 	v.SetDefault("jobs.max_walltime", "168h")
+	v.SetDefault("jobs.max_active_per_user", 1000)
+	v.SetDefault("jobs.max_active_per_account", 5000)
+	v.SetDefault("jobs.retain", "168h")
+	v.SetDefault("jobs.snapshot_interval", "1h")
 	v.SetDefault("replicas", 1)
 	v.SetDefault("state_dir", "/var/lib/lookahead/broker")
 	v.SetDefault("metrics.listen", "127.0.0.1:9465")
@@ -146,6 +157,17 @@ func (c Config) Validate() error {
 	if c.Planning.SiteTTL <= 0 || c.Planning.ReserveTimeout <= 0 {
 		return fmt.Errorf("planning.site_ttl and planning.reserve_timeout must be > 0")
 	}
+	if c.Planning.MaxClockSkew <= 0 || c.Jobs.Retain <= 0 || c.Jobs.SnapshotInterval <= 0 {
+		return fmt.Errorf("planning.max_clock_skew, jobs.retain and jobs.snapshot_interval must be > 0")
+	}
+	if c.Jobs.MaxActivePerUser < 0 || c.Jobs.MaxActivePerAccount < 0 {
+		return fmt.Errorf("jobs.max_active_per_user and jobs.max_active_per_account must be >= 0 (0: no bound)")
+	}
+	for i, op := range c.Operators {
+		if !forecast.IsPlainName(op) {
+			return fmt.Errorf("operators[%d] %q: must be a plain name", i, op)
+		}
+	}
 	if c.Planning.MultiSite < 1 {
 		return fmt.Errorf("planning.multi_site_factor: %v, must be >= 1", c.Planning.MultiSite)
 	}
@@ -166,7 +188,8 @@ func (c Config) Validate() error {
 // is never nil here: NATS users not listed are refused.
 func (c Config) Policy() broker.Policy {
 	p := broker.Policy{MaxWalltime: int64(c.Jobs.MaxWalltime / time.Second), Budgets: c.Budgets,
-		Identities: map[string]broker.Allowed{}}
+		Identities: map[string]broker.Allowed{}, Operators: c.Operators,
+		MaxActivePerUser: c.Jobs.MaxActivePerUser, MaxActivePerAccount: c.Jobs.MaxActivePerAccount}
 	for _, id := range c.Identities {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}
