@@ -14,7 +14,7 @@ import (
 
 func main() {
 	cli.Main("lookahead-agent", func(ctx context.Context) error {
-		return newRootCommand().ExecuteContext(ctx)
+		return cli.Execute(ctx, newRootCommand())
 	})
 }
 
