@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -58,10 +59,15 @@ func TestUnitlessDurationsFromEnvAndFlags(t *testing.T) {
 func TestConfigCommand(t *testing.T) {
 	file := writeFile(t, "agent.yaml", "site: alpha\nintervals: {refresh: 90s}\ntorque:\n  speeds: {NodeA: 1.5}\n")
 	t.Setenv("LOOKAHEAD_NATS_URL", "nats://env:4222")
-	out, err := execute(t, "config", "--config", file, "--site", "beta")
-	if err != nil {
+	root := newRootCommand()
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs([]string{"config", "--config", file, "--site", "beta"})
+	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
+	out := stdout.String()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatalf("%v\n%s", err, out)

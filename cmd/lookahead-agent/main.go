@@ -56,13 +56,16 @@ prints the effective configuration.`,
 	return root
 }
 
-// load reads and validates the configuration for cmd; warnings (such as
-// a LOOKAHEAD_* variable that sets no key) go to stderr.
+// load reads and validates the configuration for cmd; run and config
+// print its warnings (such as a LOOKAHEAD_* variable that sets no key) on
+// stderr.
 func (o *globalOptions) load(cmd *cobra.Command) (Config, error) {
 	explicit := cmd.Flags().Changed("config")
 	c, l, err := readConfig(o.configFile, explicit, cmd.Flags(), true)
-	for _, w := range l.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
+	if cmd.Name() == "run" || cmd.Name() == "config" { // at start, and when asked; not in every tool's output
+		for _, w := range l.Warnings {
+			fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
+		}
 	}
 	if err != nil {
 		return c, cli.UsageError{Err: err}

@@ -107,7 +107,21 @@ func readConfig(fs *pflag.FlagSet) (Config, *config.Loaded, error) {
 	if c.NATS.Name == "" {
 		c.NATS.Name = "lookahead-broker"
 	}
+	l.Warnings = append(l.Warnings, c.refusesEveryone()...)
 	return c, l, nil
+}
+
+// refusesEveryone warns of a policy under which no submission can pass
+// (the packaged file's, until the operator says who may submit).
+func (c Config) refusesEveryone() []string {
+	var out []string
+	if len(c.Identities) == 0 {
+		out = append(out, "identities is empty: every submission is refused (NATS user ... may not submit grid jobs); list who may submit for whom (docs/quickstart.md)")
+	}
+	if d := c.Budgets.Default; d != nil && *d == 0 && len(c.Budgets.Accounts) == 0 && len(c.Budgets.Users) == 0 {
+		out = append(out, "budgets.default_budget is 0 and no user or account is listed: every submission is over budget")
+	}
+	return out
 }
 
 // Validate checks what the key bounds cannot, naming the key; every

@@ -143,3 +143,28 @@ func TestPackagedConfigDocumentsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPackagedPolicyWarns: the packaged broker.yaml refuses every
+// submission until the operator lists identities and budgets; the broker
+// says so at start and in `config` instead of leaving the first user to
+// find out from a refusal.
+func TestPackagedPolicyWarns(t *testing.T) {
+	cmd := newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml"})
+	_, l, err := readConfig(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(l.Warnings, "\n"); !strings.Contains(w, "identities is empty") || !strings.Contains(w, "default_budget is 0") {
+		t.Fatalf("warnings %q", l.Warnings)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.yaml")
+	os.WriteFile(file, []byte("identities: [{nats_user: '*', users: [alice], accounts: [proj1]}]\nbudgets: {default_budget: 0, accounts: {proj1: 10}}\n"), 0o600)
+	cmd = newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", file})
+	_, l, err = readConfig(cmd.Flags())
+	if w := strings.Join(l.Warnings, "\n"); err != nil || strings.Contains(w, "identities") || strings.Contains(w, "budget") {
+		t.Fatalf("err %v warnings %q", err, l.Warnings)
+	}
+}
