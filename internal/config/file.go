@@ -142,3 +142,36 @@ func yamlKind(y *yaml.Node) string {
 	}
 	return "value " + y.Value
 }
+
+// plain is a YAML value as Go values, every map key the text as written
+// (a user named "true" or "123" stays a string key, as in the file).
+func plain(y *yaml.Node) (any, error) {
+	if y.Kind == yaml.AliasNode && y.Alias != nil {
+		y = y.Alias
+	}
+	switch y.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(y.Content)/2)
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			v, err := plain(y.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[y.Content[i].Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		l := make([]any, len(y.Content))
+		for i, item := range y.Content {
+			v, err := plain(item)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = v
+		}
+		return l, nil
+	}
+	var v any
+	err := y.Decode(&v)
+	return v, err
+}

@@ -130,8 +130,8 @@ func setMap(out any, s *Schema, m fileMap) error {
 	if !ok {
 		return nil
 	}
-	var raw any
-	if err := m.node.Decode(&raw); err != nil {
+	raw, err := plain(m.node)
+	if err != nil {
 		return err
 	}
 	fresh := reflect.New(fv.Type())

@@ -83,7 +83,7 @@ func writeFile(t *testing.T, body string) string {
 
 func TestDefaultsFileEnvFlagsPrecedence(t *testing.T) {
 	file := writeFile(t, "site: alpha\nhorizon: 12h\nnats: {url: nats://file:4222}\nintervals: {debounce: 3s}\n"+
-		"budgets:\n  users: {Alice: 10, bob: 20}\n  default_budget: 0\npricing:\n  base: 2\n  rules:\n    - {queue: low, multiplier: 3}\n")
+		"budgets:\n  users: {Alice: 10, bob: 20, true: 1, 123: 2, 'yes': 3}\n  default_budget: 0\npricing:\n  base: 2\n  rules:\n    - {queue: low, multiplier: 3}\n")
 	t.Setenv("LATEST_NATS_URL", "nats://env:4222")
 	t.Setenv("LATEST_HORIZON", "6h")
 	t.Setenv("LATEST_TIERS", "1,1.5")
@@ -98,7 +98,7 @@ func TestDefaultsFileEnvFlagsPrecedence(t *testing.T) {
 	if c.Intervals.Refresh != time.Minute || c.NATS.ConnectTimeout != 5*time.Second || c.Replicas != 1 {
 		t.Fatalf("defaults: refresh %v timeout %v replicas %d", c.Intervals.Refresh, c.NATS.ConnectTimeout, c.Replicas)
 	}
-	if c.Budgets.Users["Alice"] != 10 || c.Budgets.Users["bob"] != 20 || len(c.Budgets.Users) != 2 {
+	if u := c.Budgets.Users; u["Alice"] != 10 || u["bob"] != 20 || u["true"] != 1 || u["123"] != 2 || u["yes"] != 3 || len(u) != 5 {
 		t.Fatalf("budgets.users %v: map keys must keep their case", c.Budgets.Users)
 	}
 	if c.Budgets.Default == nil || *c.Budgets.Default != 0 {
