@@ -37,6 +37,10 @@ type Config struct {
 	// Replicas of the forecast bucket and audit stream when the agent
 	// creates them (default 1).
 	Replicas int
+	// GridState is a file where the agent keeps the grid jobs whose parts
+	// it saw running (gridstate.go), so a part that ended while the agent
+	// was down is reported finished at start. Empty: in memory only.
+	GridState string
 }
 
 // Defaults of Config.
