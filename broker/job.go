@@ -37,8 +37,8 @@ type Job struct {
 	// job's parts there) is owed.
 	PendingStop map[string]int64
 	Attempts    int
-	Updated    int64
-	Message    string
+	Updated     int64
+	Message     string
 	// seq orders jobs by submission.
 	seq uint64
 }
