@@ -192,3 +192,119 @@ func TestParseBatchJobsBindingAndErrors(t *testing.T) {
 		t.Fatalf("empty: %v %v", jobs, err)
 	}
 }
+
+const liveDir = "testdata/qsub/torque-6.1.3-live"
+
+func TestParseQsubIDLive(t *testing.T) {
+	for file, want := range map[string]string{"04_qsub_P_alice.out": "4.vm", "08_qsub_P_by_manager_at_vm_and_localhost.out": "13.vm",
+		"18_qsub_bound_to_reservation.out": "22.vm"} {
+		data, err := os.ReadFile(filepath.Join(liveDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ParseQsubID(data); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", file, got, err, want)
+		}
+	}
+}
+
+// TestBatchSubmitLiveRefusals replays qsub's real refusals through Batch:
+// each is a *CommandError carrying qsub's words, and no job id.
+func TestBatchSubmitLiveRefusals(t *testing.T) {
+	fr, err := NewFixtureRunner(liveDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := QsubSpec{User: "nosuchuser", Name: "dispatch.x3", Nodes: []forecast.HostProcs{{Node: "vm", Procs: 1}}, Walltime: 60}
+	rr := &recordingRunner{FixtureRunner: fr}
+	id, argv, err := NewBatch(rr, BatchConfig{Site: "vm"}).Submit(context.Background(), spec)
+	var ce *CommandError
+	if id != "" || !errors.As(err, &ce) || ce.ExitCode != 177 || !strings.Contains(err.Error(), "Bad UID for job execution") {
+		t.Fatalf("qsub -P nosuchuser: %q %v", id, err)
+	}
+	want := []string{"qsub", "-P", "nosuchuser", "-N", "dispatch.x3", "-l", "nodes=vm:ppn=1", "-l", "walltime=00:01:00"}
+	if !slices.Equal(argv, want) || len(rr.argv) != 1 {
+		t.Fatalf("argv %q, ran %q", argv, rr.argv)
+	}
+	spec.User, spec.Name = "", "dispatch.x1"
+	if _, _, err := NewBatch(fr, BatchConfig{}).Submit(context.Background(), spec); err == nil || !strings.Contains(err.Error(), "can not be run as root") {
+		t.Fatalf("qsub as root: %v", err)
+	}
+}
+
+// TestBatchSubmitLive submits the captured proxied part: the script goes
+// to qsub's standard input and the id comes back.
+func TestBatchSubmitLive(t *testing.T) {
+	fr, err := NewFixtureRunner(liveDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(liveDir, "part.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := QsubSpec{User: "alice", Name: "la.dispatch-a.0", Nodes: []forecast.HostProcs{{Node: "vm", Procs: 2}}, Walltime: 120,
+		Bind: []string{"-A", "dispatchacct", "-W", "x=FLAGS:ADVRES:la.dispatch-a.0"},
+		Output: "/home/alice/la.dispatch-a.0.out", Error: "/home/alice/la.dispatch-a.0.err", Script: script}
+	rr := &recordingRunner{FixtureRunner: fr}
+	id, _, err := NewBatch(rr, BatchConfig{}).Submit(context.Background(), spec)
+	if err != nil || id != "22.vm" {
+		t.Fatalf("submit: %q %v", id, err)
+	}
+	if len(rr.stdin) != 1 || string(rr.stdin[0]) != string(script) {
+		t.Fatalf("stdin %q", rr.stdin)
+	}
+}
+
+func TestParseBatchJobsLive(t *testing.T) {
+	read := func(name string) []BatchJob {
+		f, err := os.Open(filepath.Join(liveDir, name+".out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		jobs, err := ParseBatchJobs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobs
+	}
+	if j := read("05_qstat_f_x_proxied_queued")[0]; j.User != "alice" || j.Name != "la.dispatch-p1.0" || j.State != "Q" || j.Started != 0 {
+		t.Errorf("proxied queued: %+v", j)
+	}
+	if j := read("13_qstat_f_x_completed_exit3")[0]; !j.Done() || j.ExitStatus == nil || *j.ExitStatus != 3 || j.Ended < j.Started {
+		t.Errorf("exit 3: %+v", j)
+	}
+	if j := read("17_qstat_f_x_deleted_queued")[0]; !j.Done() || j.ExitStatus != nil {
+		t.Errorf("deleted queued: %+v", j)
+	}
+	running := read("19_qstat_f_x_running_in_reservation")
+	if len(running) != 2 || running[0].Reservation != "la.dispatch-a.0" || running[0].Account != "dispatchacct" ||
+		running[0].State != "R" || running[0].Started != 1795546203 {
+		t.Errorf("running in reservation: %+v", running)
+	}
+	if j := read("20_qstat_f_x_waiting_for_reservation")[0]; j.Reservation != "la.dispatch-s1.0" || j.State != "Q" {
+		t.Errorf("waiting: %+v", j)
+	}
+}
+
+func TestBatchJobsAndDeleteLive(t *testing.T) {
+	fr, err := NewFixtureRunner(liveDir, FixtureAlias("qstat -f -x", "qstat -f -x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch(fr, BatchConfig{})
+	jobs, argv, err := b.Jobs(context.Background())
+	if err != nil || len(jobs) != 5 || !slices.Equal(argv, []string{"qstat", "-f", "-x"}) {
+		t.Fatalf("jobs: %d %v %q", len(jobs), err, argv)
+	}
+	if _, err := b.Delete(context.Background(), "4.vm"); !errors.Is(err, ErrInvalidState) || !Gone(err) {
+		t.Fatalf("qdel completed: %v", err)
+	}
+	if _, err := b.Delete(context.Background(), "999.vm"); !errors.Is(err, ErrUnknownJob) {
+		t.Fatalf("qdel unknown: %v", err)
+	}
+	if _, err := b.Delete(context.Background(), "-x"); !errors.Is(err, ErrBadSpec) {
+		t.Fatalf("qdel of an option: %v", err)
+	}
+}
