@@ -37,6 +37,8 @@ type Config struct {
 	// Replicas of the forecast bucket and audit stream when the agent
 	// creates them (default 1).
 	Replicas int
+	// Dispatch is how grid jobs' parts run here (see DispatchConfig).
+	Dispatch DispatchConfig
 }
 
 // Defaults of Config.
@@ -67,6 +69,7 @@ func (c Config) WithDefaults() Config {
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
+	c.Dispatch = c.Dispatch.withDefaults()
 	return c
 }
 
@@ -94,5 +97,6 @@ func (c Config) Validate() error {
 	if c.Replicas < 1 || c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("replicas: %d, must be 1..5", c.Replicas))
 	}
+	errs = append(errs, c.Dispatch.validate())
 	return errors.Join(errs...)
 }

@@ -204,3 +204,6 @@ func clipBytes(b []byte) string {
 	}
 	return string(b)
 }
+
+// Args is QsubArgs(s).
+func (s QsubSpec) Args() ([]string, error) { return QsubArgs(s) }

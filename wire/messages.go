@@ -147,6 +147,14 @@ type JobEvent struct {
 	Job   string `json:"job"`
 	State string `json:"state"` // started, finished, failed
 	Time  int64  `json:"time"`
+	// What the batch system says of a dispatched part, when known: its
+	// local job id, real start and end, exit status (nil: not ended, or
+	// deleted before it ran) and why it failed.
+	LocalID    string `json:"local_id,omitempty"`
+	Start      int64  `json:"start,omitempty"`
+	End        int64  `json:"end,omitempty"`
+	ExitStatus *int   `json:"exit_status,omitempty"`
+	Message    string `json:"message,omitempty"`
 }
 
 // Heartbeat is published on a site's forecast subject (header HeaderType =
