@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -147,6 +148,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, err := c.agentConfig(); err != nil {
 		errs = append(errs, err)
+	}
+	if _, err := newLogger(io.Discard, c.LogLevel); err != nil {
+		errs = append(errs, fmt.Errorf("log_level: %w", err))
 	}
 	if c.Engine != "builtin" && c.Engine != "maui" {
 		errs = append(errs, fmt.Errorf("engine %q: must be builtin or maui", c.Engine))

@@ -16,6 +16,9 @@ import (
 // with exit code 2.
 func TestStrictConfigInEveryCommand(t *testing.T) {
 	file := writeFile(t, "agent.yaml", "site: alpha\nintervals:\n  refresh: 60\nnats: {ulr: nats://elsewhere:4222}\n")
+	if _, err := execute(t, "config", "--config", writeFile(t, "a.yaml", "site: a\nlog_level: verbose\n")); err == nil || !strings.Contains(err.Error(), "log_level") {
+		t.Errorf("log_level verbose: %v", err)
+	}
 	for _, cmd := range []string{"check", "config", "run", "forecast"} {
 		_, err := execute(t, cmd, "--once", "--config", file)
 		if cmd != "forecast" {

@@ -38,12 +38,18 @@ type Config struct {
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
+		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
 	Jobs struct {
-		MaxWalltime time.Duration `mapstructure:"max_walltime" json:"max_walltime" default:"168h"`
+		MaxWalltime         time.Duration `mapstructure:"max_walltime" json:"max_walltime" default:"168h" min:"1s"`
+		MaxActivePerUser    int           `mapstructure:"max_active_per_user" json:"max_active_per_user" default:"1000" min:"0"`
+		MaxActivePerAccount int           `mapstructure:"max_active_per_account" json:"max_active_per_account" default:"5000" min:"0"`
+		Retain              time.Duration `mapstructure:"retain" json:"retain" default:"168h" min:"1m"`
+		SnapshotInterval    time.Duration `mapstructure:"snapshot_interval" json:"snapshot_interval" default:"1h" min:"1s"`
 	} `mapstructure:"jobs" json:"jobs"`
 	Budgets    broker.Budgets `mapstructure:"budgets" json:"budgets"`
 	Identities []Identity     `mapstructure:"identities" json:"identities"`
+	Operators  []string       `mapstructure:"operators" json:"operators"`
 	StateDir   string         `mapstructure:"state_dir" json:"state_dir" default:"/var/lib/lookahead/broker"`
 	Replicas   int            `mapstructure:"replicas" json:"replicas" default:"1" min:"1"`
 	Metrics    struct {
@@ -134,6 +140,11 @@ func (c Config) Validate() error {
 	if err := c.NATS.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	for i, op := range c.Operators {
+		if !forecast.IsPlainName(op) {
+			errs = append(errs, fmt.Errorf("operators[%d] %q: must be a plain name", i, op))
+		}
+	}
 	for i, id := range c.Identities {
 		if id.NATSUser != "*" && !forecast.IsPlainName(id.NATSUser) {
 			errs = append(errs, fmt.Errorf("identities[%d].nats_user %q: must be a plain name or *", i, id.NATSUser))
@@ -154,7 +165,8 @@ func (c Config) Validate() error {
 // is never nil here: NATS users not listed are refused.
 func (c Config) Policy() broker.Policy {
 	p := broker.Policy{MaxWalltime: int64(c.Jobs.MaxWalltime / time.Second), Budgets: c.Budgets,
-		Identities: map[string]broker.Allowed{}}
+		Identities: map[string]broker.Allowed{}, Operators: c.Operators,
+		MaxActivePerUser: c.Jobs.MaxActivePerUser, MaxActivePerAccount: c.Jobs.MaxActivePerAccount}
 	for _, id := range c.Identities {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}
