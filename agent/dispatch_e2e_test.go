@@ -72,7 +72,7 @@ func reserveOn(t *testing.T, nc *nats.Conn, job string, start int64) {
 func dispatchOf(job, user, script string, start int64) wire.DispatchRequest {
 	return wire.DispatchRequest{Type: wire.TypeDispatch, Job: job, Site: "alpha", Part: 0, Start: start, Walltime: 1700,
 		Parts: []wire.PartSpec{{Site: "alpha", Nodes: []wire.NodeProcs{{Node: "alpha-n0001", Procs: 4}}}},
-		User: user, Account: "proj1", Script: []byte(script), RequestedBy: "broker"}
+		User:  user, Account: "proj1", Script: []byte(script), RequestedBy: "broker"}
 }
 
 // partEvents collects the part events (those with a local id) of the site.

@@ -244,7 +244,7 @@ func TestBatchSubmitLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := QsubSpec{User: "alice", Name: "la.dispatch-a.0", Nodes: []forecast.HostProcs{{Node: "vm", Procs: 2}}, Walltime: 120,
-		Bind: []string{"-A", "dispatchacct", "-W", "x=FLAGS:ADVRES:la.dispatch-a.0"},
+		Bind:   []string{"-A", "dispatchacct", "-W", "x=FLAGS:ADVRES:la.dispatch-a.0"},
 		Output: "/home/alice/la.dispatch-a.0.out", Error: "/home/alice/la.dispatch-a.0.err", Script: script}
 	rr := &recordingRunner{FixtureRunner: fr}
 	id, _, err := NewBatch(rr, BatchConfig{}).Submit(context.Background(), spec)
