@@ -41,6 +41,7 @@ type Config struct {
 	Intervals    IntervalsConfig   `mapstructure:"intervals"`
 	ForecastTTL  time.Duration     `mapstructure:"forecast_ttl" default:"5m" min:"10s"`
 	Reservations ReservationConfig `mapstructure:"reservations"`
+	Dispatch     DispatchConfig    `mapstructure:"dispatch"`
 	StateDir     string            `mapstructure:"state_dir" default:"/var/lib/lookahead/agent"`
 	Metrics      MetricsConfig     `mapstructure:"metrics"`
 }
@@ -52,6 +53,8 @@ type TorqueConfig struct {
 	Accounting      string                       `mapstructure:"accounting"`
 	Qstat           string                       `mapstructure:"qstat" default:"qstat"`
 	Pbsnodes        string                       `mapstructure:"pbsnodes" default:"pbsnodes"`
+	Qsub            string                       `mapstructure:"qsub" default:"qsub"`
+	Qdel            string                       `mapstructure:"qdel" default:"qdel"`
 	Server          string                       `mapstructure:"server"`
 	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
@@ -96,6 +99,17 @@ type ReservationConfig struct {
 	PastGrace   time.Duration `mapstructure:"past_grace" default:"2m"`
 	Timeout     time.Duration `mapstructure:"timeout" default:"60s" min:"1s"`
 	Prefix      string        `mapstructure:"prefix" default:"la."`
+}
+
+// DispatchConfig is how grid jobs' parts run here (docs/dispatch.md):
+// off unless enabled, since qsub -P needs the agent's user to be a Torque
+// manager.
+type DispatchConfig struct {
+	Enabled    bool              `mapstructure:"enabled"`
+	Users      map[string]string `mapstructure:"users"`
+	MinUID     int               `mapstructure:"min_uid" default:"1000" min:"1"`
+	OutputDir  string            `mapstructure:"output_dir" default:"{home}"`
+	StartSlack time.Duration     `mapstructure:"start_slack" default:"30s"`
 }
 
 // MetricsConfig is the Prometheus listener ("" turns it off, the default;
@@ -190,7 +204,9 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout}.WithDefaults()
+		RequestTimeout: c.Reservations.Timeout,
+		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
+			StartSlack: c.Dispatch.StartSlack}}.WithDefaults()
 	if c.Site == "" {
 		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", DefaultConfigFile)
 	}
