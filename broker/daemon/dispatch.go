@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"lookahead/broker"
@@ -163,7 +164,7 @@ func (b *Broker) stopOwed(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		err = b.record(ctx, broker.Event{Kind: broker.EvStopped, Time: b.now(), Job: o.Job, Site: o.Site,
-			Message: fmt.Sprintf("deleted %v %s", reply.Deleted, reply.Note)})
+			Message: stoppedNote(reply)})
 		b.mu.Unlock()
 		if err != nil {
 			return err
@@ -221,4 +222,13 @@ func (b *Broker) logPart(j *broker.Job, site string) {
 		ev = ev.Int("exit_status", *p.ExitStatus)
 	}
 	ev.Msg("part " + p.State)
+}
+
+// stoppedNote says what a site's stop did: the local jobs deleted, or its
+// note (nothing was left to delete).
+func stoppedNote(r wire.StopReply) string {
+	if len(r.Deleted) == 0 {
+		return r.Note
+	}
+	return "deleted " + strings.Join(r.Deleted, ", ")
 }
