@@ -1,7 +1,9 @@
 package broker
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -244,5 +246,46 @@ func TestChargeClamps(t *testing.T) {
 		if got := Charge(j, c.end, c.fault); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("Charge(end %d, site fault %v) = %v, want %v", c.end, c.fault, got, c.want)
 		}
+	}
+}
+
+// A dispatched job in flight (script, parts, a stop owed) survives a
+// snapshot and its restore, and goes on the same way after it.
+func TestSnapshotKeepsDispatchedJob(t *testing.T) {
+	s, j := reservedWithScript(t)
+	mustApply(t, s, dispatched("a", "7.vm"))
+	mustApply(t, s, dispatched("b", "3.b"))
+	mustApply(t, s, partEvent("a", SiteStarted, 101, nil))
+	mustApply(t, s, partEvent("b", SiteStarted, 103, nil))
+	mustApply(t, s, partEvent("a", SiteFailed, 500, intp(3)))
+	e, over := Conclude(j, 500, 60)
+	if !over {
+		t.Fatal("not concluded")
+	}
+	mustApply(t, s, e)
+	data, err := json.Marshal(s.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sn Snapshot
+	if err := json.Unmarshal(data, &sn); err != nil {
+		t.Fatal(err)
+	}
+	r, err := FromSnapshot(sn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, s) {
+		t.Fatalf("restored state differs:\n%+v\n%+v", r.Job("g1"), j)
+	}
+	rj := r.Job("g1")
+	if string(rj.Script) != "#!/bin/sh\nhostname\n" || rj.Parts["b"].State != wire.PartDeleted || len(r.OwedStops(500)) != 1 {
+		t.Fatalf("restored job: script %q parts %+v stops %v", rj.Script, rj.PartList(), r.OwedStops(500))
+	}
+	stopped := Event{Kind: EvStopped, Time: 501, Job: "g1", Site: "b"}
+	mustApply(t, s, stopped)
+	mustApply(t, r, stopped)
+	if !reflect.DeepEqual(r.Job("g1"), s.Job("g1")) || len(r.OwedStops(501)) != 0 {
+		t.Fatal("the stop applies differently after the restore")
 	}
 }
