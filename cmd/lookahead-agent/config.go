@@ -93,6 +93,7 @@ type ReservationConfig struct {
 	PastGrace   time.Duration `mapstructure:"past_grace"`
 	Timeout     time.Duration `mapstructure:"timeout"`
 	Prefix      string        `mapstructure:"prefix"`
+	Slack       time.Duration `mapstructure:"slack"`
 }
 
 // MetricsConfig is the Prometheus listener ("" turns it off).
@@ -114,7 +115,7 @@ func setDefaults(v *viper.Viper) {
 		"engine": "builtin", "policy": "easy", "horizon": "24h", "pricing.base": 1.0,
 		"intervals.refresh": "60s", "intervals.debounce": "2s", "intervals.heartbeat": "60s",
 		"forecast_ttl": "5m", "reservations.max_duration": "168h", "reservations.past_grace": "2m",
-		"reservations.timeout": "60s", "reservations.prefix": "la.",
+		"reservations.timeout": "60s", "reservations.prefix": "la.", "reservations.slack": "5m",
 		"state_dir": "/var/lib/lookahead/agent", "metrics.listen": "127.0.0.1:9464",
 	} {
 		v.SetDefault(k, val)
@@ -210,7 +211,11 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout}.WithDefaults()
+		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack}
+	if ac.Slack == 0 {
+		ac.Slack = -1 // 0 in the file turns the slack off
+	}
+	ac = ac.WithDefaults()
 	if c.Site == "" {
 		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", DefaultConfigFile)
 	}

@@ -41,7 +41,18 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	run := torque.NewExecRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
 	client := torque.NewClient(run, torque.ClientConfig{Site: c.Site, Qstat: c.Torque.Qstat, Pbsnodes: c.Torque.Pbsnodes,
 		Default: torque.NodeConfig{Speed: c.Torque.DefaultSpeed}, Nodes: nodes})
-	return agent.TorqueSnapshotter{Client: client}
+	holds, err := mauiReserver(c)
+	if err != nil {
+		return failedSnapshotter{err}
+	}
+	// Maui's reservations in force are part of the site's state.
+	return agent.HoldingSnapshotter{Snapshotter: agent.TorqueSnapshotter{Client: client}, Holds: holds}
+}
+
+type failedSnapshotter struct{ err error }
+
+func (f failedSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
+	return forecast.Snapshot{}, f.err
 }
 
 type fileSnapshotter string
@@ -90,9 +101,13 @@ func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
 // releaseres through the Maui adapter, run directly (never a shell) with
 // MAUIHOMEDIR set so the clients find the server.
 func reserver(c Config) (agent.Reserver, error) {
+	return mauiReserver(c)
+}
+
+func mauiReserver(c Config) (agent.MauiReserver, error) {
 	loc, err := time.LoadLocation(c.Maui.Timezone)
 	if err != nil {
-		return nil, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
+		return agent.MauiReserver{}, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
 	}
 	run := maui.NewExecRunner(maui.ExecConfig{HomeDir: c.Maui.Home, Timeout: c.Maui.CommandTimeout})
 	return agent.MauiReserver{Runner: mauiPaths{run, c.Maui},
