@@ -61,7 +61,7 @@ func TestRealMauiReservations(t *testing.T) {
 	}
 	defer os.RemoveAll(home)
 	ctx := context.Background()
-	in, err := s.start(ctx, home, len(tr.Jobs))
+	in, err := s.start(ctx, home, len(tr.Jobs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

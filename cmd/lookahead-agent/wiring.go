@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/rs/zerolog"
 	"os"
+	"os/exec"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -77,11 +78,27 @@ func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
 // the production instance) with the site's maui.cfg policy.
 func engine(c Config) agent.Engine {
 	if c.Engine == "maui" {
-		simulator := maui.NewSimulator(maui.SimulatorConfig{BinDir: filepath.Dir(c.Maui.Maui),
-			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
-		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
+		return agent.MauiEngine{Sim: simulator(c), Horizon: c.Horizon, Pricing: c.pricing()}
 	}
 	return builtinEngine(c)
+}
+
+// simulator is a private Maui in SIMULATION mode: the configured maui
+// server (maui.maui; a bare name is looked up on PATH, then beside the
+// clients and in their ../sbin) and the clients where showres is.
+func simulator(c Config) *maui.Simulator {
+	clients := ""
+	if p, err := exec.LookPath(c.Maui.Showres); err == nil {
+		clients = filepath.Dir(p)
+	}
+	server := ""
+	if p, err := exec.LookPath(c.Maui.Maui); err == nil {
+		server = p
+	} else if strings.ContainsRune(c.Maui.Maui, '/') {
+		server = c.Maui.Maui // missing: CheckInstall names it
+	}
+	return maui.NewSimulator(maui.SimulatorConfig{BinDir: clients, Server: server,
+		WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
 }
 
 func builtinEngine(c Config) agent.BuiltinEngine {
