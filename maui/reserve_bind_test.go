@@ -153,3 +153,25 @@ func TestPickBindSkipsAccountsInUse(t *testing.T) {
 		t.Error("IsBindAccount")
 	}
 }
+
+// Standing reservations (SRCFG) are holds too, marked: a simulation that
+// copies the site's SRCFG makes its own. Captured from a real Maui 3.3.1
+// with SRCFG[sr1] PERIOD=DAY DEPTH=2 HOSTLIST=n01,n02 TASKCOUNT=2
+// USERLIST=bob (testdata/standing).
+func TestHoldsMarksStandingReservations(t *testing.T) {
+	clock := time.Date(2026, 11, 24, 19, 12, 9, 0, time.UTC)
+	c := NewClient(mustFixture(t, "testdata/standing"), ClientConfig{Location: time.UTC, Now: func() time.Time { return clock }})
+	got, err := c.Holds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []forecast.HostProcs{{Node: "n01", Procs: 2}, {Node: "n02", Procs: 2}}
+	want := []Hold{
+		{Reservation: forecast.Reservation{ID: "sr1.0.0", Start: clock.Unix(), End: clock.Unix() + 4*3600 + 47*60 + 51, Hosts: two, Standing: true}},
+		{Reservation: forecast.Reservation{ID: "sr1.1.0", Start: time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC).Unix(),
+			End: time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC).Unix(), Hosts: two, Standing: true}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
