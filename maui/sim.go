@@ -119,6 +119,9 @@ func (s *Simulator) ForecastOrdered(ctx context.Context, snap forecast.Snapshot,
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	if err := s.CheckInstall(); err != nil {
+		return nil, SimStats{}, err
+	}
 	site, err := s.siteConfig()
 	if err != nil {
 		return nil, SimStats{}, err

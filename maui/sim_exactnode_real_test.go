@@ -72,3 +72,11 @@ func TestRealMauiDroppedJobIsAnError(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestRealMauiSelfTest(t *testing.T) {
+	bin := mauiBin(t)
+	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: t.TempDir(), SiteConfig: "testdata/live-site/maui.cfg"})
+	if _, err := s.SelfTest(context.Background(), time.Now().Unix()); err != nil {
+		t.Fatal(err)
+	}
+}

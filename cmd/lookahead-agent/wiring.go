@@ -147,6 +147,8 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 		name = m.cfg.Releaseres
 	case "diagnose":
 		name = m.cfg.diagnose()
+	case "showq":
+		name = m.cfg.besideShowres("showq")
 	}
 	return m.r.Run(ctx, name, args...)
 }
@@ -192,11 +194,17 @@ func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) (
 
 // diagnose is maui.diagnose, or diagnose next to showres.
 func (m MauiConfig) diagnose() string {
-	switch {
-	case m.Diagnose != "":
+	if m.Diagnose != "" {
 		return m.Diagnose
-	case strings.ContainsRune(m.Showres, '/'):
-		return filepath.Join(filepath.Dir(m.Showres), "diagnose")
 	}
-	return "diagnose"
+	return m.besideShowres("diagnose")
+}
+
+// besideShowres is the Maui client name in showres' directory (or the
+// bare name, looked up on PATH, when showres is).
+func (m MauiConfig) besideShowres(name string) string {
+	if strings.ContainsRune(m.Showres, '/') {
+		return filepath.Join(filepath.Dir(m.Showres), name)
+	}
+	return name
 }
