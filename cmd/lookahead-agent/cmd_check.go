@@ -71,6 +71,10 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		skip[s] = true
 	}
 	results := []checkResult{{Name: "config", OK: true, Detail: "valid"}}
+	if c.simulated() { // no Torque or Maui to check; the forecast check builds the simulated site
+		results[0].Detail = "valid; backend simulated (no Torque or Maui)"
+		skip["torque"], skip["logs"], skip["maui"] = true, true, true
+	}
 	if !skip["torque"] {
 		results = append(results, checkTorque(ctx, c)...)
 	}
@@ -88,7 +92,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if !skip["maui"] && c.Engine == "maui" {
 		results = append(results, checkSimulation(ctx, c))
 	}
-	if !skip["forecast"] && !skip["torque"] && !skip["maui"] { // a forecast reads both
+	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated()) { // a forecast reads both
 		results = append(results, checkForecast(ctx, c))
 	}
 	if !skip["nats"] {

@@ -30,6 +30,9 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	if file != "" {
 		return fileSnapshotter(file)
 	}
+	if c.simulated() {
+		return simulatedSnapshotter(c)
+	}
 	nodes := map[string]torque.NodeConfig{}
 	for name, n := range c.Torque.Nodes {
 		nodes[name] = n
@@ -48,12 +51,6 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	}
 	// Maui's reservations in force are part of the site's state.
 	return agent.HoldingSnapshotter{Snapshotter: agent.TorqueSnapshotter{Client: client}, Holds: holds}
-}
-
-type failedSnapshotter struct{ err error }
-
-func (f failedSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
-	return forecast.Snapshot{}, f.err
 }
 
 type fileSnapshotter string
@@ -118,6 +115,9 @@ func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
 // releaseres through the Maui adapter, run directly (never a shell) with
 // MAUIHOMEDIR set so the clients find the server.
 func reserver(c Config) (agent.Reserver, error) {
+	if c.simulated() {
+		return simulatedReserver(c)
+	}
 	return mauiReserver(c)
 }
 
@@ -157,6 +157,9 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 // accounting (positions under state_dir) and, when configured, the
 // scheduler-notification listener. Each hands its events to the agent.
 func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
+	if c.simulated() {
+		return nil, nil // no pbs_server logs: the refresh drives the forecasts
+	}
 	loc, err := time.LoadLocation(c.Torque.Timezone)
 	if err != nil {
 		return nil, cli.Usagef("torque.timezone %q: %v", c.Torque.Timezone, err)
