@@ -136,12 +136,13 @@ func parseACL(s string) []ACLEntry {
 	var out []ACLEntry
 	for _, t := range strings.Fields(s) {
 		typ, rest, ok := strings.Cut(t, "==")
-		if !ok {
+		if !ok || typ == "" {
 			continue
 		}
 		for _, v := range strings.Split(rest, ":==") {
-			name := strings.TrimRight(v, "+-=^*!")
-			out = append(out, ACLEntry{Type: typ, Name: name, Mod: v[len(name):]})
+			if name := strings.TrimRight(v, "+-=^*!"); name != "" {
+				out = append(out, ACLEntry{Type: typ, Name: name, Mod: v[len(name):]})
+			}
 		}
 	}
 	return out
