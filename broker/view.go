@@ -48,7 +48,16 @@ const DefaultPageJobs = 1000
 // record cannot be rendered as JSON (a non-finite number) is shown with
 // the numbers zeroed and a note, never breaking the reply for others.
 func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *forecast.Allocation, pg Page, now int64) wire.StatusReply {
+	reply, _ := s.StatusEncoded(p, v, req, planned, pg, now)
+	return reply
+}
+
+// StatusEncoded is Status with every job of the reply also encoded as
+// JSON (encoded[i] is reply.Jobs[i]), as the page was sized on: a server
+// sends them without encoding them again.
+func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *forecast.Allocation, pg Page, now int64) (wire.StatusReply, []json.RawMessage) {
 	reply := wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeOK, Now: now, Jobs: []wire.JobStatus{}}
+	encoded := []json.RawMessage{}
 	limit := DefaultPageJobs
 	for _, l := range []int{pg.Jobs, req.Limit} {
 		if l > 0 {
@@ -66,25 +75,26 @@ func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(
 		if j.State == wire.JobWaiting && planned != nil {
 			plan = planned(j.Req.ID)
 		}
-		st, n := renderable(j.Status(plan))
-		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+n > pg.Bytes)) {
+		st, data := renderable(j.Status(plan))
+		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+len(data) > pg.Bytes)) {
 			reply.Next = last
 			break
 		}
-		reply.Jobs, size, last = append(reply.Jobs, st), size+n+1, j.seq
+		reply.Jobs, encoded = append(reply.Jobs, st), append(encoded, data)
+		size, last = size+len(data)+1, j.seq
 	}
 	if req.Job != "" && len(reply.Jobs) == 0 {
 		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", wire.Clip(req.Job, 64))
 	}
-	return reply
+	return reply, encoded
 }
 
-// renderable returns st and its encoded size, or, when st cannot be
-// encoded, st with every number that is not finite set to 0 and a note.
-func renderable(st wire.JobStatus) (wire.JobStatus, int) {
+// renderable returns st and its encoding, or, when st cannot be encoded,
+// st with every number that is not finite set to 0 and a note.
+func renderable(st wire.JobStatus) (wire.JobStatus, json.RawMessage) {
 	data, err := json.Marshal(st)
 	if err == nil {
-		return st, len(data)
+		return st, data
 	}
 	st.Cost, st.WorstCost = finite(st.Cost), finite(st.WorstCost)
 	st.Job.MaxPrice, st.Job.MinSpeed = finite(st.Job.MaxPrice), finite(st.Job.MinSpeed)
@@ -94,11 +104,11 @@ func renderable(st wire.JobStatus) (wire.JobStatus, int) {
 		st.Plan = &a
 	}
 	st.Message = "this job's record holds a number that is not finite (shown as 0): " + st.Message
-	data, err = json.Marshal(st)
-	if err != nil {
-		return wire.JobStatus{Job: forecast.JobRequest{ID: st.Job.ID}, State: st.State, Message: "record not renderable"}, 200
+	if data, err = json.Marshal(st); err != nil {
+		st = wire.JobStatus{Job: forecast.JobRequest{ID: st.Job.ID}, State: st.State, Message: "record not renderable"}
+		data, _ = json.Marshal(st)
 	}
-	return st, len(data)
+	return st, data
 }
 
 func finite(f float64) float64 {

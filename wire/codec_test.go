@@ -183,9 +183,12 @@ func FuzzDecodeForecast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fc, err := DecodeForecast(gz(body))
 		if err != nil {
+			if !errors.Is(err, forecast.ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
 			return
 		}
-		if err := fc.Validate(); err != nil {
+		if err := fc.Validate(); err != nil || CheckLimits(fc) != nil {
 			t.Fatalf("decoded an invalid forecast: %v", err)
 		}
 		again, err := EncodeForecast(fc)

@@ -322,3 +322,28 @@ func TestAttackLargeStatus(t *testing.T) {
 		t.Fatalf("one page: %v, %d bytes", err, len(msg.Data))
 	}
 }
+
+// The status endpoint sends jobs encoded once; the envelope must read as
+// a wire.StatusReply, field for field.
+func TestStatusWireMatchesStatusReply(t *testing.T) {
+	want := wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeNotFound, Message: "m", Now: 7, Next: 9,
+		Jobs: []wire.JobStatus{{Job: forecast.JobRequest{ID: "g1", Procs: 1}, State: wire.JobWaiting, Cost: 2}}}
+	job, _ := json.Marshal(want.Jobs[0])
+	data, err := encodeStatus(want, []json.RawMessage{job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got wire.StatusReply
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("decoded %+v (%v), want %+v", got, err, want)
+	}
+	full, _ := json.Marshal(want)
+	var a, b map[string]any
+	json.Unmarshal(full, &a)
+	json.Unmarshal(data, &b)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("envelope differs:\n%s\n%s", full, data)
+	}
+}

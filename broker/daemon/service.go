@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -168,7 +169,28 @@ func (b *Broker) onStatus(req micro.Request) {
 		respond(req, wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeForbidden, Message: refusal, Jobs: []wire.JobStatus{}})
 		return
 	}
-	respond(req, b.StatusAs(v, sr))
+	reply, encoded := b.status(v, sr)
+	data, err := encodeStatus(reply, encoded)
+	if err != nil {
+		req.Error("500", "encode status: "+err.Error(), nil)
+		return
+	}
+	req.Respond(data)
+}
+
+// statusWire is wire.StatusReply with its jobs already encoded
+// (TestStatusWireMatchesStatusReply keeps the two in step).
+type statusWire struct {
+	Type    string            `json:"type"`
+	Code    string            `json:"code"`
+	Message string            `json:"message,omitempty"`
+	Now     int64             `json:"now"`
+	Jobs    []json.RawMessage `json:"jobs"`
+	Next    uint64            `json:"next,omitempty"`
+}
+
+func encodeStatus(r wire.StatusReply, jobs []json.RawMessage) ([]byte, error) {
+	return json.Marshal(statusWire{Type: r.Type, Code: r.Code, Message: r.Message, Now: r.Now, Jobs: jobs, Next: r.Next})
 }
 
 // viewer is who asks for the status: the NATS user of status.<user> (the
@@ -208,6 +230,11 @@ func (b *Broker) Status(sr wire.StatusRequest) wire.StatusReply {
 // StatusAs reports one job or a page of the queue, as viewer v may see it.
 // A page fits in one NATS message (see broker.State.Status).
 func (b *Broker) StatusAs(v broker.Viewer, sr wire.StatusRequest) wire.StatusReply {
+	reply, _ := b.status(v, sr)
+	return reply
+}
+
+func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusReply, []json.RawMessage) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	planned := func(id string) *forecast.Allocation {
@@ -216,7 +243,7 @@ func (b *Broker) StatusAs(v broker.Viewer, sr wire.StatusRequest) wire.StatusRep
 		}
 		return nil
 	}
-	return b.state.Status(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
+	return b.state.StatusEncoded(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
 }
 
 // pageBytes is how much of a status reply its jobs may take: the server's

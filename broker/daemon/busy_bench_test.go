@@ -1,0 +1,119 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"lookahead/broker/client"
+	"lookahead/wire"
+)
+
+// A busy grid (issue 15.6): 10,000 jobs in the queue. These benchmarks
+// use only what the broker had before the issue's fixes, so the same file
+// measures the old and the new code in one run.
+
+const busyJobs = 10_000
+
+// busyBroker starts a broker over sites × nodes synthetic sites and fills
+// its queue with n waiting jobs (in process: the durable append, no NATS
+// round trip).
+func busyBroker(b *testing.B, sites, nodes, n int) (*env, *brokerRun) {
+	e := newEnv(b)
+	fcs, _ := synthetic(sites, nodes, 0)
+	for _, f := range fcs {
+		data, err := wire.EncodeForecast(&f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.kv.Put(context.Background(), f.Site, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := e.startBroker(func(c *Config) {
+		c.Log = c.Log.Level(zerolog.ErrorLevel)
+		c.Planner = CoallocPlanner(PlannerOptions{})
+		c.StartMargin, c.CommitLead = time.Hour, time.Second // plan everything, reserve nothing
+	})
+	e.waitSites(r.b, sites)
+	for i := range n {
+		j := job([]int{8, 16, 32, 64}[i%4], int64(3600*(1+i%4)), float64(1+i%3))
+		rep := r.b.Submit(context.Background(), "alice", wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: fmt.Sprintf("busy-%d", i), Job: j})
+		if rep.Code != wire.CodeOK {
+			b.Fatalf("fill %d: %+v", i, rep)
+		}
+	}
+	return e, r
+}
+
+// BenchmarkCycleBusyQueue is one planning cycle of the running broker with
+// 10,000 waiting jobs over 10 sites × 100 nodes: settle, snapshot of the
+// queue, planning with the co-allocation core, publishing the plan.
+func BenchmarkCycleBusyQueue(b *testing.B) {
+	_, r := busyBroker(b, 10, 100, busyJobs)
+	b.ResetTimer()
+	for range b.N {
+		if err := r.b.Cycle(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(r.b.Plan().Allocations)), "planned")
+}
+
+// BenchmarkStatusBusyQueue renders the whole queue of 10,000 jobs as the
+// status endpoint does (in process, every page) and encodes it as JSON.
+func BenchmarkStatusBusyQueue(b *testing.B) {
+	_, r := busyBroker(b, 2, 20, busyJobs)
+	if err := r.b.Cycle(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	bytes := 0
+	for range b.N {
+		st := r.b.Status(wire.StatusRequest{})
+		data, err := json.Marshal(st)
+		if err != nil || len(st.Jobs) != busyJobs {
+			b.Fatalf("%d jobs, %v", len(st.Jobs), err)
+		}
+		bytes = len(data)
+	}
+	b.ReportMetric(float64(bytes), "bytes")
+}
+
+// BenchmarkStatusBusyQueueNATS is what `lookahead status` does over NATS
+// for a queue of 10,000 jobs: with the old broker the one reply was over
+// NATS' 1 MiB and failed.
+func BenchmarkStatusBusyQueueNATS(b *testing.B) {
+	e, r := busyBroker(b, 2, 20, busyJobs)
+	if err := r.b.Cycle(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	cl := client.New(connect(b, e.srv), "")
+	b.ResetTimer()
+	for range b.N {
+		st, err := cl.Status(context.Background(), "", false)
+		if err != nil || len(st.Jobs) != busyJobs {
+			b.Fatalf("status over NATS: %d jobs, %v", len(st.Jobs), err)
+		}
+	}
+}
+
+// BenchmarkSubmitRoundTripBusy is BenchmarkSubmitRoundTrip with 10,000
+// jobs already queued (admission scans the queue for budgets and limits).
+func BenchmarkSubmitRoundTripBusy(b *testing.B) {
+	e, _ := busyBroker(b, 1, 10, busyJobs)
+	cl := client.New(connect(b, e.srv), "")
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		rep, err := cl.Submit(ctx, job(8, 3600, 1), fmt.Sprintf("bench-%d", i))
+		if err != nil || rep.Code != "ok" {
+			b.Fatalf("submit: %v %+v", err, rep)
+		}
+	}
+}
