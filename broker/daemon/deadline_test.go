@@ -33,7 +33,7 @@ func TestReserveRequestCarriesDeadline(t *testing.T) {
 	e.publish("alpha", 1, 4, 8, 1)
 	r := e.startBroker(func(c *Config) { c.ReserveTimeout = 7 * time.Second })
 	e.waitSites(r.b, 1)
-	before := time.Now()
+	before := time.Now().Truncate(time.Millisecond) // the wire carries milliseconds
 	if rep := submit(t, r.b, "k1", job(4, 3600, 2)); rep.Code != wire.CodeOK {
 		t.Fatalf("submit: %+v", rep)
 	}
