@@ -30,6 +30,13 @@ type Config struct {
 	// long ago (planning and transport take time); the reservation then
 	// starts now (default 2 min). Older starts are refused as in-past.
 	PastGrace time.Duration
+	// Slack extends each reservation past the requested end, so that a
+	// grid job's part submitted after the reservation started still fits:
+	// Maui 3.3.1 starts a job inside a reservation only when its walltime
+	// fits in what is left of it (rejection "ReserveTime"). It is cut
+	// short where the nodes are not free after the end (default 5 min;
+	// negative: none).
+	Slack time.Duration
 	// BuildTimeout bounds one forecast: snapshot plus engine (default 5 min).
 	BuildTimeout time.Duration
 	// RequestTimeout bounds one reserve/release/list request (default 60 s).
@@ -48,6 +55,7 @@ const (
 	DefaultForecastTTL    = 5 * time.Minute
 	DefaultMaxDuration    = 7 * 24 * time.Hour
 	DefaultPastGrace      = 2 * time.Minute
+	DefaultSlack          = 5 * time.Minute
 	DefaultBuildTimeout   = 5 * time.Minute
 	DefaultRequestTimeout = 60 * time.Second
 )
@@ -64,6 +72,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.ForecastTTL, DefaultForecastTTL)
 	def(&c.MaxDuration, DefaultMaxDuration)
 	def(&c.PastGrace, DefaultPastGrace)
+	def(&c.Slack, DefaultSlack)
 	def(&c.BuildTimeout, DefaultBuildTimeout)
 	def(&c.RequestTimeout, DefaultRequestTimeout)
 	if c.Replicas == 0 {

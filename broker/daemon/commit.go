@@ -79,8 +79,10 @@ func (b *Broker) failAt(point string) bool {
 func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]broker.Answer, bool) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	ch := make(chan broker.Answer, len(reqs))
 	for _, r := range reqs {
+		r.DeadlineMS = deadline.UnixMilli() // the agent refuses it once we stopped waiting
 		go func() {
 			var reply wire.ReserveReply
 			err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), r, &reply)

@@ -99,6 +99,7 @@ type ReservationConfig struct {
 	PastGrace   time.Duration `mapstructure:"past_grace" default:"2m"`
 	Timeout     time.Duration `mapstructure:"timeout" default:"60s" min:"1s"`
 	Prefix      string        `mapstructure:"prefix" default:"la."`
+	Slack       time.Duration `mapstructure:"slack" default:"5m"`
 }
 
 // DispatchConfig is how grid jobs' parts run here (docs/dispatch.md):
@@ -204,9 +205,13 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout,
+		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack,
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
-			StartSlack: c.Dispatch.StartSlack}}.WithDefaults()
+			StartSlack: c.Dispatch.StartSlack}}
+	if ac.Slack == 0 {
+		ac.Slack = -1 // 0 in the file turns the slack off
+	}
+	ac = ac.WithDefaults()
 	if c.Site == "" {
 		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", DefaultConfigFile)
 	}
