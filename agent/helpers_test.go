@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 
 	"lookahead/agent"
 	"lookahead/agent/simsite"
@@ -103,6 +104,12 @@ type fixture struct {
 // built-in engine, waits for its first forecast and stops it at cleanup.
 func runSimAgent(t *testing.T, cfg agent.Config) *fixture {
 	t.Helper()
+	return runSimAgentLog(t, cfg, nil)
+}
+
+// runSimAgentLog is runSimAgent with the agent's lines sent to log.
+func runSimAgentLog(t *testing.T, cfg agent.Config, log *zerolog.Logger) *fixture {
+	t.Helper()
 	fx := &fixture{nc: startNATS(t), clock: newClock(t0)}
 	site, err := simsite.New(simsite.Config{Site: cfg.Site, Nodes: 4, PPN: 4, Policy: sim.EASY,
 		Workload: smallWorkload(), Start: t0, Clock: fx.clock.Now})
@@ -111,7 +118,7 @@ func runSimAgent(t *testing.T, cfg agent.Config) *fixture {
 	}
 	fx.site, fx.res = site, &countingReserver{Reserver: site}
 	eng := agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
-	fx.agent, err = agent.New(cfg, agent.Deps{Conn: fx.nc, Snapshotter: site, Engine: eng, Reserver: fx.res, Now: fx.clock.Now})
+	fx.agent, err = agent.New(cfg, agent.Deps{Conn: fx.nc, Snapshotter: site, Engine: eng, Reserver: fx.res, Now: fx.clock.Now, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

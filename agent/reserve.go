@@ -43,7 +43,7 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of reserve result failed")
 	}
 	a.countRequest(wire.VerbReserve, reply.Code)
-	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Str("message", reply.Message).Msg("reserve")
+	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Str("reply", reply.Message).Msg("reserve")
 	return reply
 }
 

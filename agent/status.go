@@ -4,19 +4,22 @@ package agent
 // forecast, its publications and the forecast-accuracy summary. It is also
 // the reply of the service's status endpoint.
 type Status struct {
-	Site        string          `json:"site"`
-	Revision    uint64          `json:"revision"`
-	Generated   int64           `json:"generated,omitempty"`
-	Horizon     int64           `json:"horizon,omitempty"`
-	Nodes       int             `json:"nodes"`
-	Slots       int             `json:"slots"`
-	Bytes       int             `json:"bytes"`
-	Forecasts   int             `json:"forecasts_published"`
-	Heartbeats  int             `json:"heartbeats_published"`
-	LastPublish int64           `json:"last_publish,omitempty"`
-	LastError   string          `json:"last_error,omitempty"`
-	Accuracy    AccuracySummary `json:"accuracy"`
-	Requests    map[string]int  `json:"requests,omitempty"` // by verb/code
+	Site        string `json:"site"`
+	Revision    uint64 `json:"revision"`
+	Generated   int64  `json:"generated,omitempty"`
+	Horizon     int64  `json:"horizon,omitempty"`
+	Nodes       int    `json:"nodes"`
+	Slots       int    `json:"slots"`
+	Bytes       int    `json:"bytes"`
+	Forecasts   int    `json:"forecasts_published"`
+	Heartbeats  int    `json:"heartbeats_published"`
+	LastPublish int64  `json:"last_publish,omitempty"`
+	LastError   string `json:"last_error,omitempty"`
+	// Failures counts the forecast cycles that failed (snapshot, engine
+	// or publish) since the last one that published.
+	Failures int             `json:"consecutive_failures,omitempty"`
+	Accuracy AccuracySummary `json:"accuracy"`
+	Requests map[string]int  `json:"requests,omitempty"` // by verb/code
 }
 
 // Status returns a copy of the agent's current status.
@@ -43,7 +46,7 @@ func (a *Agent) published(r publishResult, b *built) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.state.LastPublish = r.at.Unix()
-	a.state.LastError = ""
+	a.state.LastError, a.state.Failures = "", 0
 	if r.kind == "heartbeat" {
 		a.state.Heartbeats++
 		a.met.HeartbeatPublished(r.at)
@@ -62,6 +65,7 @@ func (a *Agent) published(r publishResult, b *built) {
 func (a *Agent) setError(err error) {
 	a.mu.Lock()
 	a.state.LastError = err.Error()
+	a.state.Failures++
 	a.mu.Unlock()
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"lookahead/forecast"
@@ -87,6 +88,11 @@ type ClientConfig struct {
 	QstatArgs []string
 	// PbsnodesArgs default to -x.
 	PbsnodesArgs []string
+	// Server, when set, names the pbs_server to query ("host" or
+	// "host:port") as the clients take it: qstat gets the destination
+	// "@server" after its arguments, pbsnodes "-s server" before them.
+	// Empty: the clients' default (<pbs_home>/server_name).
+	Server string
 	// Default applies to every node; Nodes overrides it per node name.
 	// Speed defaults to 1.0. MemMB, when set, replaces the memory that
 	// pbsnodes reports; Features are added to the node's properties.
@@ -94,13 +100,38 @@ type ClientConfig struct {
 	Nodes   map[string]NodeConfig
 	// Now is the clock for Snapshot.Taken (default time.Now).
 	Now func() time.Time
+	// OnSkipped, when set, is told of every item of qstat's or pbsnodes'
+	// output that did not parse; the snapshot is still taken, with the
+	// node or job treated conservatively (see ItemError).
+	OnSkipped func(*ItemError)
 }
 
 // Client takes cluster snapshots from Torque's client commands. Safe for
 // concurrent use if its Runner is.
 type Client struct {
-	run Runner
-	cfg ClientConfig
+	run     Runner
+	cfg     ClientConfig
+	skipped atomic.Uint64
+}
+
+// Skipped counts the output items that did not parse since the Client was
+// made (each also told to ClientConfig.OnSkipped).
+func (c *Client) Skipped() uint64 { return c.skipped.Load() }
+
+// goOn reports the skipped items of a parse error and clears it when
+// only such items failed.
+func (c *Client) goOn(err error) error {
+	var sk *SkippedError
+	if !errors.As(err, &sk) {
+		return err
+	}
+	for _, it := range sk.Items {
+		c.skipped.Add(1)
+		if c.cfg.OnSkipped != nil {
+			c.cfg.OnSkipped(it)
+		}
+	}
+	return nil
 }
 
 // NewClient returns a Client running commands through r.
@@ -116,6 +147,10 @@ func NewClient(r Runner, cfg ClientConfig) *Client {
 	}
 	if cfg.PbsnodesArgs == nil {
 		cfg.PbsnodesArgs = []string{"-x"}
+	}
+	if cfg.Server != "" {
+		cfg.QstatArgs = append(slices.Clone(cfg.QstatArgs), "@"+cfg.Server)
+		cfg.PbsnodesArgs = append([]string{"-s", cfg.Server}, cfg.PbsnodesArgs...)
 	}
 	if cfg.Default.Speed <= 0 {
 		cfg.Default.Speed = 1
@@ -140,7 +175,7 @@ func (c *Client) Jobs(ctx context.Context) ([]forecast.LocalJob, error) {
 		}
 	}
 	jobs, err := ParseQstatXML(bytes.NewReader(res.Stdout))
-	if err != nil {
+	if err = c.goOn(err); err != nil {
 		return nil, fmt.Errorf("qstat on %s: %w", c.site(), err)
 	}
 	return jobs, nil
@@ -160,7 +195,7 @@ func (c *Client) Nodes(ctx context.Context) ([]forecast.SnapshotNode, error) {
 		return nil, fmt.Errorf("pbsnodes on %s: %w", c.site(), err)
 	}
 	nodes, err := ParsePbsnodesXML(bytes.NewReader(res.Stdout))
-	if err != nil {
+	if err = c.goOn(err); err != nil {
 		return nil, fmt.Errorf("pbsnodes on %s: %w", c.site(), err)
 	}
 	for i := range nodes {

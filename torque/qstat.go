@@ -48,7 +48,10 @@ type xmlJob struct {
 // 6.1). It returns every job listed, completed (C) ones and array parents
 // ("3[].vm") included; Client.Snapshot filters them. Empty input (no jobs on
 // the server) gives no jobs and no error. A job without Job_Id or job_state
-// is an error naming the job's position.
+// is an error naming the job's position. A job whose exec_host does not
+// parse is kept without Hosts (it holds its processors wherever the
+// forecast finds them free) and named in a *SkippedError returned beside
+// the jobs.
 func ParseQstatXML(r io.Reader) ([]forecast.LocalJob, error) {
 	return decodeElements(r, "qstat", "Job", "job",
 		func(x xmlJob) string { return x.ID }, xmlJob.toLocal)
@@ -79,6 +82,12 @@ func (x xmlJob) toLocal() (forecast.LocalJob, error) {
 		return j, err
 	}
 	x.fillExtend(&j)
+	if x.ExecHost != "" {
+		// Unparsed, the job keeps its processors without a placement.
+		if j.Hosts, err = ParseExecHost(x.ExecHost); err != nil {
+			return j, &ItemError{Where: "job " + x.ID + " exec_host", Item: x.ExecHost, Err: err}
+		}
+	}
 	return j, nil
 }
 
@@ -138,11 +147,6 @@ func (x xmlJob) fillRun(j *forecast.LocalJob) error {
 	var err error
 	if x.StartTime != "" {
 		if j.Started, err = firstEpoch(x.StartTime); err != nil {
-			return err
-		}
-	}
-	if x.ExecHost != "" {
-		if j.Hosts, err = ParseExecHost(x.ExecHost); err != nil {
 			return err
 		}
 	}

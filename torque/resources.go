@@ -125,14 +125,15 @@ func parseNodePart(part string) (count, ppn int, feats []string, err error) {
 }
 
 // ParseExecHost reads exec_host in any of the captured forms — "vm/0+vm/1"
-// (4.2), "vm/2+vm/1" (2.5, descending), "vm/1-2" (6.1, ranges), and also
+// (4.2), "vm/2+vm/1" (2.5, descending), "vm/1-2" (6.1, ranges),
+// "vm/2-3,6-7" (6.1, non-adjacent slots, captured live) and also
 // "n1/0-1,3+n2/0" — and folds it per node, in order of first appearance.
 func ParseExecHost(s string) ([]forecast.HostProcs, error) {
 	var hosts []forecast.HostProcs
 	index := map[string]int{}
 	for _, part := range strings.Split(strings.TrimSpace(s), "+") {
-		node, slots, ok := strings.Cut(part, "/")
-		if !ok || node == "" {
+		node, slots, ok := strings.Cut(strings.TrimSpace(part), "/")
+		if node = strings.TrimSpace(node); !ok || node == "" {
 			return nil, fmt.Errorf("exec_host %q: part %q is not host/slots", s, part)
 		}
 		n, err := countSlots(slots)

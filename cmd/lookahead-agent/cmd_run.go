@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"os"
-	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
@@ -82,33 +80,10 @@ func runRun(ctx context.Context, c Config) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.Run(gctx) })
 	g.Go(func() error { return msrv.Run(gctx) })
-	g.Go(func() error { return watchReady(gctx, a, msrv, &log) })
+	g.Go(func() error { return watchReady(gctx, a, msrv, ac.Refresh) })
 	err = g.Wait()
 	log.Info().Err(err).Msg("agent stopped")
 	return err
-}
-
-// watchReady marks the daemon ready once its first forecast is out, and
-// not ready while NATS is disconnected.
-func watchReady(ctx context.Context, a *agent.Agent, s *metrics.Server, log *zerolog.Logger) error {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		st := a.Status()
-		switch {
-		case st.LastPublish == 0 && st.LastError != "":
-			s.SetNotReady("no forecast yet: " + st.LastError)
-		case st.LastPublish == 0:
-			s.SetNotReady("no forecast yet")
-		default:
-			s.SetReady()
-		}
-	}
 }
 
 func (c Config) natsConfig() natsconn.Config {

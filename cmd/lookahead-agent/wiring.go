@@ -44,13 +44,28 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	}
 	run := torque.NewExecRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
 	client := torque.NewClient(run, torque.ClientConfig{Site: c.Site, Qstat: c.Torque.Qstat, Pbsnodes: c.Torque.Pbsnodes,
-		Default: torque.NodeConfig{Speed: c.Torque.DefaultSpeed}, Nodes: nodes})
+		Server: c.Torque.Server, Default: torque.NodeConfig{Speed: c.Torque.DefaultSpeed}, Nodes: nodes,
+		OnSkipped: skippedLogger(c)})
 	holds, err := mauiReserver(c)
 	if err != nil {
 		return failedSnapshotter{err}
 	}
 	// Maui's reservations in force are part of the site's state.
 	return agent.HoldingSnapshotter{Snapshotter: agent.TorqueSnapshotter{Client: client}, Holds: holds}
+}
+
+// skippedLogger logs each item of qstat/pbsnodes output that did not
+// parse: the snapshot goes on without it (see torque.ItemError).
+func skippedLogger(c Config) func(*torque.ItemError) {
+	base, err := newLogger(os.Stderr, c.LogLevel)
+	if err != nil {
+		base = zerolog.New(os.Stderr).With().Timestamp().Logger()
+	}
+	log := base.With().Str("site", c.Site).Str("component", "torque").Logger()
+	return func(it *torque.ItemError) {
+		log.Warn().Str("where", it.Where).Str("item", it.Item).AnErr("error", it.Err).
+			Msg("torque output item did not parse: skipped, its node is not offered / its job keeps its processors unplaced")
+	}
 }
 
 type fileSnapshotter string

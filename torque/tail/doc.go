@@ -6,7 +6,8 @@
 // fsnotify on the directory is only a wake-up hint; a periodic reconcile
 // (list, stat, read every file to its last complete line) is the truth.
 // Files are identified by device and inode, so a renamed file keeps its
-// offset. A line is handed to the Handler only when its newline is there,
+// offset, also when the rename hid it from one listing (its position is
+// forgotten only after forgetAfter listings without it). A line is handed to the Handler only when its newline is there,
 // and its end offset is recorded only after the Handler returned nil; the
 // positions file is replaced atomically (temp file + rename).
 //

@@ -54,6 +54,9 @@ func (t *Tailer) list() ([]entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tail %s: %w", t.cfg.Dir, err)
 	}
+	if t.afterReadDir != nil {
+		t.afterReadDir()
+	}
 	var out []entry
 	for _, de := range des {
 		if !t.cfg.Match.MatchString(de.Name()) || compressed(de.Name()) {
@@ -103,7 +106,10 @@ func devIno(fi os.FileInfo) string {
 
 // drainVanished reads to the end the files that are open but no longer in
 // the directory (deleted, or renamed to a name that does not match), then
-// forgets them.
+// stops following them. Their positions stay, by dev:ino, for
+// forgetAfter listings: a file can miss one listing without being gone
+// (log_roll renames F to F.1 between ReadDir and Stat), and when its inode
+// reappears it goes on from its offset instead of from 0.
 func (t *Tailer) drainVanished(ctx context.Context, listed []entry) error {
 	present := make(map[string]bool, len(listed))
 	for _, e := range listed {
@@ -121,6 +127,7 @@ func (t *Tailer) drainVanished(ctx context.Context, listed []entry) error {
 		}
 		tr.close()
 		delete(t.files, k)
+		t.saved[k], t.missed[k] = tr.pos, 1
 		t.dirty = true
 		t.stats.FilesClosed.Add(1)
 	}

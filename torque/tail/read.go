@@ -69,7 +69,10 @@ func (t *Tailer) handleLines(ctx context.Context, tr *tracked, buf []byte, skipp
 			return done, nil
 		}
 		line := buf[done : done+i]
-		if *skipping {
+		if *skipping || len(line) > t.cfg.MaxLine {
+			if !*skipping {
+				t.stats.LongLines.Add(1) // arrived whole in one read
+			}
 			*skipping = false
 			t.advance(tr, int64(i+1))
 			done += i + 1

@@ -140,7 +140,8 @@ type Tailer struct {
 	cfg          Config
 	handle       Handler
 	files        map[string]*tracked // by dev:ino
-	saved        map[string]position
+	saved        map[string]position // by dev:ino: not followed now (not reached yet, or missing from a listing)
+	missed       map[string]int      // consecutive listings a saved file was missing from
 	hadPositions bool
 	firstPass    bool
 	pending      int
@@ -149,7 +150,15 @@ type Tailer struct {
 	// crash, set by tests, simulates a hard crash at a named point: when
 	// it returns true, the pass returns errCrash without writing positions.
 	crash func(point string) bool
+	// afterReadDir, set by tests, runs between the directory read and the
+	// stat of its entries (where a rename can slip in).
+	afterReadDir func()
 }
+
+// forgetAfter is how many consecutive listings a file's position outlives
+// the file: a file missing from fewer is taken to be in the middle of a
+// rename, not gone. A reused inode is caught by the head check.
+const forgetAfter = 3
 
 var errCrash = errors.New("simulated crash")
 
@@ -164,7 +173,7 @@ func New(cfg Config, h Handler) (*Tailer, error) {
 		return nil, err
 	}
 	_, statErr := os.Stat(cfg.Positions)
-	t := &Tailer{cfg: cfg, handle: h, files: map[string]*tracked{}, saved: saved,
+	t := &Tailer{cfg: cfg, handle: h, files: map[string]*tracked{}, saved: saved, missed: map[string]int{},
 		hadPositions: statErr == nil, firstPass: true}
 	if cfg.Start == StartEnd {
 		t.saved = map[string]position{}
@@ -295,7 +304,8 @@ func (t *Tailer) closeAll() {
 	}
 }
 
-// forgetGone drops saved positions of files no longer in the directory.
+// forgetGone drops the saved positions of files missing from forgetAfter
+// consecutive listings.
 func (t *Tailer) forgetGone(listed []entry) {
 	if len(t.saved) == 0 {
 		return
@@ -305,8 +315,13 @@ func (t *Tailer) forgetGone(listed []entry) {
 		present[e.devIno] = true
 	}
 	for k := range t.saved {
-		if !present[k] {
+		if present[k] {
+			delete(t.missed, k) // adopted by follow in this pass
+			continue
+		}
+		if t.missed[k]++; t.missed[k] >= forgetAfter {
 			delete(t.saved, k)
+			delete(t.missed, k)
 			t.dirty = true
 		}
 	}
