@@ -32,7 +32,8 @@ type nhold struct {
 type resv struct {
 	r     forecast.Reservation
 	hosts []hostUse
-	pool  int // processors on usable nodes
+	pool  int   // processors on usable nodes
+	seq   int64 // creation order, see nevent
 }
 
 // Engine is an incremental simulation of one cluster under one Policy.
@@ -79,6 +80,14 @@ type Engine struct {
 	bfJobs    []bfJob  // backfill: the jobs that may start
 	tsBuf     []int64
 	freeBuf   []int
+	evBuf     []nevent
+	arBuf     []rng
+	srBuf     []rng
+	mergeBuf  []rng
+	mergeTmp  []rng
+	availBuf  []int
+	resOrder  []int // nodes in the order reservations take them
+	rseq      int64 // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
@@ -119,6 +128,8 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		e.rank[i] = k
 	}
 	e.candPos = make([]int, len(e.nodes))
+	e.availBuf = make([]int, len(e.nodes))
+	e.resOrder = e.order
 	e.idle = make([]int, len(e.nodes))
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
@@ -362,6 +373,8 @@ func (e *Engine) hostList(hs []hostUse) []forecast.HostProcs {
 // run marks j running on hosts from start, holding them until end.
 func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	j.start, j.end, j.wallEnd, j.hosts = start, end, sat(start, j.Walltime), hosts
+	e.rseq++
+	j.rseq = e.rseq
 	j.pool = 0
 	for _, h := range hosts {
 		e.nodes[h.node].used += h.procs

@@ -15,6 +15,7 @@ type job struct {
 	wallEnd int64 // start + walltime: what plans assume
 	pool    int   // processors held on usable nodes
 	hosts   []hostUse
+	rseq    int64 // when its reservation was made (started), see nevent
 }
 
 type hostUse struct {

@@ -162,13 +162,32 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 		if t == e.now {
 			t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
 		}
-	} else if t != never {
-		t = e.holdNodes(j, t)
+		if t != never {
+			p.add(t, sat(t, j.Walltime), -j.Procs)
+		}
+		return t
 	}
-	if t != never {
-		p.add(t, sat(t, j.Walltime), -j.Procs)
+	if t == never {
+		return never
 	}
-	return t
+	if len(e.blocked) == 0 && len(e.resvs) == 0 {
+		// Nothing is reserved yet: every node's free count only grows
+		// with time, where Maui's ranges come down to the free count at
+		// the earliest time the processor profile fits (holdNodes).
+		// It books nothing beyond what is free, so the profile can hold
+		// it too (still an upper bound of what any node offers), which
+		// spares later checks.
+		if t = e.holdNodes(j, t); t != never {
+			p.add(t, sat(t, j.Walltime), -j.Procs)
+		}
+		return t
+	}
+	// Node-level, as Maui: the reservation lives on its nodes only. The
+	// profile keeps running jobs and grid reservations, a necessary
+	// condition for every later check; Maui may book a node beyond what
+	// it keeps free (see reserveRanges), which a processor count cannot
+	// hold.
+	return e.reserveRanges(j)
 }
 
 // holdNodes finds the earliest time from t0 (a profile step) at which j
@@ -266,6 +285,7 @@ type blockedRes struct {
 	s, e    int64
 	per     []int
 	touched []int
+	seq     int64
 }
 
 func (e *Engine) newBlocked(s, end int64) *blockedRes {
@@ -275,7 +295,8 @@ func (e *Engine) newBlocked(s, end int64) *blockedRes {
 	}
 	b := e.blockPool[k]
 	e.blocked = append(e.blocked, b)
-	b.s, b.e = s, end
+	e.rseq++
+	b.s, b.e, b.seq = s, end, e.rseq
 	return b
 }
 
