@@ -31,6 +31,10 @@ func TestInspectMauiReference(t *testing.T) {
 		jobs[i].submit += shift
 	}
 	home := t.TempDir()
+	if h := os.Getenv("LOOKAHEAD_MAUI_HOME"); h != "" {
+		home = h // kept afterwards, with Maui's log
+		must(t, os.RemoveAll(h))
+	}
 	for _, d := range []string{"traces", "stats", "log"} {
 		must(t, os.MkdirAll(filepath.Join(home, d), 0o755))
 	}
@@ -41,6 +45,9 @@ func TestInspectMauiReference(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
 	must(t, err)
 	policy := policyLines(string(cfg))
+	if l := os.Getenv("LOOKAHEAD_MAUI_LOGLEVEL"); l != "" {
+		policy += "LOGLEVEL " + l + "\nLOGFILEMAXSIZE 1000000000\n"
+	}
 	refs := make([]refJob, len(jobs))
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}

@@ -52,7 +52,11 @@ func loadRefCase(t testing.TB, dir string) refCase {
 		c.jobs = append(c.jobs, Job{ID: r.id, Procs: r.tasks, Walltime: r.wclimit, Runtime: r.end - r.start, Submit: r.queue,
 			User: r.user, Group: r.group, Account: r.account, Queue: r.class})
 	}
-	sort.SliceStable(c.jobs, func(i, j int) bool { return c.jobs[i].Submit < c.jobs[j].Submit })
+	// trace order: by arrival, then name (the generator's order)
+	sort.Slice(c.jobs, func(i, j int) bool {
+		a, b := c.jobs[i], c.jobs[j]
+		return a.Submit < b.Submit || (a.Submit == b.Submit && a.ID < b.ID)
+	})
 	return c
 }
 
@@ -138,12 +142,6 @@ func TestMauiReference(t *testing.T) {
 }
 
 func refPolicy(cfg string) (Policy, error) {
-	p := Policy{Depth: 1}
-	for _, l := range strings.Split(cfg, "\n") {
-		f := strings.Fields(l)
-		if len(f) == 2 && f[0] == "RESERVATIONDEPTH" {
-			fmt.Sscan(f[1], &p.Depth)
-		}
-	}
-	return p, nil
+	mc, err := ReadMauiConfig(strings.NewReader(cfg))
+	return mc.Policy, err
 }

@@ -16,6 +16,9 @@ type job struct {
 	pool    int   // processors held on usable nodes
 	hosts   []hostUse
 	rseq    int64 // when its reservation was made (started), see nevent
+	prio    int64 // Maui priority this pass (Policy.Priority)
+	kept    bool  // holds a reservation across passes (Highest)
+	keptRes *blockedRes
 }
 
 type hostUse struct {

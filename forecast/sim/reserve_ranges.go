@@ -86,10 +86,7 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 	b := e.newBlocked(t, sat(t, j.Walltime))
 	need := j.Procs
 	for _, i := range e.resOrder {
-		f := min(avail[i], j.Procs)
-		if j.PPN > 0 {
-			f -= f % j.PPN
-		}
+		f := e.chunkCap(j, min(avail[i], j.Procs))
 		if f <= 0 {
 			continue
 		}
