@@ -86,7 +86,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results = append(results, checkCommand("maui simulation binary", c.Maui.Maui, "set maui.maui to the maui binary, or use engine: builtin"))
 	}
 	if !skip["forecast"] && !skip["torque"] {
-		results = append(results, checkForecast(ctx, c))
+		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
 	}
 	if !skip["nats"] {
 		results = append(results, checkNATS(ctx, c))

@@ -67,6 +67,7 @@ type MauiConfig struct {
 	Releaseres     string        `mapstructure:"releaseres"`
 	Diagnose       string        `mapstructure:"diagnose"`
 	Maui           string        `mapstructure:"maui"`
+	Config         string        `mapstructure:"config"` // site maui.cfg for the built-in engine (sitepolicy.go)
 	CommandTimeout time.Duration `mapstructure:"command_timeout"`
 	Timezone       string        `mapstructure:"timezone"`
 }
@@ -110,7 +111,7 @@ func setDefaults(v *viper.Viper) {
 		"torque.qstat": "qstat", "torque.pbsnodes": "pbsnodes", "torque.server": "", "torque.timezone": "Local",
 		"torque.scheduler_listen": "", "torque.command_timeout": "30s", "torque.default_speed": 1.0,
 		"maui.home": "/usr/local/maui", "maui.setres": "setres", "maui.showres": "showres",
-		"maui.releaseres": "releaseres", "maui.diagnose": "", "maui.maui": "maui", "maui.command_timeout": "30s", "maui.timezone": "Local",
+		"maui.releaseres": "releaseres", "maui.diagnose": "", "maui.maui": "maui", "maui.config": "", "maui.command_timeout": "30s", "maui.timezone": "Local",
 		"engine": "builtin", "policy": "easy", "horizon": "24h", "pricing.base": 1.0,
 		"intervals.refresh": "60s", "intervals.debounce": "2s", "intervals.heartbeat": "60s",
 		"forecast_ttl": "5m", "reservations.max_duration": "168h", "reservations.past_grace": "2m",
@@ -181,6 +182,8 @@ func (c Config) Validate() error {
 	}
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	} else if _, err := c.sitePolicy(); err != nil {
+		errs = append(errs, fmt.Errorf("maui.config: %w", err))
 	}
 	if c.Horizon <= 0 {
 		errs = append(errs, fmt.Errorf("horizon %v: must be > 0 (e.g. 24h)", c.Horizon))

@@ -80,6 +80,7 @@ type Engine struct {
 	blocked    []*blockedRes // blocked jobs' reservations this pass
 	blockPool  []*blockedRes
 	poolUsed   int      // blockPool entries in use this pass
+	onProfile  bool     // the last reservation was charged on the profile too
 	bfNodes    []bfNode // backfill: nodes with free processors
 	candPos    []int    // backfill: node i's index in bfNodes
 	bfJobs     []bfJob  // backfill: the jobs that may start

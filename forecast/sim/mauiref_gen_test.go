@@ -47,6 +47,12 @@ type refScenario struct {
 	full    float64
 	classes []string
 	policy  string // maui.cfg policy lines
+	// tpn is the share of jobs asking for whole chunks of 2 or 4 tasks per
+	// node (the trace's TPN field, Torque's ppn).
+	tpn float64
+	// heldOut scenarios were added after the simulator reproduced the
+	// others, and run as they came: the honest measure.
+	heldOut bool
 }
 
 type refNodes struct{ count, procs int }
@@ -116,10 +122,65 @@ NODEALLOCATIONPOLICY  MINRESOURCE
 `},
 }
 
+// heldOutScenarios were written after the simulator reproduced
+// refScenarios and were run once, as they came (seeds 8 on).
+var heldOutScenarios = []refScenario{
+	{name: "defaults", seed: 8, nodes: []refNodes{{64, 8}}, jobs: 400, initial: 80, burstGap: 400, burstMean: 6, full: 0.1,
+		classes: []string{"batch"}, heldOut: true,
+		policy: "",
+	},
+	{name: "mixed", seed: 9, nodes: []refNodes{{16, 8}, {16, 4}, {16, 2}}, jobs: 300, initial: 50, burstGap: 500, burstMean: 4, full: 0.2,
+		classes: []string{"batch", "batch", "fast", "slow"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        BESTFIT
+BACKFILLMETRIC        PROCSECONDS
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         50
+CLASSWEIGHT           2
+PROCWEIGHT            2
+CLASSCFG[fast]        PRIORITY=200
+CLASSCFG[slow]        PRIORITY=-50
+`},
+	{name: "tpn", seed: 10, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1, tpn: 0.4,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QUEUETIMEWEIGHT       5
+ACCOUNTWEIGHT         3
+ACCOUNTCFG[a1]        PRIORITY=40
+`},
+	{name: "highestbf", seed: 11, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 60, burstGap: 500, burstMean: 5, full: 0.1,
+		classes: []string{"batch", "high"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      6
+RESERVATIONPOLICY     HIGHEST
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         30
+XFACTORCAP            20
+QUEUETIMECAP          300
+USERWEIGHT            1
+CLASSWEIGHT           1
+USERCFG[DEFAULT]      PRIORITY=10
+USERCFG[u03]          PRIORITY=90
+CLASSCFG[high]        PRIORITY=150
+`},
+	{name: "deep", seed: 12, nodes: []refNodes{{64, 4}}, jobs: 400, initial: 100, burstGap: 300, burstMean: 6, full: 0.1,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      20
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+QUEUETIMEWEIGHT       1
+PSWEIGHT              1
+PSCAP                 2000
+WALLTIMEWEIGHT        1
+WALLTIMECAP           100
+`},
+}
+
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
-	tasks                             int
+	tasks, tpn                        int
 	wall, submit, runtime             int64
 }
 
@@ -177,6 +238,11 @@ func (s refScenario) job(rng *rand.Rand, i int, at int64, maxTasks int) refTrace
 		tasks = 49 + rng.IntN(max(maxTasks-48, 1))
 	}
 	tasks = min(tasks, maxTasks)
+	tpn := 0
+	if s.tpn > 0 && rng.Float64() < s.tpn {
+		tpn = 2 << rng.IntN(2)
+		tasks = max(tpn, tasks-tasks%tpn)
+	}
 	wall := refWalltimes[rng.IntN(len(refWalltimes))]
 	run := wall
 	if rng.Float64() >= s.full {
@@ -185,7 +251,7 @@ func (s refScenario) job(rng *rand.Rand, i int, at int64, maxTasks int) refTrace
 	return refTraceJob{
 		name: fmt.Sprintf("j%04d", i), user: fmt.Sprintf("u%02d", u), group: fmt.Sprintf("g%d", 1+u%3),
 		account: fmt.Sprintf("a%d", 1+rng.IntN(2)), class: s.classes[rng.IntN(len(s.classes))],
-		tasks: tasks, wall: wall, submit: at, runtime: run,
+		tasks: tasks, tpn: tpn, wall: wall, submit: at, runtime: run,
 	}
 }
 
@@ -222,8 +288,8 @@ func workloadTrace(jobs []refTraceJob) []byte {
 	b.WriteString("VERSION 230\n")
 	for _, j := range jobs {
 		q := strconv.FormatInt(j.submit, 10)
-		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d 0 [DEFAULT]:[DEFAULT] [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
-			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.account)
+		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d [DEFAULT]:[DEFAULT] [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
+			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, j.account)
 	}
 	return b.Bytes()
 }
@@ -249,7 +315,7 @@ func TestGenerateMauiReference(t *testing.T) {
 		t.Skip("LOOKAHEAD_MAUI_BIN and LOOKAHEAD_MAUI_REGEN not set: no real Maui to run")
 	}
 	only := os.Getenv("LOOKAHEAD_MAUI_ONLY")
-	for _, s := range refScenarios {
+	for _, s := range append(slices.Clone(refScenarios), heldOutScenarios...) {
 		if only != "" && !slices.Contains(strings.Split(only, ","), s.name) {
 			continue
 		}

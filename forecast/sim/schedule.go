@@ -32,16 +32,38 @@ func (e *Engine) schedule() {
 	}
 	e.buildProfile()
 	e.passes++
-	p := &e.prof
 	full := e.keepPlan && e.policy.unbounded()
 	var minAfter []int
 	if e.policy.unbounded() && !full {
 		minAfter = e.suffixMinProcs()
 	}
+	w := e.priorityPass(full, keep, minAfter)
+	if e.policy.backfills() {
+		e.backfill(e.queue[:w])
+		w = e.dropStarted(w)
+	}
+	clear(e.queue[w:])
+	e.queue = e.queue[:w]
+	e.dropBlockedHolds()
+	if full {
+		e.keep()
+	}
+}
+
+// priorityPass is Maui's MQueueScheduleIJobs: the queue in priority order,
+// each job started if it fits now, else reserved while fewer than the
+// depth hold a reservation. The first job that cannot be reserved (the
+// depth is full, or no reservation could be made) is Maui's
+// IdleJobFound: from there no job starts in this pass, though later jobs
+// still get reservations while the depth allows. It compacts the queue
+// to the jobs still waiting and returns their number.
+func (e *Engine) priorityPass(full, keep bool, minAfter []int) int {
+	p := &e.prof
 	depth, backfills := e.policy.depth(), e.policy.backfills()
 	reserved, w, stopped, idle := 0, 0, false, false
+	room := func() bool { return depth < 0 || reserved < depth }
 	for k, j := range e.queue {
-		if stopped || idle || j.started {
+		if stopped || j.started || (idle && !room() && !j.kept) {
 			if !j.kept {
 				j.held = false
 			}
@@ -49,35 +71,28 @@ func (e *Engine) schedule() {
 			w++
 			continue
 		}
-		if j.kept {
-			e.queue[w] = j // Highest: it keeps its reservation, which counts
-			w++
-			reserved++
-			continue
-		}
-		if p.steps[0].free >= j.Procs {
-			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); ok {
-				if hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime)); ok {
-					e.start(j, hosts)
-					p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
-					continue
-				}
-			}
-		}
 		e.queue[w] = j
 		w++
+		if j.kept {
+			reserved++ // Highest: it keeps its reservation, which counts
+			continue
+		}
 		j.held = false
+		if !idle && e.startNow(j) {
+			w--
+			continue
+		}
 		switch {
-		case depth < 0 || reserved < depth:
-			reserved++
-			j.planned = e.reserveBlocked(j)
-			j.held = true
-			if keep && j.planned != never {
-				e.keepReservation(j)
+		case room():
+			if e.reserveInPass(j, keep, idle) {
+				reserved++
+			} else if j.started {
+				w--
+				continue
+			} else {
+				idle = true
 			}
 		case backfills:
-			// Maui: the first blocked job past the reservation depth ends
-			// the priority pass; the rest may only backfill.
 			idle = true
 			continue
 		default:
@@ -90,16 +105,59 @@ func (e *Engine) schedule() {
 			stopped = !full && !keep && p.steps[0].free <= 0
 		}
 	}
-	if idle {
-		e.backfill(e.queue[:w])
-		w = e.dropStarted(w)
+	return w
+}
+
+// startNow starts j now if it fits on the profile and on nodes.
+func (e *Engine) startNow(j *job) bool {
+	p := &e.prof
+	if p.steps[0].free < j.Procs {
+		return false
 	}
-	clear(e.queue[w:])
-	e.queue = e.queue[:w]
-	e.dropBlockedHolds()
-	if full {
-		e.keep()
+	if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
+		return false
 	}
+	hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime))
+	if !ok {
+		return false
+	}
+	e.start(j, hosts)
+	p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	return true
+}
+
+// reserveInPass reserves blocked job j; false when no reservation could be
+// made. After IdleJobFound, a reservation starting now is used at once, as
+// Maui does (the job may start on it).
+func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
+	j.planned = e.reserveBlocked(j)
+	if j.planned == never {
+		return false
+	}
+	j.held = true
+	if idle && j.planned <= e.now && !e.policy.unbounded() {
+		b := e.blocked[len(e.blocked)-1]
+		per := slices.Clone(b.per)
+		e.dropLastBlocked()
+		if e.onProfile {
+			e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+		}
+		if hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), per); ok {
+			e.start(j, hosts)
+			e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			j.held = false
+			return false
+		}
+		j.planned = e.reserveBlocked(j)
+		if j.planned == never {
+			j.held = false
+			return false
+		}
+	}
+	if keep {
+		e.keepReservation(j)
+	}
+	return true
 }
 
 // keep turns the plan just made into the kept plan: the blocked jobs by
@@ -174,6 +232,7 @@ func (e *Engine) startPlanned() {
 // profile fits now) is held from the next profile step.
 func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
+	e.onProfile = false
 	t := p.earliest(e.now, j.Procs, j.Walltime)
 	if e.keepPlan || e.policy.unbounded() {
 		// conservative: a plan on the processor profile (node-level holds
@@ -198,6 +257,7 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 		// spares later checks.
 		if t = e.holdNodes(j, t); t != never {
 			p.add(t, sat(t, j.Walltime), -j.Procs)
+			e.onProfile = true
 		}
 		return t
 	}
