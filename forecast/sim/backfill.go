@@ -227,6 +227,9 @@ type bfNode struct {
 // pickIn is pickHosts restricted to a backfill window's nodes: those whose
 // available time reached the window when it was opened.
 func (e *Engine) pickIn(j *job, cand []bfNode) ([]hostUse, bool) {
+	if e.policy.NodeAlloc == MinResource {
+		return e.pickCand(j, cand)
+	}
 	return e.pick(j, sat(e.now, j.Walltime), func(i int) bool {
 		k := e.candPos[i]
 		return k < len(cand) && cand[k].i == i && cand[k].in

@@ -52,8 +52,13 @@ type Engine struct {
 	total    int // processors on usable nodes
 	maxChunk int // largest node
 	policy   Policy
-	now      int64
-	origin   int64 // start, for Poll iterations
+	// from policy, fixed: reservations a pass makes (< 0 all), whether
+	// that is all of them, whether jobs backfill
+	depth     int
+	unbounded bool
+	backfills bool
+	now       int64
+	origin    int64 // start, for Poll iterations
 	// lastIter is the latest pass, prevIter the one before it (Maui's
 	// priorities count waiting up to the previous iteration)
 	lastIter, prevIter int64
@@ -123,6 +128,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		ends:     jobHeap{less: byEnd},
 		plan:     jobHeap{less: byPlanned},
 	}
+	e.depth, e.unbounded, e.backfills = p.depth(), p.unbounded(), p.backfills()
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
 		e.nodes[i] = node{name: n.Name, procs: n.Procs, mem: n.MemMB, usable: n.Usable()}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -193,4 +194,34 @@ func FuzzReadMauiConfig(f *testing.F) {
 			t.Fatalf("policy %+v", mc.Policy)
 		}
 	})
+}
+
+// JOBNODEMATCHPOLICY EXACTNODE puts a nodes×ppn job's chunks on distinct
+// nodes (Torque nodes=2:ppn=2 on two nodes); without it a node takes as
+// many whole chunks as it has room for.
+func TestExactNode(t *testing.T) {
+	c := UniformCluster(3, 4)
+	jobs := []Job{
+		{ID: "a", Procs: 4, Walltime: 100, Runtime: 100, Submit: 0}, // fills n0003
+		{ID: "b", Procs: 4, PPN: 2, Walltime: 100, Runtime: 100, Submit: 1},
+	}
+	for _, exact := range []bool{false, true} {
+		res, err := Run(c, jobs, Policy{Depth: 1, ExactNode: exact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hosts string
+		for _, r := range res.Jobs {
+			if r.ID == "b" {
+				hosts = fmt.Sprint(r.Hosts)
+			}
+		}
+		want := "[{n0002 4}]"
+		if exact {
+			want = "[{n0002 2} {n0001 2}]"
+		}
+		if hosts != want {
+			t.Errorf("exact=%v: b on %s, want %s", exact, hosts, want)
+		}
+	}
 }

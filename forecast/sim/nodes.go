@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -82,6 +83,9 @@ func (e *Engine) pickHostsFrom(j *job, end int64, prefer []int) ([]hostUse, bool
 // pick is pickHosts among the nodes in (all when nil), those in prefer
 // first.
 func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hostUse, bool) {
+	if e.policy.NodeAlloc == MinResource && in == nil && prefer == nil {
+		return e.pickFree(j, end)
+	}
 	order := e.startOrder
 	if order == nil {
 		order = e.lastAvailableOrder(j, in)
@@ -154,4 +158,52 @@ func (e *Engine) blockedOn(i int) bool {
 		}
 	}
 	return false
+}
+
+// pickFree is pick in the MINRESOURCE order over the nodes with free
+// processors only (the bitset by rank), the common fast case.
+func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
+	var hosts []hostUse
+	need := j.Procs
+	for k, word := range e.freeBits {
+		for ; word != 0; word &= word - 1 {
+			i := e.order[k<<6|bits.TrailingZeros64(word)]
+			f := e.chunkCap(j, e.nodeFree(i, end))
+			if f <= 0 {
+				continue
+			}
+			take := min(f, need)
+			hosts = append(hosts, hostUse{node: i, procs: take})
+			need -= take
+			if need == 0 {
+				return hosts, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// pickCand is pickIn in the MINRESOURCE order: the window's nodes are
+// listed in that order already.
+func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
+	end := sat(e.now, j.Walltime)
+	var hosts []hostUse
+	need := j.Procs
+	for _, c := range cand {
+		n := &e.nodes[c.i]
+		if !c.in || n.used >= n.procs {
+			continue
+		}
+		f := e.chunkCap(j, e.nodeFree(c.i, end))
+		if f <= 0 {
+			continue
+		}
+		take := min(f, need)
+		hosts = append(hosts, hostUse{node: c.i, procs: take})
+		need -= take
+		if need == 0 {
+			return hosts, true
+		}
+	}
+	return nil, false
 }

@@ -7,8 +7,12 @@ import (
 
 // schedule is one scheduling pass at e.now (see the package comment).
 func (e *Engine) schedule() {
-	// every pass is a Maui iteration, even one that starts nothing
+	// every pass is a Maui iteration, even one that starts nothing; with
+	// a poll interval Maui also iterates where nothing happens
 	e.prevIter, e.lastIter = e.lastIter, e.now
+	if e.policy.Poll > 0 && e.now-e.policy.Poll >= e.origin {
+		e.prevIter = e.now - e.policy.Poll
+	}
 	if e.planValid {
 		e.startPlanned()
 		if e.plan.len() > 0 {
@@ -32,13 +36,13 @@ func (e *Engine) schedule() {
 	}
 	e.buildProfile()
 	e.passes++
-	full := e.keepPlan && e.policy.unbounded()
+	full := e.keepPlan && e.unbounded
 	var minAfter []int
-	if e.policy.unbounded() && !full {
+	if e.unbounded && !full {
 		minAfter = e.suffixMinProcs()
 	}
-	w := e.priorityPass(full, keep, minAfter)
-	if e.policy.backfills() {
+	w, idle := e.priorityPass(full, keep, minAfter)
+	if idle && e.backfills {
 		e.backfill(e.queue[:w])
 		w = e.dropStarted(w)
 	}
@@ -56,36 +60,44 @@ func (e *Engine) schedule() {
 // depth is full, or no reservation could be made) is Maui's
 // IdleJobFound: from there no job starts in this pass, though later jobs
 // still get reservations while the depth allows. It compacts the queue
-// to the jobs still waiting and returns their number.
-func (e *Engine) priorityPass(full, keep bool, minAfter []int) int {
+// to the jobs still waiting and returns their number, and whether a job
+// was left neither started nor reserved (then backfill may start it).
+func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	p := &e.prof
-	depth, backfills := e.policy.depth(), e.policy.backfills()
+	depth, backfills := e.depth, e.backfills
 	reserved, w, stopped, idle := 0, 0, false, false
-	room := func() bool { return depth < 0 || reserved < depth }
-	for k, j := range e.queue {
-		if stopped || j.started || (idle && !room() && !j.kept) {
-			if !j.kept {
-				j.held = false
+	room := depth != 0
+	q := e.queue
+	for k := 0; k < len(q); k++ {
+		j := q[k]
+		if stopped || (idle && !room) {
+			// nothing more happens in this pass: keep the rest as it is
+			for ; k < len(q); k++ {
+				if j = q[k]; !j.kept {
+					j.held = false
+				}
+				q[w] = j
+				w++
 			}
-			e.queue[w] = j
-			w++
-			continue
+			break
 		}
-		e.queue[w] = j
+		q[w] = j
 		w++
 		if j.kept {
 			reserved++ // Highest: it keeps its reservation, which counts
+			room = depth < 0 || reserved < depth
 			continue
 		}
 		j.held = false
-		if !idle && e.startNow(j) {
+		if j.started || (!idle && e.startNow(j)) {
 			w--
 			continue
 		}
 		switch {
-		case room():
+		case room:
 			if e.reserveInPass(j, keep, idle) {
 				reserved++
+				room = depth < 0 || reserved < depth
 			} else if j.started {
 				w--
 				continue
@@ -105,7 +117,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) int {
 			stopped = !full && !keep && p.steps[0].free <= 0
 		}
 	}
-	return w
+	return w, idle
 }
 
 // startNow starts j now if it fits on the profile and on nodes.
@@ -135,7 +147,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 		return false
 	}
 	j.held = true
-	if idle && j.planned <= e.now && !e.policy.unbounded() {
+	if idle && j.planned <= e.now && !e.unbounded {
 		b := e.blocked[len(e.blocked)-1]
 		per := slices.Clone(b.per)
 		e.dropLastBlocked()
@@ -234,7 +246,7 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
 	e.onProfile = false
 	t := p.earliest(e.now, j.Procs, j.Walltime)
-	if e.keepPlan || e.policy.unbounded() {
+	if e.keepPlan || e.unbounded {
 		// conservative: a plan on the processor profile (node-level holds
 		// for every waiting job would cost too much)
 		if t == e.now {
