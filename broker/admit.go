@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"lookahead/forecast"
@@ -18,6 +19,14 @@ type Policy struct {
 	// to every NATS user not listed, including an unknown one. A nil map
 	// allows everything (a single-user or demo setup).
 	Identities map[string]Allowed
+	// Operators are the NATS users whose status shows every job; others
+	// see only the jobs they submitted or may act for.
+	Operators []string
+	// MaxActivePerUser and MaxActivePerAccount bound the jobs one grid
+	// user, one account, may have waiting, committing, reserved or running
+	// (0: no bound). A submission over a bound is refused as queue-full.
+	MaxActivePerUser    int
+	MaxActivePerAccount int
 }
 
 // Allowed lists the grid users and accounts one NATS user may act for.
@@ -59,8 +68,17 @@ func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) 
 }
 
 func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (code, msg string) {
+	if msg := checkActor(actor); msg != "" {
+		return wire.CodeInvalid, msg
+	}
+	if msg := checkSizes(job); msg != "" {
+		return wire.CodeInvalid, msg
+	}
 	if err := job.Validate(); err != nil {
 		return wire.CodeInvalid, err.Error()
+	}
+	if w := WorstCost(*job); math.IsInf(w, 0) || math.IsNaN(w) {
+		return wire.CodeInvalid, fmt.Sprintf("max_price %g × %d procs × %ds is not a finite number of credits", job.MaxPrice, job.Procs, job.Walltime)
 	}
 	if job.ID != "" && s.Job(job.ID) != nil {
 		return wire.CodeInvalid, fmt.Sprintf("job id %q is taken; omit the id to get one", job.ID)
@@ -70,6 +88,9 @@ func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (c
 	}
 	if msg := checkIdentity(p, actor, job); msg != "" {
 		return wire.CodeForbidden, msg
+	}
+	if msg := checkActive(s, p, job); msg != "" {
+		return wire.CodeQueueFull, msg
 	}
 	if msg := s.CheckBudget(p.Budgets, *job); msg != "" {
 		return wire.CodeOverBudget, "over budget: " + msg

@@ -79,7 +79,7 @@ func spend(j *Job) float64 {
 
 // Used is what holder h has spent or holds: the sum of spend over its jobs.
 func (s *State) used(h holder) float64 {
-	total := 0.0
+	total := s.spent[h]
 	for _, j := range s.jobs {
 		if (h.kind == "account" && j.Req.Account == h.name) || (h.kind == "user" && j.Req.User == h.name) {
 			total += spend(j)

@@ -7,30 +7,45 @@ import (
 	"lookahead/wire"
 )
 
-// Site is the latest the broker heard from one site: its forecast and when
-// the site last proved alive (forecast generated or heartbeat), on the
-// broker's clock.
+// Site is the latest the broker heard from one site, on the broker's
+// clock: the forecast it plans on and when the site last proved that
+// forecast current.
 type Site struct {
+	// Name is the site's name: the subject or KV key it spoke on.
+	Name     string
 	Forecast forecast.Forecast
+	// LastSeen is when the forecast arrived or a heartbeat naming its
+	// revision did, never later than its generation time plus the clock
+	// skew accepted (a replayed or delayed message is as old as it says).
 	LastSeen int64
+	// Offset is the site's clock minus the broker's at its last message.
+	Offset int64
+	// Problem says why the site's latest message was refused; Excluded
+	// when that leaves the site out of planning until a good forecast.
+	Problem  string
+	Excluded bool
 }
 
-// Stale reports whether the site has been silent longer than ttl at now.
-func (s Site) Stale(now, ttl int64) bool { return now-s.LastSeen > ttl }
+// Stale reports whether the site is out of planning at now: excluded, or
+// silent longer than ttl.
+func (s Site) Stale(now, ttl int64) bool { return s.Excluded || now-s.LastSeen > ttl }
 
-// Fresh splits sites into the forecasts planning may use and the names of
-// stale sites, both sorted by site name.
-func Fresh(sites []Site, now, ttl int64) (fresh []forecast.Forecast, stale []string) {
+// Fresh splits sites into the forecasts planning may use, the names of
+// stale sites and of excluded ones, all sorted by site name.
+func Fresh(sites []Site, now, ttl int64) (fresh []forecast.Forecast, stale, excluded []string) {
 	sorted := append([]Site(nil), sites...)
-	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Forecast.Site < sorted[b].Forecast.Site })
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	for _, s := range sorted {
-		if s.Stale(now, ttl) {
-			stale = append(stale, s.Forecast.Site)
-		} else {
+		switch {
+		case s.Excluded:
+			excluded = append(excluded, s.Name)
+		case s.Stale(now, ttl):
+			stale = append(stale, s.Name)
+		default:
 			fresh = append(fresh, s.Forecast)
 		}
 	}
-	return fresh, stale
+	return fresh, stale, excluded
 }
 
 // SiteStatuses summarises every site for the sites endpoint, sorted by name.
@@ -39,9 +54,10 @@ func SiteStatuses(sites []Site, now, ttl int64) []wire.SiteStatus {
 	for _, s := range sites {
 		f := s.Forecast
 		st := wire.SiteStatus{
-			Site: f.Site, Seq: f.Seq, Generated: f.Generated, LastSeen: s.LastSeen,
+			Site: s.Name, Seq: f.Seq, Generated: f.Generated, LastSeen: s.LastSeen,
 			Age: now - s.LastSeen, Horizon: f.Horizon, Nodes: len(f.Nodes),
-			Slots: len(f.Slots), Stale: s.Stale(now, ttl),
+			Slots: len(f.Slots), Stale: s.Stale(now, ttl), ClockOffset: s.Offset,
+			Problem: s.Problem, Excluded: s.Excluded,
 		}
 		for _, n := range f.Nodes {
 			st.Procs += n.Procs

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"lookahead/forecast"
@@ -15,11 +16,13 @@ type State struct {
 	jobs     map[string]*Job
 	requests map[string]string // client request id → job id
 	seq      uint64            // submissions so far
+	// spent is what forgotten jobs spent, per budget holder (see Forget).
+	spent map[holder]float64
 }
 
 // NewState returns an empty queue.
 func NewState() *State {
-	return &State{jobs: map[string]*Job{}, requests: map[string]string{}}
+	return &State{jobs: map[string]*Job{}, requests: map[string]string{}, spent: map[holder]float64{}}
 }
 
 // Job returns the job with id, or nil.
@@ -101,11 +104,18 @@ func (s *State) submit(e Event) error {
 		return fmt.Errorf("submitted event for existing job %q", e.Job)
 	}
 	s.seq++
-	s.jobs[e.Job] = &Job{
+	j := &Job{
 		Req: *e.Request, RequestID: e.RequestID, Actor: e.Actor,
 		State: wire.JobWaiting, WorstCost: WorstCost(*e.Request),
 		Updated: e.Time, seq: s.seq,
 	}
+	if math.IsInf(j.WorstCost, 0) || math.IsNaN(j.WorstCost) {
+		// Admitted by an older broker: it would hold an infinite amount of
+		// budget and break every status reply. Cancel it on replay.
+		j.State, j.WorstCost = wire.JobCancelled, 0
+		j.Message = "cancelled: max_price × procs × walltime is not a finite number; resubmit with a lower max_price"
+	}
+	s.jobs[e.Job] = j
 	if e.RequestID != "" {
 		s.requests[e.RequestID] = e.Job
 	}

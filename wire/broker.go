@@ -100,12 +100,19 @@ type CancelReply struct {
 	State   string `json:"state,omitempty"`
 }
 
-// StatusRequest asks for one job (Job set) or every job the broker knows.
+// StatusRequest asks for one job (Job set) or a page of the queue: the
+// jobs the asker may see, in submission order, after the cursor After.
 type StatusRequest struct {
 	Type string `json:"type"`
 	Job  string `json:"job,omitempty"`
-	// All includes finished, failed, cancelled and expired jobs.
+	// All includes finished, failed, cancelled and expired jobs (those
+	// still within the broker's retention).
 	All bool `json:"all,omitempty"`
+	// After is the cursor: a previous reply's Next (0: from the start).
+	After uint64 `json:"after,omitempty"`
+	// Limit asks for at most this many jobs (the broker caps a page by
+	// count and by encoded size, so a reply always fits in one message).
+	Limit int `json:"limit,omitempty"`
 }
 
 // JobStatus is the broker's view of one grid job.
@@ -123,23 +130,28 @@ type JobStatus struct {
 	Attempts     int                  `json:"attempts,omitempty"`
 }
 
-// StatusReply lists jobs, in submission order.
+// StatusReply lists jobs, in submission order. Next, when not 0, is the
+// cursor of the next page: ask again with After = Next.
 type StatusReply struct {
 	Type    string      `json:"type"`
 	Code    string      `json:"code"`
 	Message string      `json:"message,omitempty"`
 	Now     int64       `json:"now"`
 	Jobs    []JobStatus `json:"jobs"`
+	Next    uint64      `json:"next,omitempty"`
 }
 
 // Plan is one planning cycle's result: the allocation of every waiting job
 // (or why it did not fit), over the forecasts of the Sites it used.
 type Plan struct {
-	Type        string                `json:"type"`
-	Cycle       uint64                `json:"cycle"`
-	Time        int64                 `json:"time"`
-	Sites       []string              `json:"sites"`
-	Stale       []string              `json:"stale,omitempty"`
+	Type  string   `json:"type"`
+	Cycle uint64   `json:"cycle"`
+	Time  int64    `json:"time"`
+	Sites []string `json:"sites"`
+	Stale []string `json:"stale,omitempty"`
+	// Excluded lists sites left out because their latest forecast was
+	// refused (see SiteStatus.Problem).
+	Excluded    []string              `json:"excluded,omitempty"`
 	Allocations []forecast.Allocation `json:"allocations"`
 	// Commit lists the jobs this cycle started reserving.
 	Commit []string `json:"commit,omitempty"`
@@ -161,7 +173,15 @@ type SiteStatus struct {
 	// FreeProcHours is the processor-hours of slots between now and the
 	// horizon.
 	FreeProcHours float64 `json:"free_proc_hours"`
-	Stale         bool    `json:"stale"`
+	// Stale: out of planning (silent longer than the TTL, or excluded).
+	Stale bool `json:"stale"`
+	// ClockOffset is the site's clock minus the broker's, seconds, at the
+	// site's last message.
+	ClockOffset int64 `json:"clock_offset"`
+	// Problem says why the site's latest message was refused; Excluded is
+	// set when that keeps the site out of planning until a good forecast.
+	Problem  string `json:"problem,omitempty"`
+	Excluded bool   `json:"excluded,omitempty"`
 }
 
 // SitesReply lists every site the broker has a forecast of.
@@ -197,7 +217,18 @@ type AuditFinding struct {
 	Broker      *Reservation `json:"broker,omitempty"`
 	Actual      *Reservation `json:"actual,omitempty"`
 	Repair      string       `json:"repair,omitempty"` // what --repair did
+	// RepairCode is the outcome of --repair: RepairDone, RepairRefused,
+	// RepairReported or RepairFailed.
+	RepairCode string `json:"repair_code,omitempty"`
 }
+
+// Outcomes of repairing one audit finding.
+const (
+	RepairDone     = "repaired"
+	RepairRefused  = "refused"  // the site, or the broker's rules, said no
+	RepairReported = "reported" // drifted: reported, never repaired
+	RepairFailed   = "failed"   // the machinery failed (no answer, not recorded)
+)
 
 // AuditReport is the result of an audit.
 type AuditReport struct {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 
 	"lookahead/forecast"
 )
@@ -19,10 +18,6 @@ const ForecastEncoding = "gzip"
 // TypeHeartbeat) on a site's forecast subject, so a subscriber can tell the
 // two apart without decoding.
 const HeaderType = "Lookahead-Type"
-
-// MaxForecastBytes bounds a decoded forecast, so a hostile or broken message
-// cannot exhaust memory.
-const MaxForecastBytes = 256 << 20
 
 // Forecast payloads on the wire (message body and KV value) are a gzip
 // stream whose content is one of:
@@ -58,17 +53,29 @@ func EncodeForecast(f *forecast.Forecast) ([]byte, error) {
 }
 
 // DecodeForecast reads what EncodeForecast wrote (or gzip-compressed v1
-// JSON) and validates it.
+// JSON) and validates it. The payload is decompressed as a stream and
+// never past MaxForecastBytes; a forecast over MaxForecastNodes or
+// MaxForecastSlots is refused (errors wrap forecast.ErrInvalid, and
+// ErrTooLarge for a limit).
 func DecodeForecast(data []byte) (*forecast.Forecast, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decompress forecast: %w", err)
 	}
 	defer zr.Close()
-	br := bufio.NewReader(io.LimitReader(zr, MaxForecastBytes))
+	br := bufio.NewReader(newBoundedReader(zr, MaxForecastBytes))
 	head, err := br.Peek(len(compactMagic))
+	var f *forecast.Forecast
 	if err == nil && string(head) == compactMagic {
-		return readCompact(br)
+		f, err = readCompact(br)
+	} else {
+		f, err = forecast.DecodeForecast(br)
 	}
-	return forecast.DecodeForecast(br)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckLimits(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }

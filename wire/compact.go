@@ -151,7 +151,7 @@ var errCompact = errors.New("compact forecast")
 func readCompact(br *bufio.Reader) (*forecast.Forecast, error) {
 	f, err := readCompactBody(br)
 	if err != nil {
-		return nil, fmt.Errorf("decode forecast: %w: %w: %v", forecast.ErrInvalid, errCompact, err)
+		return nil, fmt.Errorf("decode forecast: %w: %w: %w", forecast.ErrInvalid, errCompact, err)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -175,8 +175,8 @@ func readCompactBody(br *bufio.Reader) (*forecast.Forecast, error) {
 	if err != nil {
 		return nil, fmt.Errorf("slot count: %w", err)
 	}
-	if n > MaxForecastBytes/5 {
-		return nil, fmt.Errorf("slot count %d too large", n)
+	if n > MaxForecastSlots {
+		return nil, fmt.Errorf("%w: %d slots, at most %d", ErrTooLarge, n, MaxForecastSlots)
 	}
 	f.Slots = make([]forecast.Slot, 0, min(n, 1<<20))
 	cols, err := readColumns(br, int(n))
@@ -197,8 +197,8 @@ func readCompactHeader(br *bufio.Reader) (*forecast.Forecast, error) {
 	if err != nil {
 		return nil, fmt.Errorf("header length: %w", err)
 	}
-	if n > MaxForecastBytes {
-		return nil, fmt.Errorf("header length %d too large", n)
+	if n > maxHeaderBytes {
+		return nil, fmt.Errorf("%w: header of %d bytes, at most %d", ErrTooLarge, n, maxHeaderBytes)
 	}
 	raw := make([]byte, 0, min(n, 1<<20))
 	buf := bytes.NewBuffer(raw)
@@ -214,6 +214,9 @@ func readCompactHeader(br *bufio.Reader) (*forecast.Forecast, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("header: trailing data")
 	}
+	if len(h.Nodes) > MaxForecastNodes {
+		return nil, fmt.Errorf("%w: %d nodes, at most %d", ErrTooLarge, len(h.Nodes), MaxForecastNodes)
+	}
 	return &forecast.Forecast{Version: h.Version, Site: h.Site, Seq: h.Seq,
 		Generated: h.Generated, Horizon: h.Horizon, Nodes: h.Nodes, Unmodelled: h.Unmodelled}, nil
 }
@@ -223,8 +226,8 @@ func readPrices(br *bufio.Reader) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("price count: %w", err)
 	}
-	if n > MaxForecastBytes/8 {
-		return nil, fmt.Errorf("price count %d too large", n)
+	if n > MaxForecastSlots {
+		return nil, fmt.Errorf("%w: %d prices, at most %d", ErrTooLarge, n, MaxForecastSlots)
 	}
 	prices := make([]float64, 0, min(n, 1<<16))
 	for range n {

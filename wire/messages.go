@@ -28,6 +28,7 @@ const (
 	CodeNotFound    = "not-found"   // nothing to release / unknown job
 	CodeForbidden   = "forbidden"   // identity not allowed
 	CodeOverBudget  = "over-budget" // job's worst-case cost exceeds the budget left
+	CodeQueueFull   = "queue-full"  // the user or account has as many active grid jobs as allowed
 	CodeInternal    = "internal"    // the machinery failed
 )
 
@@ -138,6 +139,11 @@ type AuditRecord struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message,omitempty"`
 	Detail   any      `json:"detail,omitempty"`
+	// Mismatch is set by readers, never by writers: the record's body
+	// disagrees with its subject, which the server's permissions bind to
+	// the publisher. Origin (and, for a site's record, Site) are then the
+	// subject's, and Mismatch says what the body claimed.
+	Mismatch string `json:"mismatch,omitempty"`
 }
 
 // JobEvent is what a site saw of a grid job's part.

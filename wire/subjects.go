@@ -42,6 +42,9 @@ const (
 	JobStream   = "LOOKAHEAD_JOBS"
 	JobSubjectT = "lookahead.jobs.%s"
 	JobSubjects = "lookahead.jobs.>"
+	// JobSnapshotSubject carries the broker's snapshots of the queue in
+	// the job stream ('$' is never in a job id, a plain name).
+	JobSnapshotSubject = "lookahead.jobs.$snapshot"
 
 	// AuditStream is the append-only audit trail; records are published on
 	// AuditSubjectT (origin: a site name or "broker", action).

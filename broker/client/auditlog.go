@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,9 +33,38 @@ func (f LogFilter) Match(r wire.AuditRecord) bool {
 	return f.Since == 0 || r.Time >= f.Since
 }
 
+// TrustSubject makes a record's origin the one its subject names
+// (lookahead.audit.<origin>.<action>): the NATS permissions let each site
+// publish only under its own name, while the body is whatever the
+// publisher wrote. A site's record is about that site only. What the body
+// claimed otherwise is kept in Mismatch.
+func TrustSubject(subject string, r *wire.AuditRecord) {
+	tok := strings.Split(subject, ".")
+	if len(tok) != 4 {
+		r.Mismatch = "published outside lookahead.audit.<origin>.<action>"
+		return
+	}
+	origin, action := tok[2], tok[3]
+	var claims []string
+	if r.Origin != origin {
+		claims = append(claims, fmt.Sprintf("origin %q", wire.Clip(r.Origin, 64)))
+		r.Origin = origin
+	}
+	if origin != wire.AuditOriginBroker && r.Site != "" && r.Site != origin {
+		claims = append(claims, fmt.Sprintf("site %q", wire.Clip(r.Site, 64)))
+		r.Site = origin
+	}
+	if r.Action != action {
+		claims = append(claims, fmt.Sprintf("action %q under subject action %q", wire.Clip(r.Action, 64), action))
+	}
+	if len(claims) > 0 {
+		r.Mismatch = "body claims " + strings.Join(claims, ", ")
+	}
+}
+
 // AuditLog reads the audit stream from the start (or from Since) and
-// returns the records that match, oldest first. Undecodable records are
-// counted in bad.
+// returns the records that match, oldest first, each with the origin its
+// subject names (see TrustSubject). Undecodable records are counted in bad.
 func (c *Client) AuditLog(ctx context.Context, f LogFilter) (recs []wire.AuditRecord, bad int, err error) {
 	js, err := jetstream.New(c.nc)
 	if err != nil {
@@ -71,7 +101,7 @@ func (c *Client) AuditLog(ctx context.Context, f LogFilter) (recs []wire.AuditRe
 			var r wire.AuditRecord
 			if json.Unmarshal(msg.Data(), &r) != nil {
 				bad++
-			} else if f.Match(r) {
+			} else if TrustSubject(msg.Subject(), &r); f.Match(r) {
 				recs = append(recs, r)
 			}
 			if meta, err := msg.Metadata(); err == nil && meta.NumPending == 0 {

@@ -99,11 +99,32 @@ func (c *Client) Cancel(ctx context.Context, id string) (wire.CancelReply, error
 	return reply, err
 }
 
-// Status reports one job (id set) or the queue (all: with ended jobs).
+// Status reports one job (id set) or the queue (all: with ended jobs), as
+// the broker lets this client's NATS user see it (its own jobs, or all for
+// an operator). The broker answers in pages that each fit in one NATS
+// message; Status asks for every page and returns them as one reply.
 func (c *Client) Status(ctx context.Context, id string, all bool) (wire.StatusReply, error) {
-	var reply wire.StatusReply
-	err := c.request(ctx, wire.BrokerSubject(wire.VerbStatus), wire.StatusRequest{Type: wire.TypeStatus, Job: id, All: all}, &reply)
-	return reply, err
+	req := wire.StatusRequest{Type: wire.TypeStatus, Job: id, All: all}
+	var out wire.StatusReply
+	for page := 0; ; page++ {
+		var reply wire.StatusReply
+		if err := c.request(ctx, c.userSubject(wire.VerbStatus), req, &reply); err != nil {
+			return out, err
+		}
+		switch {
+		case page == 0:
+			out = reply
+		case reply.Code != wire.CodeOK:
+			return out, fmt.Errorf("status page %d: %s %s", page+1, reply.Code, reply.Message)
+		default:
+			out.Jobs = append(out.Jobs, reply.Jobs...)
+		}
+		if reply.Code != wire.CodeOK || reply.Next <= req.After {
+			out.Next = 0
+			return out, nil
+		}
+		req.After = reply.Next
+	}
 }
 
 // Plan is the broker's last plan.

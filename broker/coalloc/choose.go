@@ -2,6 +2,7 @@ package coalloc
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"lookahead/forecast"
@@ -135,16 +136,27 @@ func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan 
 }
 
 // commit removes the plan's processors from the pool, cheapest price level
-// first at every instant, and returns the allocation with its cost.
+// first at every instant, and returns the allocation with its cost. A cost
+// that is not a finite number (huge prices over a long hold) is refused as
+// invalid and takes nothing: no allocation the planner returns carries one.
 func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
 	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end}
-	for _, t := range pl.takes {
-		n := &p.nodes[t.node]
-		segs := p.profile(t.node, pl.start, pl.end, job.MaxPrice)
-		taken, cost := takeCheapest(segs, t.procs)
+	taken := make([][]piece, len(pl.takes))
+	for i, t := range pl.takes {
+		var cost float64
+		taken[i], cost = takeCheapest(p.profile(t.node, pl.start, pl.end, job.MaxPrice), t.procs)
 		a.Cost += cost
-		p.addPieces(t.node, taken)
+	}
+	if math.IsInf(a.Cost, 0) || math.IsNaN(a.Cost) {
+		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}
+	}
+	for i, t := range pl.takes {
+		n := &p.nodes[t.node]
+		p.addPieces(t.node, taken[i])
 		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs)})
 	}
 	return a
 }
+
+// NonFiniteCost explains an "invalid: " allocation whose cost overflowed.
+const NonFiniteCost = "cost is not a finite number (price × processors × hours overflows); lower max_price"

@@ -75,16 +75,14 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 	classIdx := map[string]int32{}
 	for i := range forecasts {
 		f := &forecasts[i]
-		if err := f.Validate(); err != nil {
+		if err := ValidateForecast(f); err != nil {
 			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
 		}
 		if j, dup := seen[f.Site]; dup {
 			return nil, fmt.Errorf("forecast %d: %w: site %q duplicates forecast %d", i, forecast.ErrInvalid, f.Site, j)
 		}
 		seen[f.Site] = i
-		if err := p.addSite(f, classIdx); err != nil {
-			return nil, fmt.Errorf("forecast %d (site %q): %w", i, f.Site, err)
-		}
+		p.addSite(f, classIdx)
 	}
 	if len(p.nodes) > math.MaxInt32 {
 		return nil, fmt.Errorf("coalloc: %d nodes: too many", len(p.nodes))
@@ -94,18 +92,12 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 	return p, nil
 }
 
-// maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
-const maxNodeProcs = 1 << 24
-
-func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
+func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) {
 	meta := *f
 	meta.Slots = nil
 	s := site{fc: meta}
 	byName := make(map[string]int32, len(f.Nodes))
-	for i, n := range f.Nodes {
-		if n.Procs > maxNodeProcs {
-			return fmt.Errorf("%w: nodes[%d].procs: %d, at most %d supported", forecast.ErrInvalid, i, n.Procs, maxNodeProcs)
-		}
+	for _, n := range f.Nodes {
 		idx := int32(len(p.nodes))
 		byName[n.Name] = idx
 		s.nodes = append(s.nodes, idx)
@@ -122,7 +114,6 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) error {
 		n.pieces = append(n.pieces, piece{start: start, end: sl.End, procs: int64(sl.Procs), price: sl.Price})
 	}
 	p.sites = append(p.sites, s)
-	return nil
 }
 
 // renumber orders the nodes by the start of their first piece (then

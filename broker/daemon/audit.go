@@ -42,7 +42,8 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 	rep.Findings = broker.Reconcile(believed, actual)
 	if repair {
 		for i := range rep.Findings {
-			rep.Findings[i].Repair = b.repair(ctx, rep.Findings[i], believed)
+			f := &rep.Findings[i]
+			f.RepairCode, f.Repair = b.repair(ctx, *f, believed)
 		}
 	}
 	counts := map[string]int{}
@@ -132,28 +133,34 @@ func (b *Broker) listAll(ctx context.Context, sites []string) (map[string][]wire
 	return actual, errs
 }
 
-// repair fixes one finding and says what it did.
-func (b *Broker) repair(ctx context.Context, f wire.AuditFinding, believed map[string][]wire.Reservation) string {
+// repair fixes one finding and says what it did: wire.RepairDone, or
+// why not (wire.RepairRefused: the site or the broker's rules said no;
+// wire.RepairReported: drifted, reported only; wire.RepairFailed: the
+// machinery failed).
+func (b *Broker) repair(ctx context.Context, f wire.AuditFinding, believed map[string][]wire.Reservation) (string, string) {
 	switch f.Kind {
 	case wire.DriftOrphaned:
 		for _, r := range believed[f.Site] {
 			if r.Job == f.Job {
-				return "not released: the broker holds another reservation of this job on the site"
+				return wire.RepairRefused, "not released: the broker holds another reservation of this job on the site"
 			}
 		}
 		reply, err := b.release(ctx, f.Job, f.Site, "audit repair: orphaned reservation")
-		if err != nil {
-			return "release failed: " + err.Error()
+		switch {
+		case err != nil:
+			return wire.RepairFailed, "release failed: " + err.Error()
+		case reply.Code != wire.CodeOK && reply.Code != wire.CodeNotFound:
+			return wire.RepairRefused, fmt.Sprintf("release refused: %s %s", reply.Code, reply.Message)
 		}
-		return fmt.Sprintf("released (%s) %v", reply.Code, reply.Released)
+		return wire.RepairDone, fmt.Sprintf("released (%s) %v", reply.Code, reply.Released)
 	case wire.DriftMissing:
 		return b.rereserve(ctx, *f.Broker)
 	}
-	return "not repaired: release and cancel/resubmit the job to move it"
+	return wire.RepairReported, "not repaired: release and cancel/resubmit the job to move it"
 }
 
 // rereserve asks a site again for a reservation the broker believes in.
-func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) string {
+func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) (string, string) {
 	b.mu.Lock()
 	rev := uint64(0)
 	if s := b.sites[r.Site]; s != nil {
@@ -166,12 +173,12 @@ func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) string {
 	defer cancel()
 	var reply wire.ReserveReply
 	if err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), req, &reply); err != nil {
-		return "re-reserve failed: " + err.Error()
+		return wire.RepairFailed, "re-reserve failed: " + err.Error()
 	}
 	b.audit(ctx, wire.AuditRecord{Action: "reserve", Job: r.Job, Site: r.Site, Identity: r.Identity, Code: reply.Code,
 		Message: "audit repair: " + reply.Message, Detail: reply.Reservations})
 	if reply.Code != wire.CodeOK {
-		return fmt.Sprintf("re-reserve refused: %s %s", reply.Code, reply.Message)
+		return wire.RepairRefused, fmt.Sprintf("re-reserve refused: %s %s", reply.Code, reply.Message)
 	}
 	for i := range reply.Reservations {
 		if reply.Reservations[i].Site == "" {
@@ -182,9 +189,9 @@ func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) string {
 	err := b.record(ctx, broker.Event{Kind: broker.EvRepaired, Time: b.now(), Job: r.Job, Site: r.Site, Reservations: reply.Reservations})
 	b.mu.Unlock()
 	if err != nil {
-		return "re-reserved, but not recorded: " + err.Error()
+		return wire.RepairFailed, "re-reserved, but not recorded: " + err.Error()
 	}
-	return fmt.Sprintf("re-reserved as %s", reservationIDs(reply.Reservations))
+	return wire.RepairDone, fmt.Sprintf("re-reserved as %s", reservationIDs(reply.Reservations))
 }
 
 func reservationIDs(rs []wire.Reservation) string {

@@ -38,13 +38,24 @@ type Broker struct {
 	// staleRev is, per site, the forecast revision a reserve was refused
 	// as stale on: no commit touches the site again until a newer one.
 	staleRev map[string]uint64
+	// digests is, per site, the SHA-256 of the last payload taken, so the
+	// copy of a forecast that arrives by the other path is not decoded.
+	digests map[string][32]byte
+
+	kvMu sync.Mutex
+	kv   jetstream.KeyValue // the forecast bucket, once watched
 
 	trigger      chan struct{}
 	ready        chan struct{}
 	readyOnce    sync.Once
 	badForecasts atomic.Int64
+	badEvents    atomic.Int64
 	crashed      atomic.Bool
 	commitMu     sync.Mutex // one commit or release pass at a time
+	health       health
+	// events counts events recorded since the last snapshot (under mu).
+	events int
+	snap   snapshotter
 }
 
 // New checks the config and returns a broker that will use nc.
@@ -60,8 +71,8 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	return &Broker{
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
 		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
-		staleRev: map[string]uint64{},
-		trigger:  make(chan struct{}, 1), ready: make(chan struct{}),
+		staleRev: map[string]uint64{}, digests: map[string][32]byte{},
+		trigger: make(chan struct{}, 1), ready: make(chan struct{}),
 	}, nil
 }
 
@@ -122,15 +133,29 @@ func (b *Broker) setup(ctx context.Context) error {
 	if _, err := ensureStream(ctx, b.js, AuditStreamConfig(b.cfg.Replicas)); err != nil {
 		return err
 	}
-	s, err := b.js.CreateOrUpdateStream(ctx, jobStreamConfig(b.cfg.Replicas))
+	s, err := ensureStream(ctx, b.js, jobStreamConfig(b.cfg.Replicas))
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", wire.JobStream, err)
+		return err
+	}
+	b.snap.stream = s
+	if info, err := s.Info(ctx); err == nil && info.Config.DenyPurge {
+		b.snap.purgeDenied = true
+		b.log.Info().Msg("the job stream denies purges (created by an older broker): snapshots bound replays, not its size; see docs/broker.md")
 	}
 	b.mu.Lock()
-	events, bad, err := replay(ctx, s, func(e broker.Event) {
-		if err := b.state.Apply(e); err != nil {
-			b.log.Warn().Err(err).Msg("replay: event skipped")
-		}
+	events, bad, err := replay(ctx, s, replayer{
+		apply: func(e broker.Event) {
+			if err := b.state.Apply(e); err != nil {
+				b.log.Warn().Err(err).Msg("replay: event skipped")
+			}
+		},
+		restore: func(sn broker.Snapshot) error {
+			st, err := broker.FromSnapshot(sn)
+			if err == nil {
+				b.state = st
+			}
+			return err
+		},
 	})
 	b.mu.Unlock()
 	if err != nil {
@@ -144,29 +169,46 @@ func (b *Broker) setup(ctx context.Context) error {
 // outcome: the involved sites owe a release (after the reserve deadline, so
 // a reserve still in flight lands first) and the job waits again.
 func (b *Broker) recover(ctx context.Context) error {
+	return b.rollBackUnfinished(ctx, "rolled back: the broker stopped during the commit", func(j *broker.Job) int64 {
+		return j.Updated + int64(b.cfg.ReserveTimeout/time.Second) + 1
+	})
+}
+
+// rollBackUnfinished records a failed outcome for every committing job
+// (none is in flight when this runs): its sites owe a release from
+// releaseAfter(job) on, and the job waits to be planned again.
+func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfter func(*broker.Job) int64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, j := range b.state.InState(wire.JobCommitting) {
 		e := broker.Event{
 			Kind: broker.EvOutcome, Time: b.now(), Job: j.Req.ID, Release: j.Alloc.Sites(),
-			ReleaseAfter: j.Updated + int64(b.cfg.ReserveTimeout/time.Second) + 1,
-			Message:      "rolled back: the broker stopped during the commit",
+			ReleaseAfter: releaseAfter(j), Message: why,
 		}
 		if err := b.record(ctx, e); err != nil {
-			return fmt.Errorf("recover commit of %s: %w", j.Req.ID, err)
+			return fmt.Errorf("roll back the commit of %s: %w", j.Req.ID, err)
 		}
 		b.cfg.Metrics.RolledBack("recovery")
 		b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
-		b.log.Warn().Str("job", j.Req.ID).Strs("sites", e.Release).Msg("unfinished commit rolled back")
+		b.log.Warn().Str("job", j.Req.ID).Strs("sites", e.Release).Str("why", why).Msg("unfinished commit rolled back")
 	}
 	return nil
 }
 
 // record appends e to the job stream, then applies it. Callers hold b.mu.
 func (b *Broker) record(ctx context.Context, e broker.Event) error {
-	if err := appendEvent(ctx, b.js, e); err != nil {
+	err := error(nil)
+	if b.cfg.AppendError != nil {
+		err = b.cfg.AppendError(e)
+	}
+	if err == nil {
+		err = appendEvent(ctx, b.js, e)
+	}
+	b.health.appended(err)
+	if err != nil {
 		return err
 	}
+	b.events++
 	if err := b.state.Apply(e); err != nil {
 		b.log.Error().Err(err).Msg("recorded event does not apply")
 	}
@@ -205,6 +247,8 @@ func (b *Broker) loop(ctx context.Context) error {
 	defer tick.Stop()
 	debounce := time.NewTimer(b.cfg.Debounce)
 	defer debounce.Stop()
+	snap := time.NewTicker(b.cfg.SnapshotInterval)
+	defer snap.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -214,8 +258,15 @@ func (b *Broker) loop(ctx context.Context) error {
 			debounce.Reset(b.cfg.Debounce)
 			continue
 		case <-debounce.C:
+		case <-snap.C:
+			if err := b.Snapshot(ctx); err != nil {
+				b.log.Error().Err(err).Msg("snapshot failed; the next one retries")
+			}
+			continue
 		}
-		if err := b.Cycle(ctx); err != nil {
+		err := b.Cycle(ctx)
+		b.health.cycleDone(err)
+		if err != nil {
 			if b.crashed.Load() {
 				return ErrCrashed
 			}

@@ -142,7 +142,11 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 	err := b.record(ctx, e)
 	b.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("commit outcome of %s: %w", id, err)
+		// The job stays committing in memory; the next cycle's settle
+		// rolls it back (releasing whatever the sites reserved) as soon as
+		// the job stream takes events again.
+		b.kick()
+		return fmt.Errorf("commit outcome of %s not recorded (rolled back at the next cycle): %w", id, err)
 	}
 	if jd.OK {
 		b.cfg.Metrics.Committed()
@@ -220,9 +224,13 @@ func (b *Broker) release(ctx context.Context, job, site, reason string) (wire.Re
 	return reply, err
 }
 
-// settle releases what is owed and expires reserved jobs that never
-// started by the end of their reservation.
+// settle rolls back commits left without an outcome, releases what is
+// owed and expires reserved jobs that never started by the end of their
+// reservation. It runs under commitMu, so no commit is in flight.
 func (b *Broker) settle(ctx context.Context) error {
+	if err := b.rollBackUnfinished(ctx, "rolled back: the commit's outcome could not be recorded", func(*broker.Job) int64 { return 0 }); err != nil {
+		return err
+	}
 	now := b.now()
 	b.mu.Lock()
 	for _, j := range b.state.InState(wire.JobReserved) {

@@ -61,9 +61,19 @@ type Config struct {
 	ReserveTimeout time.Duration
 	// ForecastTTL: a site silent longer than this is stale (default 5 min).
 	ForecastTTL time.Duration
+	// MaxClockSkew is how far ahead of the broker's clock a site's may
+	// be: a forecast or heartbeat generated further ahead is refused
+	// (default 1 min). Freshness is judged by the broker's receive time.
+	MaxClockSkew time.Duration
 	// StartMargin keeps planned starts this far after now, so a reservation
 	// is not in the past by the time it reaches the site (default 30 s).
 	StartMargin time.Duration
+	// Retain is how long ended jobs (finished, failed, cancelled,
+	// expired) stay in the queue and in status --all (default 7 days).
+	Retain time.Duration
+	// SnapshotInterval is how often the queue is snapshotted and the
+	// events before the snapshot purged (default 1 h).
+	SnapshotInterval time.Duration
 	// Replicas of the streams and bucket the broker creates (default 1).
 	Replicas int
 	Policy   broker.Policy
@@ -72,6 +82,9 @@ type Config struct {
 	Clock   Clock
 	Log     zerolog.Logger
 	Metrics Metrics
+	// AppendError, when set, is asked before each append to the job
+	// stream; an error fails the append (tests of a failing stream).
+	AppendError func(broker.Event) error
 	// FailPoint, when set, is asked at named points of the commit protocol
 	// ("intent", "answer:<site>"); returning true makes the broker stop
 	// there as if it died (tests of recovery).
@@ -90,6 +103,9 @@ func (c *Config) setDefaults() {
 	def(&c.ReserveTimeout, 10*time.Second)
 	def(&c.ForecastTTL, 5*time.Minute)
 	def(&c.StartMargin, 30*time.Second)
+	def(&c.MaxClockSkew, time.Minute)
+	def(&c.Retain, 7*24*time.Hour)
+	def(&c.SnapshotInterval, time.Hour)
 	if c.Name == "" {
 		c.Name = "broker"
 	}
@@ -107,7 +123,8 @@ func (c *Config) setDefaults() {
 // Validate reports settings that cannot work.
 func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
-		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin} {
+		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin,
+		"max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v, must not be negative", name, d)
 		}

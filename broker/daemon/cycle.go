@@ -23,14 +23,14 @@ func (b *Broker) Cycle(ctx context.Context) error {
 		return err
 	}
 	now := b.now()
-	in, stale := b.snapshot(now)
+	in, stale, excluded := b.snapshot(now)
 	began := time.Now()
 	allocs, err := broker.PlanCycle(in, b.cfg.Planner)
 	took := time.Since(began)
 	if err != nil {
 		return err
 	}
-	plan := b.publishPlan(in, stale, allocs, now, took)
+	plan := b.publishPlan(in, stale, excluded, allocs, now, took)
 	b.cfg.Metrics.CycleDone(took, b.cfg.Clock.Now(), countPlaced(allocs), len(allocs)-countPlaced(allocs))
 	revisions := broker.Revisions(in.Forecasts)
 	for i, a := range allocs {
@@ -59,15 +59,15 @@ func countPlaced(allocs []forecast.Allocation) int {
 // snapshot takes the cycle's input under the lock: fresh forecasts, holds
 // and the waiting jobs in priority order. Planned starts are kept at least
 // StartMargin ahead.
-func (b *Broker) snapshot(now int64) (broker.CycleInput, []string) {
+func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	fresh, stale := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
+	fresh, stale, excluded := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
 	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh, Holds: b.state.Holds()}
 	for _, j := range b.state.Waiting() {
 		in.Jobs = append(in.Jobs, j.Req)
 	}
-	return in, stale
+	return in, stale, excluded
 }
 
 func (b *Broker) siteList() []broker.Site {
@@ -78,9 +78,9 @@ func (b *Broker) siteList() []broker.Site {
 	return out
 }
 
-func (b *Broker) publishPlan(in broker.CycleInput, stale []string, allocs []forecast.Allocation, now int64, took time.Duration) wire.Plan {
+func (b *Broker) publishPlan(in broker.CycleInput, stale, excluded []string, allocs []forecast.Allocation, now int64, took time.Duration) wire.Plan {
 	b.mu.Lock()
-	plan := wire.Plan{Type: wire.TypePlan, Cycle: b.plan.Cycle + 1, Time: now, Stale: stale,
+	plan := wire.Plan{Type: wire.TypePlan, Cycle: b.plan.Cycle + 1, Time: now, Stale: stale, Excluded: excluded,
 		Allocations: allocs, Micros: took.Microseconds()}
 	for _, f := range in.Forecasts {
 		plan.Sites = append(plan.Sites, f.Site)
@@ -110,7 +110,7 @@ func (b *Broker) updateGauges() {
 	for _, j := range b.state.Jobs() {
 		byState[j.State]++
 	}
-	fresh, stale := broker.Fresh(b.siteList(), b.now(), int64(b.cfg.ForecastTTL/time.Second))
+	fresh, stale, excluded := broker.Fresh(b.siteList(), b.now(), int64(b.cfg.ForecastTTL/time.Second))
 	b.cfg.Metrics.SetJobs(byState)
-	b.cfg.Metrics.SetSites(len(fresh), len(stale))
+	b.cfg.Metrics.SetSites(len(fresh), len(stale)+len(excluded))
 }

@@ -2,17 +2,17 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"time"
-
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -45,16 +45,17 @@ func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.Key
 }
 
 // watchForecasts follows the bucket until ctx ends: every put of a valid
-// forecast updates the site; a bad entry is logged, counted and skipped.
-// A site counts as seen when its newest forecast or heartbeat was
-// generated (the site's own clock, so a late delivery never makes a dead
-// site look alive).
+// forecast updates the site; a refused one is logged, counted and
+// reported; a deleted or purged key forgets the site.
 func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) error {
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", wire.ForecastBucket, err)
 	}
 	defer w.Stop()
+	b.kvMu.Lock()
+	b.kv = kv
+	b.kvMu.Unlock()
 	live := false
 	for {
 		select {
@@ -71,9 +72,10 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 				continue
 			}
 			if e.Operation() != jetstream.KeyValuePut {
-				continue
+				b.forgetSite(e.Key(), e.Operation().String())
+			} else {
+				b.takeForecast(e.Key(), e.Value())
 			}
-			b.takeForecast(e.Key(), e.Value())
 			if live {
 				b.kick()
 			}
@@ -81,65 +83,133 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 	}
 }
 
-func (b *Broker) takeForecast(key string, data []byte) {
-	f, err := wire.DecodeForecast(data)
+// takeForecast decodes, validates and takes a forecast site published (its
+// KV key or subject names the site; the NATS permissions bind both to the
+// site's agent). A payload is decoded once: the subject and the bucket
+// carry every forecast twice, and a refused one is not decoded again.
+func (b *Broker) takeForecast(site string, data []byte) {
+	if !forecast.IsPlainName(site) {
+		b.badForecasts.Add(1)
+		b.log.Warn().Str("key", wire.Clip(site, 64)).Msg("forecast refused: the key is not a site name")
+		return
+	}
+	digest := sha256.Sum256(data)
+	b.mu.Lock()
+	same := b.digests[site] == digest
+	b.digests[site] = digest
+	b.mu.Unlock()
+	if same {
+		return
+	}
+	f, err := decodeSiteForecast(site, data)
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur := b.sites[site]
 	if err != nil {
 		b.badForecasts.Add(1)
-		b.log.Warn().Err(err).Str("key", key).Msg("forecast rejected")
+		b.log.Warn().Err(err).Str("site", site).Int("bytes", len(data)).Msg("forecast refused; the site is out of planning until a good one")
+		s := broker.Refuse(cur, site, "forecast refused: "+err.Error(), true)
+		b.sites[site] = &s
 		return
 	}
-	if f.Site != key {
+	s, v := broker.TakeForecast(cur, site, f, now, b.skew())
+	b.sites[site] = &s
+	switch v {
+	case broker.Refused:
 		b.badForecasts.Add(1)
-		b.log.Warn().Str("key", key).Str("site", f.Site).Msg("forecast rejected: key and site differ")
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	old, known := b.sites[f.Site]
-	if known && old.Forecast.Seq > f.Seq {
-		return
-	}
-	if !known {
-		b.log.Info().Str("site", f.Site).Uint64("seq", f.Seq).Int("nodes", len(f.Nodes)).Int("slots", len(f.Slots)).Msg("site joined")
-	}
-	b.sites[f.Site] = &broker.Site{Forecast: *f, LastSeen: max(f.Generated, lastSeen(old))}
-}
-
-// heartbeat marks a site alive at the heartbeat's generation time.
-func (b *Broker) heartbeat(site string, data []byte) {
-	var hb wire.Heartbeat
-	if err := json.Unmarshal(data, &hb); err != nil || hb.Site != site {
-		b.log.Warn().Str("site", site).Msg("heartbeat rejected")
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if s := b.sites[site]; s != nil {
-		s.LastSeen = max(s.LastSeen, hb.Generated)
-	}
-}
-
-func lastSeen(s *broker.Site) int64 {
-	if s == nil {
-		return 0
-	}
-	return s.LastSeen
-}
-
-// onForecastMsg handles a message on a site's forecast subject: a full
-// forecast updates the site; a heartbeat proves the site alive. Only the site's agent may publish on its subject (NATS
-// permissions), so the subject names the site.
-func (b *Broker) onForecastMsg(m *nats.Msg) {
-	site := strings.TrimPrefix(m.Subject, strings.TrimSuffix(wire.ForecastSubjects, "*"))
-	if !forecast.IsPlainName(site) {
-		return
-	}
-	if m.Header.Get(wire.HeaderType) != wire.TypeHeartbeat {
-		if _, err := wire.DecodeForecast(m.Data); err == nil {
-			b.takeForecast(site, m.Data)
-			b.kick()
-			return
+		b.log.Warn().Str("site", site).Uint64("seq", f.Seq).Str("why", s.Problem).Msg("forecast refused")
+	case broker.Taken:
+		if cur == nil || cur.Forecast.Site == "" || cur.Excluded || f.Seq < cur.Forecast.Seq {
+			delete(b.staleRev, site) // a new incarnation numbers its revisions afresh
+			b.log.Info().Str("site", site).Uint64("seq", f.Seq).Int("nodes", len(f.Nodes)).Int("slots", len(f.Slots)).Msg("site forecast taken")
 		}
 	}
-	b.heartbeat(site, m.Data)
 }
+
+// decodeSiteForecast decodes a payload (bounded; see wire.DecodeForecast)
+// and checks it against the planner's limits, so a forecast the broker
+// takes never makes the planner refuse the grid's queue.
+func decodeSiteForecast(site string, data []byte) (*forecast.Forecast, error) {
+	f, err := wire.DecodeForecast(data)
+	if err != nil {
+		return nil, err
+	}
+	if f.Site != site {
+		return nil, fmt.Errorf("%w: forecast names site %q, published as %q", forecast.ErrInvalid, wire.Clip(f.Site, 64), site)
+	}
+	if err := coalloc.ValidateForecast(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// forgetSite drops a site whose KV key was deleted or purged.
+func (b *Broker) forgetSite(site, op string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, known := b.sites[site]; known {
+		delete(b.sites, site)
+		delete(b.digests, site)
+		b.log.Warn().Str("site", site).Str("op", op).Msg("site forgotten: its forecast was removed from the bucket")
+	}
+}
+
+// heartbeat refreshes a site when the heartbeat names the forecast in use;
+// one naming another revision makes the broker re-read the site's key (the
+// forecast it names may have been missed).
+func (b *Broker) heartbeat(site string, data []byte) {
+	var hb wire.Heartbeat
+	if err := wire.DecodeStrict(data, &hb); err != nil || hb.Site != site || hb.Type != wire.TypeHeartbeat || !forecast.IsPlainName(site) {
+		b.badForecasts.Add(1)
+		b.log.Warn().Str("site", wire.Clip(site, 64)).Msg("heartbeat refused: not a heartbeat of this site")
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	s, v := broker.TakeHeartbeat(b.sites[site], site, hb, now, b.skew())
+	if v != broker.Older || b.sites[site] != nil {
+		b.sites[site] = &s
+	}
+	b.mu.Unlock()
+	switch v {
+	case broker.Refused:
+		b.badForecasts.Add(1)
+		b.log.Warn().Str("site", site).Str("why", s.Problem).Msg("heartbeat refused")
+	case broker.Mismatch:
+		b.log.Info().Str("site", site).Uint64("seq", hb.Seq).Uint64("holding", s.Forecast.Seq).Msg("heartbeat of another revision; re-reading the site's forecast")
+		go b.reread(site)
+	}
+}
+
+// reread fetches a site's forecast from the bucket again.
+func (b *Broker) reread(site string) {
+	b.kvMu.Lock()
+	kv := b.kv
+	b.kvMu.Unlock()
+	if kv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ReserveTimeout)
+	defer cancel()
+	if e, err := kv.Get(ctx, site); err == nil {
+		b.takeForecast(site, e.Value())
+	}
+}
+
+func (b *Broker) skew() int64 { return int64(b.cfg.MaxClockSkew / time.Second) }
+
+// onForecastMsg handles a message on a site's forecast subject: a
+// forecast (gzip payload) or a heartbeat (JSON). Only the site's agent may
+// publish on its subject (NATS permissions), so the subject names the site.
+func (b *Broker) onForecastMsg(m *nats.Msg) {
+	site := strings.TrimPrefix(m.Subject, strings.TrimSuffix(wire.ForecastSubjects, "*"))
+	if m.Header.Get(wire.HeaderType) == wire.TypeHeartbeat || !isGzip(m.Data) {
+		b.heartbeat(site, m.Data)
+		return
+	}
+	b.takeForecast(site, m.Data)
+	b.kick()
+}
+
+func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -36,6 +35,7 @@ func (b *Broker) serve() (micro.Service, error) {
 		{"cancel", wire.BrokerSubject(wire.VerbCancel), b.onCancel},
 		{"cancel-as", wire.BrokerUserSubject(wire.VerbCancel, "*"), b.onCancel},
 		{"status", wire.BrokerSubject(wire.VerbStatus), b.onStatus},
+		{"status-as", wire.BrokerUserSubject(wire.VerbStatus, "*"), b.onStatus},
 		{"plan", wire.BrokerSubject(wire.VerbPlan), b.onPlan},
 		{"sites", wire.BrokerSubject(wire.VerbSites), b.onSites},
 		{"audit", wire.BrokerSubject(wire.VerbAudit), b.onAudit},
@@ -72,10 +72,27 @@ func respond(req micro.Request, v any) {
 	}
 }
 
+// decodeRequest reads a request strictly (unknown fields, a wrong type or
+// trailing data are refused) and returns why it is refused, clipped.
+func decodeRequest(data []byte, v any, typ func() string, want string) string {
+	if err := wire.DecodeStrict(data, v); err != nil {
+		return wire.Clip("decode request: "+err.Error(), maxMessage)
+	}
+	if t := typ(); t != "" && t != want {
+		return fmt.Sprintf("request type %q, want %q", wire.Clip(t, 64), want)
+	}
+	return ""
+}
+
+// maxMessage bounds a refusal's message: nothing a client sent is echoed
+// back at length.
+const maxMessage = 500
+
 func (b *Broker) onSubmit(req micro.Request) {
 	var sr wire.SubmitRequest
-	if err := json.Unmarshal(req.Data(), &sr); err != nil {
-		respond(req, wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInvalid, Message: "decode submit request: " + err.Error()})
+	if msg := decodeRequest(req.Data(), &sr, func() string { return sr.Type }, wire.TypeSubmit); msg != "" {
+		b.cfg.Metrics.Submission(wire.CodeInvalid)
+		respond(req, wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInvalid, Message: msg})
 		return
 	}
 	respond(req, b.Submit(context.Background(), actor(req.Subject(), wire.VerbSubmit), sr))
@@ -93,20 +110,21 @@ func (b *Broker) Submit(ctx context.Context, actor string, sr wire.SubmitRequest
 		}
 	}
 	b.mu.Unlock()
+	reply.Message = wire.Clip(reply.Message, maxMessage)
 	b.cfg.Metrics.Submission(reply.Code)
 	if e.Kind != "" && reply.Code == wire.CodeOK {
 		b.log.Info().Str("job", reply.Job).Str("actor", actor).Int("procs", e.Request.Procs).Msg("submitted")
 		b.kick()
 	} else if reply.Code != wire.CodeOK {
-		b.log.Info().Str("actor", actor).Str("code", reply.Code).Str("why", reply.Message).Msg("submission refused")
+		b.log.Info().Str("actor", wire.Clip(actor, 64)).Str("code", reply.Code).Str("why", reply.Message).Msg("submission refused")
 	}
 	return reply
 }
 
 func (b *Broker) onCancel(req micro.Request) {
 	var cr wire.CancelRequest
-	if err := json.Unmarshal(req.Data(), &cr); err != nil {
-		respond(req, wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInvalid, Message: "decode cancel request: " + err.Error()})
+	if msg := decodeRequest(req.Data(), &cr, func() string { return cr.Type }, wire.TypeCancel); msg != "" {
+		respond(req, wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInvalid, Message: msg})
 		return
 	}
 	respond(req, b.Cancel(context.Background(), actor(req.Subject(), wire.VerbCancel), cr.Job))
@@ -116,6 +134,9 @@ func (b *Broker) onCancel(req micro.Request) {
 // owed a release, sent by the next cycle (debounced, so within about a
 // second) and retried until the sites confirm.
 func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply {
+	if !forecast.IsPlainName(id) {
+		return wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInvalid, Job: wire.Clip(id, 64), Message: "job id must be a plain name"}
+	}
 	b.mu.Lock()
 	e, reply := broker.DecideCancel(b.state, b.cfg.Policy, actor, id, b.now())
 	if e.Kind != "" {
@@ -137,36 +158,71 @@ func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply 
 func (b *Broker) onStatus(req micro.Request) {
 	var sr wire.StatusRequest
 	if len(req.Data()) > 0 {
-		if err := json.Unmarshal(req.Data(), &sr); err != nil {
-			respond(req, wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeInvalid, Message: err.Error()})
+		if msg := decodeRequest(req.Data(), &sr, func() string { return sr.Type }, wire.TypeStatus); msg != "" {
+			respond(req, wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeInvalid, Message: msg, Jobs: []wire.JobStatus{}})
 			return
 		}
 	}
-	respond(req, b.Status(sr))
+	v, refusal := b.viewer(req)
+	if refusal != "" {
+		respond(req, wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeForbidden, Message: refusal, Jobs: []wire.JobStatus{}})
+		return
+	}
+	respond(req, b.StatusAs(v, sr))
 }
 
-// Status reports one job or the queue.
+// viewer is who asks for the status: the NATS user of status.<user> (the
+// server's permissions bind that token), or on the plain subject whoever
+// the server lets publish there — an operator, unless the request crossed
+// from another account (a service import stamps it with
+// Nats-Request-Info), where identities are configured.
+func (b *Broker) viewer(req micro.Request) (broker.Viewer, string) {
+	p := b.cfg.Policy
+	if a := actor(req.Subject(), wire.VerbStatus); a != "" {
+		return broker.ViewerFor(p, a), ""
+	}
+	if p.Identities != nil && req.Headers().Get(requestInfoHeader) != "" {
+		return broker.Viewer{}, "ask on lookahead.broker.status.<your NATS user>: the plain status subject is for operators"
+	}
+	return broker.Viewer{All: true}, ""
+}
+
+// requestInfoHeader is set by the NATS server on requests that come
+// through a service import with share: true.
+const requestInfoHeader = "Nats-Request-Info"
+
+// Status reports one job or the whole queue (every page) as an operator
+// sees it, for in-process callers (the demo, tests).
 func (b *Broker) Status(sr wire.StatusRequest) wire.StatusReply {
+	all := broker.Viewer{All: true}
+	out := b.StatusAs(all, sr)
+	for next := out.Next; next != 0; {
+		sr.After = next
+		page := b.StatusAs(all, sr)
+		out.Jobs, next = append(out.Jobs, page.Jobs...), page.Next
+	}
+	out.Next = 0
+	return out
+}
+
+// StatusAs reports one job or a page of the queue, as viewer v may see it.
+// A page fits in one NATS message (see broker.State.Status).
+func (b *Broker) StatusAs(v broker.Viewer, sr wire.StatusRequest) wire.StatusReply {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	reply := wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeOK, Now: b.now(), Jobs: []wire.JobStatus{}}
-	for _, j := range b.state.Jobs() {
-		if sr.Job != "" && j.Req.ID != sr.Job {
-			continue
+	planned := func(id string) *forecast.Allocation {
+		if a, ok := b.planned[id]; ok {
+			return &a
 		}
-		if sr.Job == "" && !sr.All && !j.Active() {
-			continue
-		}
-		var plan *forecast.Allocation
-		if a, ok := b.planned[j.Req.ID]; ok && j.State == wire.JobWaiting {
-			plan = &a
-		}
-		reply.Jobs = append(reply.Jobs, j.Status(plan))
+		return nil
 	}
-	if sr.Job != "" && len(reply.Jobs) == 0 {
-		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", sr.Job)
-	}
-	return reply
+	return b.state.Status(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
+}
+
+// pageBytes is how much of a status reply its jobs may take: the server's
+// max_payload less room for the envelope.
+func (b *Broker) pageBytes() int {
+	return int(max(b.nc.MaxPayload()-64<<10, 64<<10))
 }
 
 func (b *Broker) onPlan(req micro.Request) { respond(req, b.Plan()) }
@@ -197,8 +253,8 @@ func (b *Broker) Sites() wire.SitesReply {
 func (b *Broker) onAudit(req micro.Request) {
 	var ar wire.AuditRequest
 	if len(req.Data()) > 0 {
-		if err := json.Unmarshal(req.Data(), &ar); err != nil {
-			respond(req, wire.AuditReport{Type: wire.TypeAuditReport, Code: wire.CodeInvalid, Message: err.Error()})
+		if msg := decodeRequest(req.Data(), &ar, func() string { return ar.Type }, wire.TypeAuditReq); msg != "" {
+			respond(req, wire.AuditReport{Type: wire.TypeAuditReport, Code: wire.CodeInvalid, Message: msg, Findings: []wire.AuditFinding{}})
 			return
 		}
 	}
@@ -220,29 +276,54 @@ func (b *Broker) subscribe() ([]*nats.Subscription, error) {
 }
 
 // onJobEvent applies what a site saw of a grid job (started, finished,
-// failed) to a reserved or running job that has a part there.
+// failed) to a reserved or running job that has a part there. The site
+// and the job are the subject's (lookahead.jobevent.<site>.<job>: the
+// server's permissions bind the site token to the site's agent); a body
+// that names another site or job is refused.
 func (b *Broker) onJobEvent(m *nats.Msg) {
-	var je wire.JobEvent
-	if err := json.Unmarshal(m.Data, &je); err != nil || je.Job == "" || je.Site == "" {
-		b.log.Warn().Str("subject", m.Subject).Msg("job event rejected")
-		return
-	}
-	switch je.State {
-	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed:
-	default:
-		b.log.Warn().Str("state", je.State).Msg("job event with unknown state")
+	site, job, err := jobEventFrom(m.Subject, m.Data)
+	if err != nil {
+		b.badEvents.Add(1)
+		b.log.Warn().Err(err).Str("subject", wire.Clip(m.Subject, 128)).Msg("job event refused")
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	j := b.state.Job(je.Job)
-	if j == nil || (j.State != wire.JobReserved && j.State != wire.JobRunning) || !hasSite(j, je.Site) {
+	j := b.state.Job(job.Job)
+	if j == nil || (j.State != wire.JobReserved && j.State != wire.JobRunning) || !hasSite(j, site) {
 		return
 	}
-	e := broker.Event{Kind: broker.EvSite, Time: b.now(), Job: je.Job, Site: je.Site, State: je.State}
+	e := broker.Event{Kind: broker.EvSite, Time: b.now(), Job: job.Job, Site: site, State: job.State}
 	if err := b.record(context.Background(), e); err != nil {
 		b.log.Error().Err(err).Msg("job event not recorded")
 	}
+}
+
+// jobEventFrom reads a job event and checks it against its subject.
+func jobEventFrom(subject string, data []byte) (string, wire.JobEvent, error) {
+	var je wire.JobEvent
+	tok := strings.Split(subject, ".")
+	if len(tok) != 4 || !forecast.IsPlainName(tok[2]) || !forecast.IsPlainName(tok[3]) {
+		return "", je, fmt.Errorf("subject is not lookahead.jobevent.<site>.<job>")
+	}
+	site := tok[2]
+	if err := wire.DecodeStrict(data, &je); err != nil {
+		return "", je, fmt.Errorf("decode: %w", err)
+	}
+	switch {
+	case je.Type != "" && je.Type != wire.TypeJobEvent:
+		return "", je, fmt.Errorf("type %q, want %q", wire.Clip(je.Type, 64), wire.TypeJobEvent)
+	case je.Site != "" && je.Site != site:
+		return "", je, fmt.Errorf("published by site %s but names site %q", site, wire.Clip(je.Site, 64))
+	case je.Job != tok[3]:
+		return "", je, fmt.Errorf("subject names job %s, body %q", tok[3], wire.Clip(je.Job, 64))
+	}
+	switch je.State {
+	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed:
+	default:
+		return "", je, fmt.Errorf("unknown state %q", wire.Clip(je.State, 32))
+	}
+	return site, je, nil
 }
 
 func hasSite(j *broker.Job, site string) bool {

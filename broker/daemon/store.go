@@ -13,19 +13,20 @@ import (
 	"lookahead/wire"
 )
 
-// jobStreamConfig is the durable grid queue: every event, kept until an
-// operator trims it; a retried submission within the duplicate window is
-// dropped by JetStream as well as by the broker's own request index.
+// jobStreamConfig is the durable grid queue: every event since the latest
+// snapshot (older ones are purged by the broker after each snapshot; no
+// message is ever deleted singly); a retried submission within the
+// duplicate window is dropped by JetStream as well as by the broker's own
+// request index.
 func jobStreamConfig(replicas int) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        wire.JobStream,
-		Description: "lookahead grid queue events (broker)",
+		Description: "lookahead grid queue events and snapshots (broker)",
 		Subjects:    []string{wire.JobSubjects},
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
 		Duplicates:  10 * time.Minute,
 		DenyDelete:  true,
-		DenyPurge:   true,
 	}
 }
 
@@ -43,14 +44,25 @@ func AuditStreamConfig(replicas int) jetstream.StreamConfig {
 	}
 }
 
-// ensureStream creates a stream, or uses it as it is when it exists.
+// ensureStream uses a stream as it is when it exists (created by the NATS
+// admin with `lookahead-broker init`, or by an earlier start) and creates
+// it otherwise. The broker never updates a stream's configuration, so it
+// needs no STREAM.UPDATE permission; without STREAM.CREATE a missing
+// stream is an error that says who must create it.
 func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
-	s, err := js.CreateStream(ctx, cfg)
+	s, err := js.Stream(ctx, cfg.Name)
+	if err == nil {
+		return s, nil
+	}
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
+	}
+	s, err = js.CreateStream(ctx, cfg)
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		s, err = js.Stream(ctx, cfg.Name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
+		return nil, fmt.Errorf("stream %s is missing and could not be created (create it as the NATS admin with `lookahead-broker init`): %w", cfg.Name, err)
 	}
 	return s, nil
 }
@@ -72,9 +84,17 @@ func appendEvent(ctx context.Context, js jetstream.JetStream, e broker.Event) er
 	return nil
 }
 
-// replay reads the whole job stream in order and hands every event to
-// apply. Undecodable messages are counted and skipped.
-func replay(ctx context.Context, s jetstream.Stream, apply func(broker.Event)) (events, bad int, err error) {
+// replayer takes what a replay reads: events, and complete snapshots
+// (which replace the state built so far).
+type replayer struct {
+	apply   func(broker.Event)
+	restore func(broker.Snapshot) error
+}
+
+// replay reads the job stream in order from the latest complete snapshot
+// (or the start) and hands every event and snapshot to r. Undecodable
+// messages are counted and skipped.
+func replay(ctx context.Context, s jetstream.Stream, r replayer) (events, bad int, err error) {
 	info, err := s.Info(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("stream %s info: %w", wire.JobStream, err)
@@ -83,10 +103,15 @@ func replay(ctx context.Context, s jetstream.Stream, apply func(broker.Event)) (
 	if info.State.Msgs == 0 {
 		return 0, 0, nil
 	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	cfg := jetstream.OrderedConsumerConfig{}
+	if start := replayStart(ctx, s); start > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+	}
+	cons, err := s.OrderedConsumer(ctx, cfg)
 	if err != nil {
 		return 0, 0, fmt.Errorf("replay %s: %w", wire.JobStream, err)
 	}
+	var snaps restoring
 	for {
 		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
@@ -95,12 +120,19 @@ func replay(ctx context.Context, s jetstream.Stream, apply func(broker.Event)) (
 		n := 0
 		for msg := range batch.Messages() {
 			n++
-			var e broker.Event
-			if json.Unmarshal(msg.Data(), &e) != nil {
-				bad++
-			} else {
+			if msg.Subject() == wire.JobSnapshotSubject {
+				if sn, err := snaps.add(msg.Data()); err != nil {
+					bad++
+				} else if sn != nil {
+					if err := r.restore(*sn); err != nil {
+						return events, bad, fmt.Errorf("replay %s: %w", wire.JobStream, err)
+					}
+				}
+			} else if e, ok := decodeEvent(msg.Data()); ok {
 				events++
-				apply(e)
+				r.apply(e)
+			} else {
+				bad++
 			}
 			if meta, err := msg.Metadata(); err == nil && meta.Sequence.Stream >= last {
 				return events, bad, nil
@@ -113,6 +145,11 @@ func replay(ctx context.Context, s jetstream.Stream, apply func(broker.Event)) (
 			return events, bad, fmt.Errorf("replay %s: stream ends before sequence %d", wire.JobStream, last)
 		}
 	}
+}
+
+func decodeEvent(data []byte) (broker.Event, bool) {
+	var e broker.Event
+	return e, json.Unmarshal(data, &e) == nil
 }
 
 // publishAudit appends one record to the audit stream.

@@ -94,7 +94,9 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	r := &run{o: o, clock: NewClock(o.Speed), stats: newStats(), timers: &timers{}}
 	r.log = zerolog.Nop()
 	if o.Log != nil {
-		r.log = zerolog.New(o.Log).With().Timestamp().Logger()
+		// Agents and the broker write from many goroutines; they add their
+		// own "site" and "component" fields, so none are added here.
+		r.log = zerolog.New(zerolog.SyncWriter(o.Log)).With().Timestamp().Logger()
 	}
 	srv, err := natsembed.Start(natsembed.Options{})
 	if err != nil {
@@ -196,7 +198,7 @@ func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
 		if err != nil {
 			return err
 		}
-		lg := r.log.With().Str("site", spec.Name).Logger()
+		lg := r.log // the agent adds "site" and "component" itself
 		a, err := agent.New(agent.Config{Site: spec.Name, Debounce: 100 * time.Millisecond, Refresh: time.Second,
 			ForecastTTL: 30 * time.Second, PastGrace: 10 * time.Minute},
 			agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Now: r.clock.Now, Log: &lg,
@@ -227,7 +229,7 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 		ReserveTimeout: 5 * time.Second,
 		Clock:          r.clock, Planner: r.o.Planner,
 		Policy: broker.Policy{MaxWalltime: 24 * 3600, Budgets: broker.Budgets{Accounts: demoBudgets}},
-		Log:    r.log.With().Str("component", "broker").Logger(),
+		Log:    r.log, // the broker adds "component" itself
 	})
 	if err != nil {
 		nc.Close()

@@ -65,6 +65,10 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		skip[s] = true
 	}
 	results := []checkResult{{Name: "config", OK: true, Detail: "valid"}}
+	if c.simulated() { // no Torque or Maui to check; the forecast check builds the simulated site
+		results[0].Detail = "valid; backend simulated (no Torque or Maui)"
+		skip["torque"], skip["logs"], skip["maui"] = true, true, true
+	}
 	if !skip["torque"] {
 		results = append(results, checkCommand("torque qstat", c.Torque.Qstat, "set torque.qstat to the qstat path"),
 			checkCommand("torque pbsnodes", c.Torque.Pbsnodes, "set torque.pbsnodes to the pbsnodes path"))
@@ -85,7 +89,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if !skip["maui"] && c.Engine == "maui" {
 		results = append(results, checkCommand("maui simulation binary", c.Maui.Maui, "set maui.maui to the maui binary, or use engine: builtin"))
 	}
-	if !skip["forecast"] && !skip["torque"] {
+	if !skip["forecast"] && (!skip["torque"] || c.simulated()) {
 		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
 	}
 	if !skip["nats"] {

@@ -75,7 +75,7 @@ func runRun(ctx context.Context, c Config) error {
 		return err
 	}
 	a.AddSources(srcs...)
-	log.Info().Str("engine", c.Engine).Str("nats", c.NATS.URL).Msg("agent starting")
+	log.Info().Str("backend", c.Backend).Str("engine", c.Engine).Str("nats", c.NATS.URL).Msg("agent starting")
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.Run(gctx) })
 	g.Go(func() error { return msrv.Run(gctx) })

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -16,6 +13,7 @@ import (
 	"lookahead/agent"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/internal/config"
 	"lookahead/internal/natsconn"
 	"lookahead/torque"
 )
@@ -25,57 +23,62 @@ const DefaultConfigFile = "/etc/lookahead/agent.yaml"
 
 // Config is the agent's whole configuration as the file, LOOKAHEAD_*
 // environment and flags give it (packaging/config/agent.yaml documents
-// every key).
+// every key). A key is one tagged field: `mapstructure` names it,
+// `default` and `min` give its default and lower bound (internal/config
+// refuses unknown keys, durations without a unit and values below min).
 type Config struct {
 	Site         string            `mapstructure:"site"`
-	LogLevel     string            `mapstructure:"log_level"`
+	LogLevel     string            `mapstructure:"log_level" default:"info"`
+	Backend      string            `mapstructure:"backend" default:"torque"`
+	Simulated    SimulatedConfig   `mapstructure:"simulated"`
 	NATS         natsconn.Config   `mapstructure:"nats"`
 	Torque       TorqueConfig      `mapstructure:"torque"`
 	Maui         MauiConfig        `mapstructure:"maui"`
-	Engine       string            `mapstructure:"engine"`
-	Policy       string            `mapstructure:"policy"`
-	Horizon      time.Duration     `mapstructure:"horizon"`
-	Pricing      PricingConfig     `mapstructure:"-"`
+	Engine       string            `mapstructure:"engine" default:"builtin"`
+	Policy       string            `mapstructure:"policy" default:"easy"`
+	Horizon      time.Duration     `mapstructure:"horizon" default:"24h" min:"1m"`
+	Pricing      PricingConfig     `mapstructure:"pricing"`
 	Intervals    IntervalsConfig   `mapstructure:"intervals"`
-	ForecastTTL  time.Duration     `mapstructure:"forecast_ttl"`
+	ForecastTTL  time.Duration     `mapstructure:"forecast_ttl" default:"5m" min:"10s"`
 	Reservations ReservationConfig `mapstructure:"reservations"`
-	StateDir     string            `mapstructure:"state_dir"`
+	StateDir     string            `mapstructure:"state_dir" default:"/var/lib/lookahead/agent"`
 	Metrics      MetricsConfig     `mapstructure:"metrics"`
 }
 
 // TorqueConfig is pbs_server on this host.
 type TorqueConfig struct {
-	PBSHome         string                       `mapstructure:"pbs_home"`
+	PBSHome         string                       `mapstructure:"pbs_home" default:"/var/spool/torque"`
 	ServerLogs      string                       `mapstructure:"server_logs"`
 	Accounting      string                       `mapstructure:"accounting"`
-	Qstat           string                       `mapstructure:"qstat"`
-	Pbsnodes        string                       `mapstructure:"pbsnodes"`
+	Qstat           string                       `mapstructure:"qstat" default:"qstat"`
+	Pbsnodes        string                       `mapstructure:"pbsnodes" default:"pbsnodes"`
 	Server          string                       `mapstructure:"server"`
-	Timezone        string                       `mapstructure:"timezone"`
+	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
-	CommandTimeout  time.Duration                `mapstructure:"command_timeout"`
-	DefaultSpeed    float64                      `mapstructure:"default_speed"`
+	CommandTimeout  time.Duration                `mapstructure:"command_timeout" default:"30s" min:"1s"`
+	DefaultSpeed    float64                      `mapstructure:"default_speed" default:"1" min:"0.001"`
 	Speeds          map[string]float64           `mapstructure:"speeds"`
 	Nodes           map[string]torque.NodeConfig `mapstructure:"nodes"`
 }
 
 // MauiConfig is Maui on this host.
 type MauiConfig struct {
-	Home           string        `mapstructure:"home"`
-	Setres         string        `mapstructure:"setres"`
-	Showres        string        `mapstructure:"showres"`
-	Releaseres     string        `mapstructure:"releaseres"`
+	Home           string        `mapstructure:"home" default:"/usr/local/maui"`
+	Setres         string        `mapstructure:"setres" default:"setres"`
+	Showres        string        `mapstructure:"showres" default:"showres"`
+	Releaseres     string        `mapstructure:"releaseres" default:"releaseres"`
 	Diagnose       string        `mapstructure:"diagnose"`
-	Maui           string        `mapstructure:"maui"`
+	Maui           string        `mapstructure:"maui" default:"maui"`
 	Config         string        `mapstructure:"config"` // site maui.cfg for the built-in engine (sitepolicy.go)
-	CommandTimeout time.Duration `mapstructure:"command_timeout"`
-	Timezone       string        `mapstructure:"timezone"`
+	CommandTimeout time.Duration `mapstructure:"command_timeout" default:"30s" min:"1s"`
+	Timezone       string        `mapstructure:"timezone" default:"Local"`
 }
 
 // PricingConfig is forecast.Pricing plus the packaged file's shorthand
 // queued_factor (time held by queued jobs at base × (1 + queued_factor)).
+// Its keys are the JSON names of the forecast package's types.
 type PricingConfig struct {
-	Base         float64              `json:"base"`
+	Base         float64              `json:"base" default:"1"`
 	QueuedFactor *float64             `json:"queued_factor"`
 	Default      *forecast.Displace   `json:"default"`
 	Rules        []forecast.PriceRule `json:"rules"`
@@ -83,43 +86,36 @@ type PricingConfig struct {
 
 // IntervalsConfig is the loop's timing.
 type IntervalsConfig struct {
-	Refresh   time.Duration `mapstructure:"refresh"`
-	Debounce  time.Duration `mapstructure:"debounce"`
-	Heartbeat time.Duration `mapstructure:"heartbeat"`
+	Refresh   time.Duration `mapstructure:"refresh" default:"60s" min:"1s"`
+	Debounce  time.Duration `mapstructure:"debounce" default:"2s" min:"1ms"`
+	Heartbeat time.Duration `mapstructure:"heartbeat" default:"60s" min:"1s"`
 }
 
 // ReservationConfig bounds the reservation service.
 type ReservationConfig struct {
-	MaxDuration time.Duration `mapstructure:"max_duration"`
-	PastGrace   time.Duration `mapstructure:"past_grace"`
-	Timeout     time.Duration `mapstructure:"timeout"`
-	Prefix      string        `mapstructure:"prefix"`
+	MaxDuration time.Duration `mapstructure:"max_duration" default:"168h" min:"1m"`
+	PastGrace   time.Duration `mapstructure:"past_grace" default:"2m"`
+	Timeout     time.Duration `mapstructure:"timeout" default:"60s" min:"1s"`
+	Prefix      string        `mapstructure:"prefix" default:"la."`
 }
 
-// MetricsConfig is the Prometheus listener ("" turns it off).
+// MetricsConfig is the Prometheus listener ("" turns it off, the default;
+// the packaged agent.yaml turns it on at 127.0.0.1:9464).
 type MetricsConfig struct {
 	Listen string `mapstructure:"listen"`
 }
 
-func setDefaults(v *viper.Viper) {
-	for k, val := range map[string]any{
-		"site": "", "log_level": "info",
-		"nats.url": "nats://127.0.0.1:4222", "nats.name": "", "nats.creds": "", "nats.nkey_seed": "",
-		"nats.user": "", "nats.password": "", "nats.token": "", "nats.tls_ca": "", "nats.tls_cert": "",
-		"nats.tls_key": "", "nats.connect_timeout": "5s",
-		"torque.pbs_home": "/var/spool/torque", "torque.server_logs": "", "torque.accounting": "",
-		"torque.qstat": "qstat", "torque.pbsnodes": "pbsnodes", "torque.server": "", "torque.timezone": "Local",
-		"torque.scheduler_listen": "", "torque.command_timeout": "30s", "torque.default_speed": 1.0,
-		"maui.home": "/usr/local/maui", "maui.setres": "setres", "maui.showres": "showres",
-		"maui.releaseres": "releaseres", "maui.diagnose": "", "maui.maui": "maui", "maui.config": "", "maui.command_timeout": "30s", "maui.timezone": "Local",
-		"engine": "builtin", "policy": "easy", "horizon": "24h", "pricing.base": 1.0,
-		"intervals.refresh": "60s", "intervals.debounce": "2s", "intervals.heartbeat": "60s",
-		"forecast_ttl": "5m", "reservations.max_duration": "168h", "reservations.past_grace": "2m",
-		"reservations.timeout": "60s", "reservations.prefix": "la.",
-		"state_dir": "/var/lib/lookahead/agent", "metrics.listen": "127.0.0.1:9464",
-	} {
-		v.SetDefault(k, val)
-	}
+// SimulatedConfig is the cluster of backend: simulated, for trying
+// lookahead without Torque or Maui: Nodes × PPN processors named
+// <site>-n0001…, running the local jobs of an optional SWF trace in the
+// built-in simulator; reservations live in the simulation.
+type SimulatedConfig struct {
+	Nodes    int      `mapstructure:"nodes" default:"4" min:"1"`
+	PPN      int      `mapstructure:"ppn" default:"8" min:"1"`
+	Speed    float64  `mapstructure:"speed" default:"1" min:"0.001"`
+	MemMB    int64    `mapstructure:"mem_mb" min:"0"`
+	Features []string `mapstructure:"features"`
+	Trace    string   `mapstructure:"trace"`
 }
 
 // flagKeys maps command-line flags to config keys.
@@ -128,44 +124,24 @@ var flagKeys = map[string]string{
 	"horizon": "horizon", "metrics-listen": "metrics.listen",
 }
 
-// loadConfig reads the config: flags > LOOKAHEAD_* env > file > defaults.
-// A missing file is an error only when it was named explicitly.
+// loadConfig reads the config: flags > LOOKAHEAD_* env > file > defaults,
+// strictly (internal/config). A missing file is an error only when it was
+// named explicitly.
 func loadConfig(file string, explicit bool, flags *pflag.FlagSet) (Config, error) {
-	v := viper.New()
-	setDefaults(v)
-	v.SetEnvPrefix("LOOKAHEAD")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
-	v.SetConfigFile(file)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		var notFound *os.PathError
-		if explicit || !errors.As(err, &notFound) {
-			return Config{}, fmt.Errorf("config file %s: %w", file, err)
-		}
-	}
-	for flag, key := range flagKeys {
-		if f := flags.Lookup(flag); f != nil {
-			if err := v.BindPFlag(key, f); err != nil {
-				return Config{}, err
-			}
-		}
-	}
+	c, _, err := readConfig(file, explicit, flags, false)
+	return c, err
+}
+
+// readConfig is loadConfig that also says where each value came from and,
+// with validate, adds Validate's problems to the others.
+func readConfig(file string, explicit bool, flags *pflag.FlagSet, validate bool) (Config, *config.Loaded, error) {
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", file, err)
+	spec := config.Spec{File: file, Explicit: explicit, EnvPrefix: "LOOKAHEAD", Flags: flags, FlagKeys: flagKeys}
+	if validate {
+		spec.Validate = func() error { return c.Validate() }
 	}
-	// Pricing is forecast.Pricing, whose keys are its JSON names.
-	raw, err := json.Marshal(v.Get("pricing"))
-	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&c.Pricing)
-	}
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: pricing: %w", file, err)
-	}
-	return c, nil
+	l, err := config.Load(viper.New(), &c, spec)
+	return c, l, err
 }
 
 // Validate names every problem with the config and how to fix it.
@@ -174,9 +150,13 @@ func (c Config) Validate() error {
 	if _, err := c.agentConfig(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := newLogger(io.Discard, c.LogLevel); err != nil {
+		errs = append(errs, fmt.Errorf("log_level: %w", err))
+	}
 	if c.Engine != "builtin" && c.Engine != "maui" {
 		errs = append(errs, fmt.Errorf("engine %q: must be builtin or maui", c.Engine))
 	}
+	errs = append(errs, c.validateBackend()...)
 	if c.Engine == "maui" && !filepath.IsAbs(c.Maui.Maui) {
 		errs = append(errs, fmt.Errorf("engine maui: maui.maui %q must be the absolute path of the maui binary, with its clients (schedctl, changeparam, showres) beside it", c.Maui.Maui))
 	}

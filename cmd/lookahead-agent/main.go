@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +14,7 @@ import (
 
 func main() {
 	cli.Main("lookahead-agent", func(ctx context.Context) error {
-		return newRootCommand().ExecuteContext(ctx)
+		return cli.Execute(ctx, newRootCommand())
 	})
 }
 
@@ -33,7 +34,10 @@ idle time as slots over NATS, and protects grid jobs with Maui advance
 reservations on the broker's request.
 
 Configuration: ` + DefaultConfigFile + ` (or --config), LOOKAHEAD_* environment
-variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.`,
+variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.
+Unknown keys and durations without a unit (refresh: 60) are errors naming
+the key and the file line, the variable or the flag; ` + "`lookahead-agent config`" + `
+prints the effective configuration.`,
 		Version:       cli.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -48,17 +52,22 @@ variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.`,
 	root.AddCommand(newCheckCommand(opts))
 	root.AddCommand(newStatusCommand(opts))
 	root.AddCommand(newEventsCommand(opts))
+	root.AddCommand(newConfigCommand(opts))
 	return root
 }
 
-// load reads and validates the configuration for cmd.
+// load reads and validates the configuration for cmd; run and config
+// print its warnings (such as a LOOKAHEAD_* variable that sets no key) on
+// stderr.
 func (o *globalOptions) load(cmd *cobra.Command) (Config, error) {
 	explicit := cmd.Flags().Changed("config")
-	c, err := loadConfig(o.configFile, explicit, cmd.Flags())
-	if err != nil {
-		return c, cli.UsageError{Err: err}
+	c, l, err := readConfig(o.configFile, explicit, cmd.Flags(), true)
+	if cmd.Name() == "run" || cmd.Name() == "config" { // at start, and when asked; not in every tool's output
+		for _, w := range l.Warnings {
+			fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
+		}
 	}
-	if err := c.Validate(); err != nil {
+	if err != nil {
 		return c, cli.UsageError{Err: err}
 	}
 	return c, nil

@@ -28,6 +28,9 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	if file != "" {
 		return fileSnapshotter(file)
 	}
+	if c.simulated() {
+		return simulatedSnapshotter(c)
+	}
 	nodes := map[string]torque.NodeConfig{}
 	for name, n := range c.Torque.Nodes {
 		nodes[name] = n
@@ -89,6 +92,9 @@ func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
 // releaseres through the Maui adapter, run directly (never a shell) with
 // MAUIHOMEDIR set so the clients find the server.
 func reserver(c Config) (agent.Reserver, error) {
+	if c.simulated() {
+		return simulatedReserver(c)
+	}
 	loc, err := time.LoadLocation(c.Maui.Timezone)
 	if err != nil {
 		return nil, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
@@ -122,6 +128,9 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 // accounting (positions under state_dir) and, when configured, the
 // scheduler-notification listener. Each hands its events to the agent.
 func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
+	if c.simulated() {
+		return nil, nil // no pbs_server logs: the refresh drives the forecasts
+	}
 	loc, err := time.LoadLocation(c.Torque.Timezone)
 	if err != nil {
 		return nil, cli.Usagef("torque.timezone %q: %v", c.Torque.Timezone, err)

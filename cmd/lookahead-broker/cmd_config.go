@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
+	"lookahead/internal/config"
 )
 
 func newConfigCommand() *cobra.Command {
@@ -27,5 +28,5 @@ func newConfigCommand() *cobra.Command {
 }
 
 func runConfig(_ context.Context, w io.Writer, cfg Config) error {
-	return cli.WriteJSON(w, cfg)
+	return cli.WriteJSON(w, config.Effective(cfg))
 }

@@ -72,10 +72,11 @@ func runRun(ctx context.Context, cfg Config) error {
 	g.Go(func() error {
 		select {
 		case <-b.Ready():
-			srv.SetReady()
 			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Msg("broker ready")
 		case <-gctx.Done():
+			return nil
 		}
+		followHealth(gctx, b, srv, log, 2*time.Second)
 		return nil
 	})
 	err = g.Wait()
@@ -86,11 +87,39 @@ func runRun(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// followHealth keeps /readyz (and systemd's status) on what the broker
+// reports: ready only while it is connected, can append to its job stream
+// and its planning cycles succeed. A change is logged once.
+func followHealth(ctx context.Context, b *daemon.Broker, srv *metrics.Server, log zerolog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	was, wasWhy := false, "starting"
+	for {
+		ok, why := b.Healthy()
+		if ok != was || why != wasWhy {
+			if ok {
+				srv.SetReady()
+				log.Info().Msg("broker ready")
+			} else {
+				srv.SetNotReady(why)
+				log.Warn().Str("why", why).Msg("broker not ready")
+			}
+			was, wasWhy = ok, why
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Config {
 	p := cfg.Planning
 	return daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin,
+		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
 		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{
 			Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)}),

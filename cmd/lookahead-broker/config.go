@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"lookahead/broker"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
+	"lookahead/internal/config"
 	"lookahead/internal/natsconn"
 )
 
@@ -21,28 +22,39 @@ import (
 const DefaultConfigFile = "/etc/lookahead/broker.yaml"
 
 // Config is the broker's whole configuration, as broker.yaml spells it.
+// A key is one tagged field: `mapstructure` names it, `default` and `min`
+// give its default and lower bound (internal/config refuses unknown keys,
+// durations without a unit and values below min).
 type Config struct {
-	LogLevel string          `mapstructure:"log_level" json:"log_level"`
+	LogLevel string          `mapstructure:"log_level" json:"log_level" default:"info"`
 	NATS     natsconn.Config `mapstructure:"nats" json:"nats"`
 	Planning struct {
-		Cycle          time.Duration `mapstructure:"cycle" json:"cycle"`
-		Debounce       time.Duration `mapstructure:"debounce" json:"debounce"`
-		CommitLead     time.Duration `mapstructure:"commit_lead" json:"commit_lead"`
-		ReserveTimeout time.Duration `mapstructure:"reserve_timeout" json:"reserve_timeout"`
-		SiteTTL        time.Duration `mapstructure:"site_ttl" json:"site_ttl"`
-		StartMargin    time.Duration `mapstructure:"start_margin" json:"start_margin"`
+		Cycle          time.Duration `mapstructure:"cycle" json:"cycle" default:"30s" min:"1s"`
+		Debounce       time.Duration `mapstructure:"debounce" json:"debounce" default:"1s" min:"1ms"`
+		CommitLead     time.Duration `mapstructure:"commit_lead" json:"commit_lead" default:"10m" min:"1s"`
+		ReserveTimeout time.Duration `mapstructure:"reserve_timeout" json:"reserve_timeout" default:"30s" min:"1s"`
+		SiteTTL        time.Duration `mapstructure:"site_ttl" json:"site_ttl" default:"5m" min:"10s"`
+		StartMargin    time.Duration `mapstructure:"start_margin" json:"start_margin" default:"30s" min:"1s"`
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
-		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor"`
+		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
+		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
 	Jobs struct {
-		MaxWalltime time.Duration `mapstructure:"max_walltime" json:"max_walltime"`
+		MaxWalltime         time.Duration `mapstructure:"max_walltime" json:"max_walltime" default:"168h" min:"1s"`
+		MaxActivePerUser    int           `mapstructure:"max_active_per_user" json:"max_active_per_user" default:"1000" min:"0"`
+		MaxActivePerAccount int           `mapstructure:"max_active_per_account" json:"max_active_per_account" default:"5000" min:"0"`
+		Retain              time.Duration `mapstructure:"retain" json:"retain" default:"168h" min:"1m"`
+		SnapshotInterval    time.Duration `mapstructure:"snapshot_interval" json:"snapshot_interval" default:"1h" min:"1s"`
 	} `mapstructure:"jobs" json:"jobs"`
 	Budgets    broker.Budgets `mapstructure:"budgets" json:"budgets"`
 	Identities []Identity     `mapstructure:"identities" json:"identities"`
-	StateDir   string         `mapstructure:"state_dir" json:"state_dir"`
-	Replicas   int            `mapstructure:"replicas" json:"replicas"`
+	Operators  []string       `mapstructure:"operators" json:"operators"`
+	StateDir   string         `mapstructure:"state_dir" json:"state_dir" default:"/var/lib/lookahead/broker"`
+	Replicas   int            `mapstructure:"replicas" json:"replicas" default:"1" min:"1"`
 	Metrics    struct {
+		// Listen is the metrics/health listener; "" (the default) or
+		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
 		Listen string `mapstructure:"listen" json:"listen"`
 	} `mapstructure:"metrics" json:"metrics"`
 }
@@ -54,33 +66,15 @@ type Identity struct {
 	Accounts []string `mapstructure:"accounts" json:"accounts"`
 }
 
-func setDefaults(v *viper.Viper) {
-	v.SetDefault("log_level", "info")
-	v.SetDefault("nats.url", "nats://127.0.0.1:4222")
-	v.SetDefault("nats.name", "lookahead-broker")
-	v.SetDefault("nats.connect_timeout", "5s")
-	v.SetDefault("planning.cycle", "30s")
-	v.SetDefault("planning.debounce", "1s")
-	v.SetDefault("planning.commit_lead", "10m")
-	v.SetDefault("planning.reserve_timeout", "30s")
-	v.SetDefault("planning.site_ttl", "5m")
-	v.SetDefault("planning.start_margin", "30s")
-	v.SetDefault("planning.multi_site_factor", 1.0)
-	v.SetDefault("jobs.max_walltime", "168h")
-	v.SetDefault("replicas", 1)
-	v.SetDefault("state_dir", "/var/lib/lookahead/broker")
-	v.SetDefault("metrics.listen", "127.0.0.1:9465")
-}
-
 // addConfigFlags adds the flags that override config keys.
 func addConfigFlags(fs *pflag.FlagSet) {
 	fs.String("config", "", "config file (default "+DefaultConfigFile+" when it exists)")
-	fs.String("log-level", "", "log level: debug, info, warn, error")
-	fs.String("nats-url", "", "NATS server URL")
-	fs.Duration("cycle", 0, "planning cycle length")
-	fs.Duration("commit-lead", 0, "reserve jobs planned to start within this lead time")
-	fs.Duration("site-ttl", 0, "a site silent longer than this is stale")
-	fs.String("metrics-listen", "", `metrics/health listener address ("" keeps the config's, "off" disables)`)
+	fs.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
+	fs.String("nats-url", "", "NATS server URL (config key nats.url)")
+	fs.Duration("cycle", 0, "planning cycle length, e.g. 30s (config key planning.cycle)")
+	fs.Duration("commit-lead", 0, "reserve jobs planned to start within this lead time, e.g. 10m (config key planning.commit_lead)")
+	fs.Duration("site-ttl", 0, "a site silent longer than this is stale, e.g. 5m (config key planning.site_ttl)")
+	fs.String("metrics-listen", "", `metrics/health listener address, "off" disables (config key metrics.listen)`)
 }
 
 var flagKeys = map[string]string{
@@ -89,84 +83,90 @@ var flagKeys = map[string]string{
 }
 
 // loadConfig reads flags > LOOKAHEAD_ env > file > defaults into a
-// validated Config.
+// validated Config; every problem is reported at once, naming the key and
+// where it was set (file:line, variable or flag).
+// Warnings (a LOOKAHEAD_* variable that sets no key) go to stderr.
 func loadConfig(fs *pflag.FlagSet) (Config, error) {
-	v := viper.New()
-	setDefaults(v)
-	v.SetEnvPrefix("LOOKAHEAD")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
-	for flag, key := range flagKeys {
-		if f := fs.Lookup(flag); f != nil && f.Changed {
-			v.Set(key, f.Value.String())
-		}
+	c, l, err := readConfig(fs)
+	for _, w := range l.Warnings {
+		fmt.Fprintf(os.Stderr, "lookahead-broker: warning: %s\n", w)
 	}
-	if err := readFile(v, fs); err != nil {
-		return Config{}, err
-	}
+	return c, err
+}
+
+// readConfig is loadConfig that also says where each value came from.
+func readConfig(fs *pflag.FlagSet) (Config, *config.Loaded, error) {
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
-		return Config{}, cli.Usagef("broker config: %w", err)
+	path, _ := fs.GetString("config")
+	spec := config.Spec{File: path, Explicit: path != "", EnvPrefix: "LOOKAHEAD", Flags: fs, FlagKeys: flagKeys,
+		Validate: func() error { return c.Validate() }}
+	if path == "" {
+		spec.File = DefaultConfigFile
+	}
+	l, err := config.Load(viper.New(), &c, spec)
+	if err != nil {
+		return Config{}, l, cli.UsageError{Err: err}
 	}
 	if c.Metrics.Listen == "off" {
 		c.Metrics.Listen = ""
 	}
-	if err := c.Validate(); err != nil {
-		return Config{}, cli.Usagef("broker config: %w", err)
+	if c.NATS.Name == "" {
+		c.NATS.Name = "lookahead-broker"
 	}
-	return c, nil
+	l.Warnings = append(l.Warnings, c.refusesEveryone()...)
+	return c, l, nil
 }
 
-func readFile(v *viper.Viper, fs *pflag.FlagSet) error {
-	path, _ := fs.GetString("config")
-	explicit := path != ""
-	if !explicit {
-		path = DefaultConfigFile
+// refusesEveryone warns of a policy under which no submission can pass
+// (the packaged file's, until the operator says who may submit).
+func (c Config) refusesEveryone() []string {
+	var out []string
+	if len(c.Identities) == 0 {
+		out = append(out, "identities is empty: every submission is refused (NATS user ... may not submit grid jobs); list who may submit for whom (docs/quickstart.md)")
 	}
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	err := v.ReadInConfig()
-	if err == nil {
-		return nil
+	if d := c.Budgets.Default; d != nil && *d == 0 && len(c.Budgets.Accounts) == 0 && len(c.Budgets.Users) == 0 {
+		out = append(out, "budgets.default_budget is 0 and no user or account is listed: every submission is over budget")
 	}
-	if !explicit && errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return cli.Usagef("read config %s: %w", path, err)
+	return out
 }
 
-// Validate checks the config and names the key that is wrong.
+// Validate checks what the key bounds cannot, naming the key; every
+// problem at once.
 func (c Config) Validate() error {
+	var errs []error
+	if lvl, err := zerolog.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" || lvl > zerolog.ErrorLevel {
+		errs = append(errs, fmt.Errorf("log_level %q: must be debug, info, warn or error", c.LogLevel))
+	}
 	if err := c.NATS.Validate(); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	if c.Planning.Cycle <= 0 {
-		return fmt.Errorf("planning.cycle: %v, must be > 0", c.Planning.Cycle)
-	}
-	if c.Planning.SiteTTL <= 0 || c.Planning.ReserveTimeout <= 0 {
-		return fmt.Errorf("planning.site_ttl and planning.reserve_timeout must be > 0")
-	}
-	if c.Planning.MultiSite < 1 {
-		return fmt.Errorf("planning.multi_site_factor: %v, must be >= 1", c.Planning.MultiSite)
+	for i, op := range c.Operators {
+		if !forecast.IsPlainName(op) {
+			errs = append(errs, fmt.Errorf("operators[%d] %q: must be a plain name", i, op))
+		}
 	}
 	for i, id := range c.Identities {
 		if id.NATSUser != "*" && !forecast.IsPlainName(id.NATSUser) {
-			return fmt.Errorf("identities[%d].nats_user %q: must be a plain name or *", i, id.NATSUser)
+			errs = append(errs, fmt.Errorf("identities[%d].nats_user %q: must be a plain name or *", i, id.NATSUser))
 		}
 		for _, n := range append(append([]string{}, id.Users...), id.Accounts...) {
 			if n != "*" && !forecast.IsPlainName(n) {
-				return fmt.Errorf("identities[%d]: %q is not a plain name or *", i, n)
+				errs = append(errs, fmt.Errorf("identities[%d]: %q is not a plain name or *", i, n))
 			}
 		}
 	}
-	return c.Budgets.Validate()
+	if err := c.Budgets.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // Policy is the submission policy the config describes. The identity map
 // is never nil here: NATS users not listed are refused.
 func (c Config) Policy() broker.Policy {
 	p := broker.Policy{MaxWalltime: int64(c.Jobs.MaxWalltime / time.Second), Budgets: c.Budgets,
-		Identities: map[string]broker.Allowed{}}
+		Identities: map[string]broker.Allowed{}, Operators: c.Operators,
+		MaxActivePerUser: c.Jobs.MaxActivePerUser, MaxActivePerAccount: c.Jobs.MaxActivePerAccount}
 	for _, id := range c.Identities {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}

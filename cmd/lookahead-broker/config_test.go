@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"lookahead/internal/config"
 	"time"
 )
 
@@ -65,5 +69,102 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	cmd.Flags().Parse([]string{"--config", filepath.Join(dir, "missing.yaml")})
 	if _, err := loadConfig(cmd.Flags()); err == nil {
 		t.Error("missing explicit config file accepted")
+	}
+}
+
+// TestStrictConfig: the mistakes that made a live broker spin (a cycle
+// without a unit) or spend without limit (a misspelt budget key) are
+// errors naming the key and the file line, the variable or the flag.
+func TestStrictConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "broker.yaml")
+	os.WriteFile(file, []byte("log_level: info\nplanning:\n  cycle: 30\nbudgets: {default_budjet: 0}\nnats: {ulr: nats://elsewhere:4222}\n"), 0o600)
+	cmd := newRunCommand()
+	cmd.Flags().Parse([]string{"--config", file})
+	_, err := loadConfig(cmd.Flags())
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{file + ":3: planning.cycle: 30 has no unit", file + ":4: budgets.default_budjet: unknown key; did you mean budgets.default_budget?",
+		file + ":5: nats.ulr: unknown key; did you mean nats.url?"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	cmd = newRunCommand()
+	cmd.Flags().Parse([]string{"--cycle", "0s"})
+	if _, err = loadConfig(cmd.Flags()); err == nil || !strings.Contains(err.Error(), "--cycle: planning.cycle: 0s is below the least allowed, 1s") {
+		t.Errorf("--cycle 0s: %v", err)
+	}
+	t.Setenv("LOOKAHEAD_PLANNING_RESERVE_TIMEOUT", "30")
+	cmd = newRunCommand()
+	cmd.Flags().Parse(nil)
+	if _, err = loadConfig(cmd.Flags()); err == nil || !strings.Contains(err.Error(), "LOOKAHEAD_PLANNING_RESERVE_TIMEOUT=30: planning.reserve_timeout: 30 has no unit") {
+		t.Errorf("unit-less variable: %v", err)
+	}
+}
+
+// TestConfigCommandPrintsWhatTakesEffect: `config` prints the keys as
+// the file spells them, and its output is itself a valid config file that
+// loads to the same configuration.
+func TestConfigCommandPrintsWhatTakesEffect(t *testing.T) {
+	dir := t.TempDir()
+	cmd := newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--cycle", "45s"})
+	c, err := loadConfig(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := runConfig(context.Background(), &out, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"cycle": "45s"`) || !strings.Contains(out.String(), `"default_budget": 0`) {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	file := filepath.Join(dir, "again.yaml")
+	os.WriteFile(file, []byte(out.String()), 0o600)
+	cmd = newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", file})
+	again, err := loadConfig(cmd.Flags())
+	if err != nil {
+		t.Fatalf("the printed config does not load: %v", err)
+	}
+	if !reflect.DeepEqual(config.Effective(again), config.Effective(c)) { // nil and empty maps print alike
+		t.Fatalf("reloaded\n%+v\nwant\n%+v", again, c)
+	}
+}
+
+// TestPackagedConfigDocumentsEveryKey: /etc/lookahead/broker.yaml shows
+// every key (set or as a commented-out example), and the examples are
+// valid config too.
+func TestPackagedConfigDocumentsEveryKey(t *testing.T) {
+	if err := config.CheckDocumented(config.SchemaOf(Config{}), "../../packaging/config/broker.yaml"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPackagedPolicyWarns: the packaged broker.yaml refuses every
+// submission until the operator lists identities and budgets; the broker
+// says so at start and in `config` instead of leaving the first user to
+// find out from a refusal.
+func TestPackagedPolicyWarns(t *testing.T) {
+	cmd := newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml"})
+	_, l, err := readConfig(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(l.Warnings, "\n"); !strings.Contains(w, "identities is empty") || !strings.Contains(w, "default_budget is 0") {
+		t.Fatalf("warnings %q", l.Warnings)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.yaml")
+	os.WriteFile(file, []byte("identities: [{nats_user: '*', users: [alice], accounts: [proj1]}]\nbudgets: {default_budget: 0, accounts: {proj1: 10}}\n"), 0o600)
+	cmd = newConfigCommand()
+	cmd.Flags().Parse([]string{"--config", file})
+	_, l, err = readConfig(cmd.Flags())
+	if w := strings.Join(l.Warnings, "\n"); err != nil || strings.Contains(w, "identities") || strings.Contains(w, "budget") {
+		t.Fatalf("err %v warnings %q", err, l.Warnings)
 	}
 }

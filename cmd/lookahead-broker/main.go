@@ -13,7 +13,7 @@ import (
 
 func main() {
 	cli.Main("lookahead-broker", func(ctx context.Context) error {
-		return newRootCommand().ExecuteContext(ctx)
+		return cli.Execute(ctx, newRootCommand())
 	})
 }
 
@@ -32,6 +32,6 @@ defaults (see the packaged broker.yaml for every key).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newConfigCommand())
+	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand())
 	return root
 }

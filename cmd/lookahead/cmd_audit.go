@@ -40,8 +40,10 @@ them from Maui, not from memory) and compare them with its records:
 --repair releases orphans and re-requests missing reservations, and prints
 what it did; drifted reservations are reported only.
 
-Exit codes: 0 no findings, 4 findings (or sites that did not answer),
-3 broker unreachable.`,
+Exit codes: 0 no findings (with --repair: every finding repaired),
+4 findings left (without --repair, or repairs the site refused, drifted
+ones) or sites that did not answer, 1 a repair failed (no answer, not
+recorded), 3 broker unreachable.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAudit(cmd.Context(), cmd.OutOrStdout(), o)
@@ -70,10 +72,38 @@ func runAudit(ctx context.Context, w io.Writer, o *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	if n := len(rep.Findings) + len(rep.Errors); n > 0 && !o.repair {
-		return cli.CodedError{Code: cli.ExitRefused, Err: fmt.Errorf("audit: %d findings, %d sites unanswered", len(rep.Findings), len(rep.Errors))}
+	if err := refusal(rep.Code, rep.Message); err != nil {
+		return err
 	}
-	return refusal(rep.Code, rep.Message)
+	return auditOutcome(rep, o.repair)
+}
+
+// auditOutcome is the exit of an audit: 0 when every site answered and
+// nothing is wrong (or, with --repair, everything found was repaired); 1
+// when a repair failed for want of machinery; 4 when findings remain
+// (without --repair, or repairs refused or reported only) or sites did not
+// answer.
+func auditOutcome(rep wire.AuditReport, repair bool) error {
+	left, failed := len(rep.Findings), 0
+	if repair {
+		left = 0
+		for _, f := range rep.Findings {
+			switch f.RepairCode {
+			case wire.RepairDone:
+			case wire.RepairFailed:
+				failed++
+			default: // refused, reported only, or a broker that does not say
+				left++
+			}
+		}
+	}
+	if failed > 0 {
+		return cli.CodedError{Code: cli.ExitFailure, Err: fmt.Errorf("audit: %d repairs failed, %d findings left, %d sites unanswered", failed, left, len(rep.Errors))}
+	}
+	if left+len(rep.Errors) > 0 {
+		return cli.CodedError{Code: cli.ExitRefused, Err: fmt.Errorf("audit: %d findings left, %d sites unanswered", left, len(rep.Errors))}
+	}
+	return nil
 }
 
 func writeAudit(w io.Writer, rep wire.AuditReport) error {
@@ -88,7 +118,11 @@ func writeAudit(w io.Writer, rep wire.AuditReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tSITE\tJOB\tRESERVATION\tFIELDS\tREPAIR")
 	for _, f := range rep.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Kind, f.Site, f.Job, f.Reservation, strings.Join(f.Fields, ","), f.Repair)
+		repair := f.Repair
+		if f.RepairCode != "" {
+			repair = f.RepairCode + ": " + repair
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Kind, f.Site, f.Job, f.Reservation, strings.Join(f.Fields, ","), repair)
 	}
 	return tw.Flush()
 }
@@ -138,15 +172,31 @@ func runAuditLog(ctx context.Context, w io.Writer, o *auditOptions, now time.Tim
 		}
 		return cli.WriteJSON(w, recs)
 	}
+	return writeAuditLog(w, recs, bad)
+}
+
+// writeAuditLog prints the trail. ORIGIN is the subject's (the publisher
+// the server let through); a record whose body claims otherwise is marked
+// with "*" and its claim shown first in DETAIL.
+func writeAuditLog(w io.Writer, recs []wire.AuditRecord, bad int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tORIGIN\tACTION\tJOB\tSITE\tACTOR\tCODE\tDETAIL")
+	forged := 0
 	for _, r := range recs {
-		detail := r.Message
+		detail, origin := r.Message, r.Origin
 		if len(r.Command) > 0 {
 			detail = strings.TrimSpace(strings.Join(r.Command, " ") + "  " + detail)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", time.Unix(r.Time, 0).UTC().Format(time.DateTime), r.Origin,
-			r.Action, r.Job, r.Site, r.Actor, r.Code, clip(detail, 90))
+		if r.Mismatch != "" {
+			forged++
+			origin += "*"
+			detail = "[" + r.Mismatch + "] " + detail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", time.Unix(r.Time, 0).UTC().Format(time.DateTime), origin,
+			r.Action, r.Job, r.Site, wire.Clip(r.Actor, 40), r.Code, clip(detail, 90))
+	}
+	if forged > 0 {
+		fmt.Fprintf(tw, "(* %d records whose body disagrees with the subject they were published on: shown with the subject's origin)\n", forged)
 	}
 	if bad > 0 {
 		fmt.Fprintf(tw, "(%d undecodable records skipped)\n", bad)

@@ -23,10 +23,20 @@ func newSitesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sites",
 		Short: "Show every site the broker knows: forecast age, size, free processor-hours, staleness",
-		Long: `Show each site: its forecast revision, how long since it was last heard of
-(forecast or heartbeat), nodes and processors, the processor-hours its slots
-offer between now and its horizon, and whether it is stale (silent longer
-than the broker's site TTL, and so out of planning).`,
+		Long: `Show each site: its forecast revision, how long since the broker last heard
+that forecast was current (the forecast itself or a heartbeat naming its
+revision, by the broker's clock), nodes and processors, the processor-hours
+its slots offer between now and its horizon, its clock's offset from the
+broker's, and its state:
+
+  fresh     planned on
+  STALE     silent longer than the broker's site TTL: out of planning
+  EXCLUDED  its latest forecast was refused (PROBLEM says why: invalid,
+            over the broker's limits, generated too far ahead of the
+            broker's clock): out of planning until a good forecast arrives
+
+PROBLEM also shows a refused heartbeat, or one naming a revision the broker
+does not hold.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSites(cmd.Context(), cmd.OutOrStdout(), o)
@@ -57,14 +67,29 @@ func writeSites(w io.Writer, reply wire.SitesReply) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tREVISION\tLAST HEARD\tNODES\tPROCS\tSLOTS\tFREE CPU-H\tHORIZON\tSTATE")
+	fmt.Fprintln(tw, "SITE\tREVISION\tLAST HEARD\tNODES\tPROCS\tSLOTS\tFREE CPU-H\tHORIZON\tCLOCK\tSTATE\tPROBLEM")
 	for _, s := range reply.Sites {
 		state := "fresh"
-		if s.Stale {
+		switch {
+		case s.Excluded:
+			state = "EXCLUDED"
+		case s.Stale:
 			state = "STALE"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s ago\t%d\t%d\t%d\t%.0f\t%s\t%s\n", s.Site, s.Seq, fmtDur(s.Age), s.Nodes, s.Procs,
-			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), state)
+		fmt.Fprintf(tw, "%s\t%d\t%s ago\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, fmtDur(max(0, s.Age)), s.Nodes, s.Procs,
+			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), state, clip(s.Problem, 100))
 	}
 	return tw.Flush()
+}
+
+// fmtOffset renders a site's clock offset from the broker's: "ok" within
+// a few seconds, else how far ahead (+) or behind (-).
+func fmtOffset(d int64) string {
+	switch {
+	case d > 5:
+		return "+" + fmtDur(d)
+	case d < -5:
+		return "-" + fmtDur(-d)
+	}
+	return "ok"
 }

@@ -27,8 +27,13 @@ func newStatusCommand() *cobra.Command {
 		Use:   "status [ID]",
 		Short: "Show the grid queue, or one job with its plan and reservations",
 		Long: `Without an ID: every active grid job (waiting, committing, reserved, running)
-with its planned or reserved start and sites; --all adds ended jobs. With an
-ID: that job in detail, including its reservations on each site.
+with its planned or reserved start and sites; --all adds ended jobs (the
+broker keeps them for its retention period, 7 days by default). With an ID:
+that job in detail, including its reservations on each site.
+
+You see the jobs your NATS user submitted or may act for (broker.yaml
+identities); operators (broker.yaml operators) see every job. The broker
+answers in pages that each fit in one NATS message; status fetches them all.
 
 States: waiting (queued; "plan" shows where the last cycle put it),
 committing (reserve requests out), reserved (held on all its sites),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -36,7 +37,8 @@ answers with the job id. A retry after a timeout reuses the request id, so
 it never creates a second job.
 
 Exit codes: 0 submitted, 2 invalid job, 3 broker unreachable,
-4 refused (forbidden, over budget, walltime too long).`,
+4 refused (forbidden, over budget, walltime too long, queue-full: your user
+or account has as many active grid jobs as the broker allows).`,
 		Example: `  lookahead submit --procs 64 --walltime 2h --max-price 2.5 --user alice --account proj1
   lookahead submit job.json -o json`,
 		Args: cobra.MaximumNArgs(1),
@@ -72,6 +74,9 @@ func runSubmit(ctx context.Context, cmd *cobra.Command, o *submitOptions, args [
 	}
 	if err := job.Validate(); err != nil {
 		return err
+	}
+	if w := job.MaxPrice * float64(job.Procs) * float64(job.Walltime) / 3600; math.IsInf(w, 0) || math.IsNaN(w) {
+		return cli.Usagef("max_price %g × %d procs × %s is not a finite number of credits: lower --max-price", job.MaxPrice, job.Procs, fmtDur(job.Walltime))
 	}
 	c, err := o.conn.Dial(ctx)
 	if err != nil {

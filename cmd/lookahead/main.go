@@ -13,7 +13,7 @@ import (
 
 func main() {
 	cli.Main("lookahead", func(ctx context.Context) error {
-		return newRootCommand().ExecuteContext(ctx)
+		return cli.Execute(ctx, newRootCommand())
 	})
 }
 

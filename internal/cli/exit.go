@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -44,16 +45,21 @@ func (e CodedError) Error() string { return e.Err.Error() }
 func (e CodedError) Unwrap() error { return e.Err }
 
 // ExitCode is the one place that maps an error to the process exit code.
+// A file or directory that does not exist (fs.ErrNotExist anywhere in the
+// chain: a named input, a config file, a log directory, a tool's path) is
+// bad input, 2, whatever else wraps it.
 func ExitCode(err error) int {
 	var coded CodedError
 	var usage UsageError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &coded):
-		return coded.Code
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.Is(err, fs.ErrNotExist):
+		return ExitUsage
+	case errors.As(err, &coded):
+		return coded.Code
 	case errors.As(err, &usage), errors.Is(err, forecast.ErrInvalid):
 		return ExitUsage
 	default:
@@ -63,16 +69,22 @@ func ExitCode(err error) int {
 
 // Main runs a command under a context cancelled by SIGINT/SIGTERM, prints
 // the error (if any) on stderr as "<name>: <error>" and exits with
-// ExitCode.
+// ExitCode. A command that a signal stopped before it finished (it
+// returned an error) exits 130; one that finished its work on the signal
+// (a daemon's run: stopping is how it ends) returned nil and exits 0.
 func Main(name string, run func(ctx context.Context) error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx)
+	interrupted := ctx.Err() != nil
 	stop()
-	os.Exit(report(os.Stderr, name, err))
+	os.Exit(report(os.Stderr, name, err, interrupted))
 }
 
-func report(w io.Writer, name string, err error) int {
+func report(w io.Writer, name string, err error, interrupted bool) int {
 	code := ExitCode(err)
+	if err != nil && interrupted {
+		code = ExitInterrupted
+	}
 	if err != nil && code != ExitInterrupted {
 		fmt.Fprintf(w, "%s: %v\n", name, err)
 	}

@@ -8,9 +8,11 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Config is how to reach NATS. Empty fields are not used.
+// Config is how to reach NATS. Empty fields are not used. The `default`
+// and `min` tags are the daemons' config defaults and bounds
+// (internal/config).
 type Config struct {
-	URL      string `mapstructure:"url" json:"url"`
+	URL      string `mapstructure:"url" json:"url" default:"nats://127.0.0.1:4222"`
 	Name     string `mapstructure:"name" json:"name"` // client name shown by the server
 	Creds    string `mapstructure:"creds" json:"creds"`
 	NKeySeed string `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
@@ -25,7 +27,7 @@ type Config struct {
 	// packaging/nats/grid.conf): e.g. "_INBOX_alpha". Empty: "_INBOX".
 	InboxPrefix string `mapstructure:"inbox_prefix" json:"inbox_prefix"`
 	// ConnectTimeout bounds the first connection; 0 means 5 s.
-	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout"`
+	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout" default:"5s" min:"100ms"`
 }
 
 // Validate reports options that cannot work together.

@@ -13,7 +13,9 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/nats-io/nkeys"
 
+	"lookahead/broker/brokertest"
 	"lookahead/broker/client"
+	"lookahead/broker/daemon"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
 	"lookahead/wire"
@@ -30,6 +32,7 @@ var (
 	brokerCfg   = natsconn.Config{Name: "broker", NKeySeed: "testdata/broker.nk", InboxPrefix: "_INBOX_broker"}
 	operatorCfg = natsconn.Config{Name: "operator", NKeySeed: "testdata/operator.nk", InboxPrefix: "_INBOX_operator"}
 	aliceCfg    = natsconn.Config{Name: "alice", NKeySeed: "testdata/alice.nk", InboxPrefix: "_INBOX_alice"}
+	adminCfg    = natsconn.Config{Name: "admin", NKeySeed: "testdata/admin.nk", InboxPrefix: "_INBOX_admin"}
 	portalCfg   = natsconn.Config{Name: "portal", User: "portal", Password: "portal-example-password", InboxPrefix: "_INBOX_portal"}
 )
 
@@ -42,6 +45,7 @@ type conn struct {
 	*nats.Conn
 	name string
 	errs chan error
+	srv  *natsembed.Server
 }
 
 func startGrid(t *testing.T) *natsembed.Server {
@@ -60,7 +64,7 @@ func dial(t *testing.T, s *natsembed.Server, cfg natsconn.Config) (*conn, error)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{name: cfg.Name, errs: make(chan error, 64)}
+	c := &conn{name: cfg.Name, errs: make(chan error, 64), srv: s}
 	opts = append(opts, nats.MaxReconnects(0), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		select {
 		case c.errs <- err:
@@ -127,25 +131,24 @@ func publish(t *testing.T, c *conn, subject, data string) {
 	}
 }
 
-// setupBroker creates the forecast bucket and the audit stream as the
-// broker does, and returns the broker's JetStream handle.
+// setupBroker creates the streams and the bucket as the NATS admin does
+// at install (lookahead-broker init), and returns the broker's JetStream
+// handle and its view of the bucket.
 func setupBroker(t *testing.T, broker *conn) (jetstream.JetStream, jetstream.KeyValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
+	admin := connect(t, broker.srv, adminCfg)
+	if _, err := daemon.Init(ctx, admin.Conn, 1, 5*time.Minute); err != nil {
+		t.Fatalf("the admin creates the streams and the bucket: %v", err)
+	}
 	js, err := jetstream.New(broker.Conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: wire.ForecastBucket, TTL: 5 * time.Minute})
+	kv, err := js.KeyValue(ctx, wire.ForecastBucket)
 	if err != nil {
-		t.Fatalf("broker creates the forecast bucket: %v", err)
-	}
-	_, err = js.CreateStream(ctx, jetstream.StreamConfig{
-		Name: wire.AuditStream, Subjects: []string{wire.AuditSubjects}, DenyDelete: true, DenyPurge: true,
-	})
-	if err != nil {
-		t.Fatalf("broker creates the audit stream: %v", err)
+		t.Fatalf("broker binds the forecast bucket: %v", err)
 	}
 	return js, kv
 }
@@ -387,6 +390,7 @@ func TestSubmitterIdentityIsEnforced(t *testing.T) {
 		"submit":    wire.BrokerSubject(wire.VerbSubmit),
 		"submit-as": wire.BrokerUserSubject(wire.VerbSubmit, "*"),
 		"status":    wire.BrokerSubject(wire.VerbStatus),
+		"status-as": wire.BrokerUserSubject(wire.VerbStatus, "*"),
 	} {
 		if err := svc.AddEndpoint(name, echo, micro.WithEndpointSubject(subject)); err != nil {
 			t.Fatal(err)
@@ -418,17 +422,21 @@ func TestSubmitterIdentityIsEnforced(t *testing.T) {
 		if subject != own || got != tc.want {
 			t.Errorf("%s: broker saw %s %+v, want %s %+v", tc.cfg.Name, subject, got, own, tc.want)
 		}
-		if _, err := cli.Request(wire.BrokerSubject(wire.VerbStatus), nil, waitLimit); err != nil {
+		if _, err := cli.Request(wire.BrokerUserSubject(wire.VerbStatus, tc.cfg.Name), nil, waitLimit); err != nil {
 			t.Errorf("%s status: %v", tc.cfg.Name, err)
 		}
 		cli.noViolations(t)
 
-		// submitting as someone else, or anonymously, is refused by the server
+		// submitting as someone else, or anonymously, is refused by the
+		// server; so is asking for the queue as someone else or as an
+		// operator (the plain status subject)
 		for _, subject := range []string{
 			wire.BrokerUserSubject(wire.VerbSubmit, "mallory"),
 			wire.BrokerUserSubject(wire.VerbCancel, "operator"),
 			wire.BrokerSubject(wire.VerbSubmit),
 			wire.BrokerSubject(wire.VerbAudit),
+			wire.BrokerSubject(wire.VerbStatus),
+			wire.BrokerUserSubject(wire.VerbStatus, "operator"),
 		} {
 			publish(t, cli, subject, "{}")
 			cli.denied(t, "Publish", subject)
@@ -449,24 +457,35 @@ func TestSubmitterIdentityIsEnforced(t *testing.T) {
 	op.denied(t, "Publish", wire.BrokerUserSubject(wire.VerbSubmit, "alice"))
 }
 
+// Issue 15.5: the broker's identity could shrink the audit stream with
+// STREAM.UPDATE (max_msgs: 1). The admin creates the stream at install;
+// the broker may append to it and nothing else.
 func TestBrokerCannotEraseTheAuditTrail(t *testing.T) {
 	s := startGrid(t)
 	broker := connect(t, s, brokerCfg)
 	js, _ := setupBroker(t, broker)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if _, err := js.Publish(ctx, wire.AuditSubject("broker", "commit"), []byte(`{}`)); err != nil {
-		t.Fatalf("broker appends an audit record: %v", err)
+	for range 3 {
+		if _, err := js.Publish(ctx, wire.AuditSubject("broker", "commit"), []byte(`{}`)); err != nil {
+			t.Fatalf("broker appends an audit record: %v", err)
+		}
 	}
+	shrink, _ := json.Marshal(map[string]any{"name": wire.AuditStream, "subjects": []string{wire.AuditSubjects},
+		"storage": "file", "max_msgs": 1, "deny_delete": true, "deny_purge": true, "retention": "limits", "discard": "old", "num_replicas": 1})
 	for _, subject := range []string{
+		"$JS.API.STREAM.UPDATE." + wire.AuditStream,
+		"$JS.API.STREAM.CREATE." + wire.AuditStream,
 		"$JS.API.STREAM.PURGE." + wire.AuditStream,
 		"$JS.API.STREAM.DELETE." + wire.AuditStream,
 		"$JS.API.STREAM.MSG.DELETE." + wire.AuditStream,
+		"$JS.API.STREAM.UPDATE." + wire.JobStream,
+		"$JS.API.STREAM.DELETE." + wire.JobStream,
 		wire.ForecastSubject("alpha"),
 		"$KV." + wire.ForecastBucket + ".alpha",
 		wire.AuditSubject("alpha", "reserve"),
 	} {
-		publish(t, broker, subject, "{}")
+		publish(t, broker, subject, string(shrink))
 		broker.denied(t, "Publish", subject)
 	}
 	st, err := js.Stream(ctx, wire.AuditStream)
@@ -477,8 +496,41 @@ func TestBrokerCannotEraseTheAuditTrail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Msgs != 1 {
-		t.Fatalf("audit stream holds %d records, want 1", info.State.Msgs)
+	if info.State.Msgs != 3 || info.Config.MaxMsgs > 0 || !info.Config.DenyPurge || !info.Config.DenyDelete {
+		t.Fatalf("audit stream holds %d records (want 3), config %+v", info.State.Msgs, info.Config)
+	}
+	// The broker trims its own queue below a snapshot: purge is allowed on
+	// the job stream, and only there.
+	if _, err := js.Publish(ctx, wire.JobSnapshotSubject, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := js.Stream(ctx, wire.JobStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Purge(ctx); err != nil {
+		t.Fatalf("broker purges its job stream: %v", err)
+	}
+}
+
+// A broker started before the admin ran init cannot create the audit
+// stream, and says who must.
+func TestBrokerWithoutInitSaysWhoCreatesTheStreams(t *testing.T) {
+	s := startGrid(t)
+	broker := connect(t, s, brokerCfg)
+	b, err := daemon.New(broker.Conn, daemon.Config{Planner: brokertest.Planner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.Run(context.Background()) }() // JetStream's own 5 s timeout ends the create
+	select {
+	case err = <-done:
+	case <-time.After(3 * waitLimit):
+		t.Fatal("broker neither started nor failed")
+	}
+	if err == nil || !strings.Contains(err.Error(), "lookahead-broker init") || !strings.Contains(err.Error(), wire.AuditStream) {
+		t.Fatalf("broker without the audit stream: %v", err)
 	}
 }
 
@@ -510,7 +562,7 @@ func TestUnknownIdentitiesAreRefused(t *testing.T) {
 func TestCLIDefaultInboxPrefixGetsReplies(t *testing.T) {
 	s := startGrid(t)
 	broker := connect(t, s, brokerCfg)
-	sub, err := broker.Subscribe(wire.BrokerSubject(wire.VerbStatus), func(m *nats.Msg) {
+	sub, err := broker.Subscribe(wire.BrokerUserSubject(wire.VerbStatus, "portal"), func(m *nats.Msg) {
 		m.Respond([]byte(`{"type":"status-reply.v1","code":"ok"}`))
 	})
 	if err != nil {

@@ -2,9 +2,11 @@ package natsref
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
 	"lookahead/agent"
@@ -31,6 +33,7 @@ func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
 	defer cancel()
 
 	brokerConn := connect(t, s, brokerCfg)
+	setupBroker(t, brokerConn) // the admin's lookahead-broker init
 	b, err := daemon.New(brokerConn.Conn, daemon.Config{
 		CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		ReserveTimeout: 5 * time.Second, StartMargin: 2 * time.Second,
@@ -38,7 +41,7 @@ func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
 		Policy: broker.Policy{Identities: map[string]broker.Allowed{
 			"alice":    {Users: []string{"alice"}, Accounts: []string{"*"}},
 			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
-		}},
+		}, Operators: []string{"operator"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +117,9 @@ func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
 	}
 
 	opConn := connect(t, s, operatorCfg)
+	hostileSite(t, ctx, agents["alpha"], reply.Job)
+	waitFor(t, "the broker to refuse alpha's job event", func() bool { _, ev := b.Refused(); return ev == 1 })
+	seesOnlyOwnJobs(t, ctx, client.New(aliceConn.Conn, "alice"), client.New(opConn.Conn, "operator"), reply.Job)
 	report, err := client.New(opConn.Conn, "operator").Audit(ctx, false)
 	if err != nil {
 		t.Fatalf("operator audit: %v", err)
@@ -128,11 +134,17 @@ func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
 	origins := map[string]bool{}
 	for _, r := range recs {
 		origins[r.Origin+" "+r.Action] = true
+		if r.Mismatch != "" {
+			origins[r.Origin+" "+r.Action+" forged"] = true
+		}
 	}
-	for _, want := range []string{"alpha reserve", "beta reserve", "broker commit"} {
+	for _, want := range []string{"alpha reserve", "beta reserve", "broker commit", "alpha commit forged"} {
 		if !origins[want] {
 			t.Errorf("audit trail of %s lacks %q: has %v", reply.Job, want, origins)
 		}
+	}
+	if origins["broker commit forged"] || origins["beta commit forged"] {
+		t.Errorf("alpha's forged record shown under another origin: %v", origins)
 	}
 	t.Logf("%s reserved on %v; audit checked %d reservation(s) on %v, no findings", reply.Job, held, report.Checked, report.Sites)
 	for name, c := range map[string]*conn{"broker": brokerConn, "alpha": agents["alpha"], "beta": agents["beta"],
@@ -173,4 +185,57 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// hostileSite is alpha, whose permissions let it publish only under its
+// own name, trying to speak for others in what it may publish (issue 15.3
+// and 15.4): a job event on its own subject whose body names beta, and an
+// audit record on its own subject whose body claims the broker. The
+// broker refuses the first; the trail shows the second as alpha's.
+func hostileSite(t *testing.T, ctx context.Context, alpha *conn, job string) {
+	t.Helper()
+	ev, _ := json.Marshal(wire.JobEvent{Type: wire.TypeJobEvent, Site: "beta", Job: job, State: "failed"})
+	publish(t, alpha, wire.JobEventSubject("alpha", job), string(ev))
+	rec, _ := json.Marshal(wire.AuditRecord{Type: wire.TypeAudit, Time: time.Now().Unix(), Origin: "broker", Action: "commit",
+		Job: job, Site: "beta", Code: wire.CodeOK, Message: "forged by alpha"})
+	js, err := jetstream.New(alpha.Conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, wire.AuditSubject("alpha", "commit"), rec); err != nil {
+		t.Fatalf("alpha appends to its own audit subject: %v", err)
+	}
+	alpha.noViolations(t)
+}
+
+// seesOnlyOwnJobs: the operator submits a job for bob; alice's status
+// shows her job only, the operator's both (issue 15.8). Alice's job is
+// still reserved: the hostile site's event changed nothing.
+func seesOnlyOwnJobs(t *testing.T, ctx context.Context, alice, operator *client.Client, aliceJob string) {
+	t.Helper()
+	bobs := forecast.JobRequest{Procs: 1, Walltime: 600, MaxPrice: 1, User: "bob", Account: "proj2"}
+	r, err := operator.Submit(ctx, bobs, client.NewRequestID())
+	if err != nil || r.Code != wire.CodeOK {
+		t.Fatalf("operator submits for bob: %+v %v", r, err)
+	}
+	ids := func(c *client.Client) map[string]string {
+		st, err := c.Status(ctx, "", false)
+		if err != nil || st.Code != wire.CodeOK {
+			t.Fatalf("status: %v %+v", err, st)
+		}
+		out := map[string]string{}
+		for _, j := range st.Jobs {
+			out[j.Job.ID] = j.State
+		}
+		return out
+	}
+	if got := ids(alice); len(got) != 1 || got[aliceJob] != wire.JobReserved {
+		t.Errorf("alice sees %v, want only her %s, reserved", got, aliceJob)
+	}
+	if got := ids(operator); len(got) != 2 || got[r.Job] == "" {
+		t.Errorf("operator sees %v, want %s and %s", got, aliceJob, r.Job)
+	}
+	if st, err := alice.Status(ctx, r.Job, false); err != nil || st.Code != wire.CodeNotFound {
+		t.Errorf("alice asks for bob's job: %v %+v", err, st)
+	}
 }

@@ -1,0 +1,39 @@
+package coalloc
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+)
+
+// MaxInstant bounds every time in a forecast the planner takes (slot
+// edges, generated, horizon): Unix seconds in [0, 2^40], about the year
+// 36,800, so that no difference of two instants overflows.
+const MaxInstant = int64(1) << 40
+
+// maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
+const maxNodeProcs = 1 << 24
+
+// ValidateForecast checks one forecast against the v1 contract and the
+// planner's own limits. NewPool refuses a forecast exactly when this does,
+// so a broker that validates each site's forecast with it on arrival never
+// hands the planner a forecast that makes it refuse the whole queue.
+func ValidateForecast(f *forecast.Forecast) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f.Generated < 0 || f.Horizon > MaxInstant {
+		return fmt.Errorf("%w: generated %d, horizon %d: must lie in [0, %d]", forecast.ErrInvalid, f.Generated, f.Horizon, MaxInstant)
+	}
+	for i, n := range f.Nodes {
+		if n.Procs > maxNodeProcs {
+			return fmt.Errorf("%w: nodes[%d].procs: %d, at most %d supported", forecast.ErrInvalid, i, n.Procs, maxNodeProcs)
+		}
+	}
+	for i, s := range f.Slots {
+		if s.Start < 0 || s.End > MaxInstant {
+			return fmt.Errorf("%w: slots[%d]: [%d, %d) must lie in [0, %d]", forecast.ErrInvalid, i, s.Start, s.End, MaxInstant)
+		}
+	}
+	return nil
+}

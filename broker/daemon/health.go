@@ -1,0 +1,68 @@
+package daemon
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// health is what readiness is judged on: the outcome of the last planning
+// cycle and of the last append to the job stream.
+type health struct {
+	mu         sync.Mutex
+	cycleOK    time.Time // last cycle that succeeded (wall clock)
+	cycleErr   error     // the last cycle's error, nil when it succeeded
+	appendErr  error     // the last append's error, nil when it succeeded
+	appendedAt time.Time
+}
+
+func (h *health) cycleDone(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cycleErr = err
+	if err == nil {
+		h.cycleOK = time.Now()
+	}
+}
+
+func (h *health) appended(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.appendErr, h.appendedAt = err, time.Now()
+}
+
+// Healthy reports whether the broker works: it has replayed its queue, is
+// connected to NATS, can append to the job stream, and its planning
+// cycles succeed. When not, reason says what is wrong; the daemon serves
+// it on /readyz (503) and tells systemd.
+func (b *Broker) Healthy() (bool, string) {
+	select {
+	case <-b.ready:
+	default:
+		return false, "starting: replaying the queue and reading the stored forecasts"
+	}
+	if st := b.nc.Status(); st != nats.CONNECTED {
+		return false, "nats " + st.String()
+	}
+	h := &b.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.appendErr != nil {
+		return false, fmt.Sprintf("the job stream refuses events: %v", h.appendErr)
+	}
+	if h.cycleErr != nil {
+		return false, fmt.Sprintf("planning cycle failed: %v", h.cycleErr)
+	}
+	if late := 3*b.cfg.CycleInterval + b.cfg.Debounce; !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
+		return false, fmt.Sprintf("no planning cycle finished for %v", time.Since(h.cycleOK).Round(time.Second))
+	}
+	return true, ""
+}
+
+// Refused counts the site messages the broker refused since it started:
+// forecasts and heartbeats, and job events.
+func (b *Broker) Refused() (forecasts, events int64) {
+	return b.badForecasts.Load(), b.badEvents.Load()
+}

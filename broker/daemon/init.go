@@ -1,0 +1,81 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/wire"
+)
+
+// InitResult says what Init did with one stream or bucket.
+type InitResult struct {
+	Name    string `json:"name"`
+	Created bool   `json:"created"`
+	// Note flags an existing stream whose configuration is weaker than
+	// lookahead's (e.g. an audit trail that allows purges).
+	Note string `json:"note,omitempty"`
+}
+
+// Init creates what the broker and the agents use — the audit stream
+// LOOKAHEAD_AUDIT (append-only: deny delete and purge), the job stream
+// LOOKAHEAD_JOBS and the forecast bucket — over a connection with the NATS
+// admin identity, once, at install. The running broker then needs neither
+// STREAM.CREATE nor STREAM.UPDATE on the audit stream, so it cannot shrink
+// the trail. Existing streams are left as they are; Init is safe to rerun.
+func Init(ctx context.Context, nc *nats.Conn, replicas int, siteTTL time.Duration) ([]InitResult, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	if replicas == 0 {
+		replicas = 1
+	}
+	var out []InitResult
+	for _, cfg := range []jetstream.StreamConfig{AuditStreamConfig(replicas), jobStreamConfig(replicas)} {
+		r, err := initStream(ctx, js, cfg)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	kvCfg := forecastBucketConfig(siteTTL, replicas)
+	_, err = js.KeyValue(ctx, kvCfg.Bucket)
+	created := false
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		_, err = js.CreateKeyValue(ctx, kvCfg)
+		created = err == nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("kv bucket %s: %w", kvCfg.Bucket, err)
+	}
+	return append(out, InitResult{Name: "KV_" + kvCfg.Bucket, Created: created}), nil
+}
+
+func initStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (InitResult, error) {
+	r := InitResult{Name: cfg.Name}
+	s, err := js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if _, err := js.CreateStream(ctx, cfg); err != nil {
+			return r, fmt.Errorf("create stream %s: %w", cfg.Name, err)
+		}
+		r.Created = true
+		return r, nil
+	}
+	if err != nil {
+		return r, fmt.Errorf("stream %s: %w", cfg.Name, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return r, fmt.Errorf("stream %s: %w", cfg.Name, err)
+	}
+	c := info.Config
+	if cfg.Name == wire.AuditStream && (!c.DenyDelete || !c.DenyPurge || c.MaxMsgs > 0 || c.MaxAge > 0 || c.MaxBytes > 0) {
+		r.Note = "exists but is not append-only (deny_delete, deny_purge, no limits): records can be lost"
+	}
+	return r, nil
+}

@@ -1,0 +1,99 @@
+package broker
+
+import (
+	"fmt"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Verdict is what a site's message did to the broker's record of it.
+type Verdict int
+
+const (
+	// Taken: the forecast is the site's new one (or the heartbeat proved
+	// the current one alive).
+	Taken Verdict = iota
+	// Older: an older forecast or heartbeat, delivered late or twice; it
+	// changes nothing.
+	Older
+	// Mismatch: a heartbeat naming a revision the broker does not hold;
+	// the site is not refreshed (its forecast may be missing).
+	Mismatch
+	// Refused: the message breaks a rule; Site.Problem says which.
+	Refused
+)
+
+// A site's forecasts are ordered by generation time, then Seq: a new
+// agent incarnation whose Seq restarted replaces the old one (its forecast
+// is generated later), a huge Seq pins nothing, and a copy delivered late
+// (the subject and the KV bucket both carry each forecast) is ignored.
+func newer(f, cur *forecast.Forecast) bool {
+	if f.Generated != cur.Generated {
+		return f.Generated > cur.Generated
+	}
+	return f.Seq > cur.Seq
+}
+
+// seenAt is when a message generated at generated and received at
+// received proves the site alive: the receive time, but no later than the
+// generation time plus the accepted skew, so a stored or delayed message
+// is as old as it says.
+func seenAt(generated, received, maxSkew int64) int64 { return min(received, generated+maxSkew) }
+
+// TakeForecast decides a valid forecast of site name received at received
+// (broker clock). maxSkew bounds how far ahead of the broker's clock the
+// site's may be. cur is the site's record so far (nil when new); the
+// returned record replaces it.
+func TakeForecast(cur *Site, name string, f *forecast.Forecast, received, maxSkew int64) (Site, Verdict) {
+	if ahead := f.Generated - received; ahead > maxSkew {
+		return Refuse(cur, name, fmt.Sprintf("forecast %d generated %ds ahead of the broker's clock (at most %ds accepted): check the site's clock",
+			f.Seq, ahead, maxSkew), true), Refused
+	}
+	if cur != nil && cur.Forecast.Site != "" && !newer(f, &cur.Forecast) {
+		return *cur, Older
+	}
+	return Site{Name: name, Forecast: *f, LastSeen: seenAt(f.Generated, received, maxSkew), Offset: f.Generated - received}, Taken
+}
+
+// TakeHeartbeat decides a heartbeat of site name: it refreshes the site
+// only when it names the revision the broker plans on and is not older
+// than that forecast. A site whose heartbeats name another revision goes
+// stale unless the forecast they name arrives.
+func TakeHeartbeat(cur *Site, name string, hb wire.Heartbeat, received, maxSkew int64) (Site, Verdict) {
+	if ahead := hb.Generated - received; ahead > maxSkew {
+		return Refuse(cur, name, fmt.Sprintf("heartbeat generated %ds ahead of the broker's clock (at most %ds accepted): check the site's clock",
+			ahead, maxSkew), false), Refused
+	}
+	if cur == nil || cur.Excluded || cur.Forecast.Site == "" {
+		return orEmpty(cur, name), Older
+	}
+	s := *cur
+	if hb.Seq != s.Forecast.Seq {
+		s.Problem = fmt.Sprintf("heartbeat names revision %d, the broker holds %d: waiting for that forecast", hb.Seq, s.Forecast.Seq)
+		return s, Mismatch
+	}
+	if hb.Generated < s.Forecast.Generated {
+		return s, Older
+	}
+	s.LastSeen = max(s.LastSeen, seenAt(hb.Generated, received, maxSkew))
+	s.Offset, s.Problem = hb.Generated-received, ""
+	return s, Taken
+}
+
+// Refuse records why a message of site name was refused. With exclude the
+// site leaves planning until a good forecast arrives: its latest forecast
+// is one the broker cannot use, so the one before no longer describes it.
+func Refuse(cur *Site, name, problem string, exclude bool) Site {
+	s := orEmpty(cur, name)
+	s.Problem = wire.Clip(problem, 300)
+	s.Excluded = s.Excluded || exclude
+	return s
+}
+
+func orEmpty(cur *Site, name string) Site {
+	if cur == nil {
+		return Site{Name: name}
+	}
+	return *cur
+}

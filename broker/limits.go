@@ -1,0 +1,82 @@
+package broker
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Bounds on what one submission may carry, checked before anything echoes
+// a value back.
+const (
+	maxNameBytes   = 64  // job id, user, account, criterion, feature
+	maxActorBytes  = 128 // a NATS user name
+	maxJobFeatures = 32
+)
+
+// checkActor refuses a NATS user name (the submit subject's last token)
+// that is too long or holds control characters or spaces: it goes into
+// logs, audit records and reservation requests.
+func checkActor(actor string) string {
+	if len(actor) > maxActorBytes {
+		return fmt.Sprintf("NATS user name of %d bytes: at most %d", len(actor), maxActorBytes)
+	}
+	if !utf8.ValidString(actor) {
+		return "NATS user name is not valid UTF-8"
+	}
+	for _, r := range actor {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return fmt.Sprintf("NATS user name %q holds a control character or space", actor)
+		}
+	}
+	return ""
+}
+
+// checkSizes refuses overlong names and feature lists without echoing
+// them (the validation after it quotes values).
+func checkSizes(job *forecast.JobRequest) string {
+	for _, f := range []struct{ name, v string }{{"job id", job.ID}, {"user", job.User}, {"account", job.Account}, {"criterion", job.Criterion}} {
+		if len(f.v) > maxNameBytes {
+			return fmt.Sprintf("%s of %d bytes: at most %d", f.name, len(f.v), maxNameBytes)
+		}
+	}
+	if len(job.Features) > maxJobFeatures {
+		return fmt.Sprintf("%d features: at most %d", len(job.Features), maxJobFeatures)
+	}
+	for i, f := range job.Features {
+		if !forecast.IsPlainName(f) {
+			return fmt.Sprintf("features[%d] %q: must be a plain name", i, wire.Clip(f, maxNameBytes))
+		}
+	}
+	return ""
+}
+
+// checkActive refuses a job over its user's or account's bound on active
+// jobs.
+func checkActive(s *State, p Policy, job *forecast.JobRequest) string {
+	if p.MaxActivePerUser <= 0 && p.MaxActivePerAccount <= 0 {
+		return ""
+	}
+	users, accounts := 0, 0
+	for _, j := range s.jobs {
+		if !j.Active() {
+			continue
+		}
+		if job.User != "" && j.Req.User == job.User {
+			users++
+		}
+		if job.Account != "" && j.Req.Account == job.Account {
+			accounts++
+		}
+	}
+	if p.MaxActivePerUser > 0 && users >= p.MaxActivePerUser {
+		return fmt.Sprintf("user %s has %d active grid jobs, at most %d: wait for some to end or cancel some", job.User, users, p.MaxActivePerUser)
+	}
+	if p.MaxActivePerAccount > 0 && accounts >= p.MaxActivePerAccount {
+		return fmt.Sprintf("account %s has %d active grid jobs, at most %d", job.Account, accounts, p.MaxActivePerAccount)
+	}
+	return ""
+}

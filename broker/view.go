@@ -1,0 +1,109 @@
+package broker
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Viewer is who asks for the queue: a NATS user (the status subject's last
+// token), and whether it sees every job (an operator, or a setup without
+// identities).
+type Viewer struct {
+	Actor string
+	All   bool
+}
+
+// ViewerFor is the viewer actor is under policy p.
+func ViewerFor(p Policy, actor string) Viewer {
+	return Viewer{Actor: actor, All: p.Identities == nil || (actor != "" && slices.Contains(p.Operators, actor))}
+}
+
+// Sees reports whether v may see job j: its own submissions, and jobs of
+// the grid users it may act for.
+func (v Viewer) Sees(p Policy, j *Job) bool {
+	return v.All || (v.Actor != "" && (j.Actor == v.Actor || mayAct(p, v.Actor, j)))
+}
+
+// Page bounds one status reply.
+type Page struct {
+	// Jobs is the most jobs in one reply (default and cap DefaultPageJobs).
+	Jobs int
+	// Bytes is the most bytes the jobs may take encoded: keep it under the
+	// NATS server's max_payload with room for the envelope.
+	Bytes int
+}
+
+// DefaultPageJobs is the most jobs one status reply carries.
+const DefaultPageJobs = 1000
+
+// Status answers one status request for viewer v: one job (req.Job), or
+// the queue in submission order from after the cursor req.After, as many
+// jobs as fit in the page. Next is the cursor of the next page (0: none).
+// planned gives the last cycle's allocation of a waiting job. A job whose
+// record cannot be rendered as JSON (a non-finite number) is shown with
+// the numbers zeroed and a note, never breaking the reply for others.
+func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *forecast.Allocation, pg Page, now int64) wire.StatusReply {
+	reply := wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeOK, Now: now, Jobs: []wire.JobStatus{}}
+	limit := DefaultPageJobs
+	for _, l := range []int{pg.Jobs, req.Limit} {
+		if l > 0 {
+			limit = min(limit, l)
+		}
+	}
+	size, last := 0, uint64(0)
+	for _, j := range s.Jobs() {
+		switch {
+		case req.Job != "" && j.Req.ID != req.Job, req.Job == "" && j.seq <= req.After,
+			req.Job == "" && !req.All && !j.Active(), !v.Sees(p, j):
+			continue
+		}
+		var plan *forecast.Allocation
+		if j.State == wire.JobWaiting && planned != nil {
+			plan = planned(j.Req.ID)
+		}
+		st, n := renderable(j.Status(plan))
+		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+n > pg.Bytes)) {
+			reply.Next = last
+			break
+		}
+		reply.Jobs, size, last = append(reply.Jobs, st), size+n+1, j.seq
+	}
+	if req.Job != "" && len(reply.Jobs) == 0 {
+		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", wire.Clip(req.Job, 64))
+	}
+	return reply
+}
+
+// renderable returns st and its encoded size, or, when st cannot be
+// encoded, st with every number that is not finite set to 0 and a note.
+func renderable(st wire.JobStatus) (wire.JobStatus, int) {
+	data, err := json.Marshal(st)
+	if err == nil {
+		return st, len(data)
+	}
+	st.Cost, st.WorstCost = finite(st.Cost), finite(st.WorstCost)
+	st.Job.MaxPrice, st.Job.MinSpeed = finite(st.Job.MaxPrice), finite(st.Job.MinSpeed)
+	if st.Plan != nil {
+		a := *st.Plan
+		a.Cost = finite(a.Cost)
+		st.Plan = &a
+	}
+	st.Message = "this job's record holds a number that is not finite (shown as 0): " + st.Message
+	data, err = json.Marshal(st)
+	if err != nil {
+		return wire.JobStatus{Job: forecast.JobRequest{ID: st.Job.ID}, State: st.State, Message: "record not renderable"}, 200
+	}
+	return st, len(data)
+}
+
+func finite(f float64) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0
+	}
+	return f
+}

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// Execute runs root under ctx. An error cobra returns before any
+// command's RunE started — an unknown command or flag, a flag value that
+// does not parse, a wrong number of arguments — is a UsageError (exit 2)
+// and points at --help.
+func Execute(ctx context.Context, root *cobra.Command) error {
+	started := false
+	markStarted(root, &started)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && !started {
+		return UsageError{Err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+	}
+	return err
+}
+
+// markStarted wraps the RunE of c and its subcommands to record that a
+// command started.
+func markStarted(c *cobra.Command, started *bool) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			*started = true
+			return run(cmd, args)
+		}
+	}
+	if run := c.Run; run != nil {
+		c.Run = func(cmd *cobra.Command, args []string) {
+			*started = true
+			run(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		markStarted(sub, started)
+	}
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"lookahead/forecast"
+)
+
+func TestExitCode(t *testing.T) {
+	_, notExist := os.Open("/nonexistent/file")
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{errors.New("boom"), ExitFailure},
+		{Usagef("bad"), ExitUsage},
+		{fmt.Errorf("x: %w", forecast.ErrInvalid), ExitUsage},
+		{fmt.Errorf("open trace: %w", notExist), ExitUsage},
+		{CodedError{Code: ExitUnavailable, Err: fmt.Errorf("tail: %w", notExist)}, ExitUsage}, // a missing directory is input
+		{CodedError{Code: ExitRefused, Err: errors.New("forbidden")}, ExitRefused},
+		{CodedError{Code: ExitUnavailable, Err: context.Canceled}, ExitInterrupted},
+		{fmt.Errorf("demo: %w", context.Canceled), ExitInterrupted},
+	} {
+		if got := ExitCode(tc.err); got != tc.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestReportAfterASignal(t *testing.T) {
+	var w bytes.Buffer
+	if code := report(&w, "x", CodedError{Code: ExitUnavailable, Err: errors.New("nats: connection closed")}, true); code != ExitInterrupted || w.Len() != 0 {
+		t.Fatalf("a command stopped by a signal: exit %d, printed %q", code, w.String())
+	}
+	if code := report(&w, "x", nil, true); code != ExitOK {
+		t.Fatalf("a daemon that stopped cleanly on a signal: exit %d", code)
+	}
+	if code := report(&w, "x", errors.New("boom"), false); code != ExitFailure || w.String() != "x: boom\n" {
+		t.Fatalf("exit %d, printed %q", code, w.String())
+	}
+}
+
+func TestExecuteMarksErrorsBeforeRunAsUsage(t *testing.T) {
+	ran := false
+	newRoot := func() *cobra.Command {
+		root := &cobra.Command{Use: "x", SilenceErrors: true, SilenceUsage: true}
+		root.AddCommand(&cobra.Command{Use: "sub", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
+			ran = true
+			return errors.New("failed while running")
+		}})
+		return root
+	}
+	for _, args := range [][]string{{"--bogus"}, {"sub", "extra"}, {"nosuch"}, {"sub", "--bogus"}} {
+		root := newRoot()
+		root.SetArgs(args)
+		err := Execute(context.Background(), root)
+		if ExitCode(err) != ExitUsage {
+			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
+		}
+	}
+	root := newRoot()
+	root.SetArgs([]string{"sub"})
+	if err := Execute(context.Background(), root); !ran || ExitCode(err) != ExitFailure {
+		t.Fatalf("an error from RunE: %v (exit %d), want 1", err, ExitCode(err))
+	}
+}

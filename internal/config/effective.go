@@ -1,0 +1,66 @@
+package config
+
+import (
+	"encoding/json"
+	"reflect"
+	"time"
+)
+
+// Effective is cfg (a config struct or a pointer to one) as a map keyed
+// like its file, durations written as in the file ("1m0s"): what
+// `config` commands print. Fields whose json tag is "-" (passwords,
+// tokens) are left out; unset optional values are null. Printed as JSON
+// it is also a valid config file (JSON is YAML).
+func Effective(cfg any) map[string]any {
+	v := reflect.ValueOf(cfg)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	m, _ := effective(v, SchemaOf(cfg).root).(map[string]any)
+	return m
+}
+
+func effective(v reflect.Value, n *node) any {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch {
+	case n.json && n.kind == kindStruct:
+		var out any
+		raw, _ := json.Marshal(v.Interface())
+		json.Unmarshal(raw, &out)
+		return out
+	case n.kind == kindStruct:
+		out := map[string]any{}
+		for _, name := range n.order {
+			f := v.FieldByIndex(n.index[name])
+			if tagOf(v.Type(), n.index[name], "json") == "-" {
+				continue
+			}
+			out[name] = effective(f, n.fields[name])
+		}
+		return out
+	case n.kind == kindMap:
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			out[k.String()] = effective(v.MapIndex(k), n.elem)
+		}
+		return out
+	case n.kind == kindSlice:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = effective(v.Index(i), n.elem)
+		}
+		return out
+	case n.kind == kindDuration:
+		return time.Duration(v.Int()).String()
+	}
+	return v.Interface()
+}
+
+func tagOf(t reflect.Type, index []int, tag string) string {
+	return t.FieldByIndex(index).Tag.Get(tag)
+}
