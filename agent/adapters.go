@@ -13,17 +13,22 @@ import (
 )
 
 // BuiltinEngine forecasts with the built-in simulator (forecast/sim):
-// the embedded default where Maui is not installed.
+// the embedded default where Maui is not installed. Policy is the site's
+// (SitePolicy); Unmodelled, what of it the simulator cannot follow, goes
+// into every forecast.
 type BuiltinEngine struct {
-	Horizon time.Duration
-	Policy  sim.Policy
-	Pricing forecast.Pricing
+	Horizon    time.Duration
+	Policy     sim.Policy
+	Unmodelled []string
+	Pricing    forecast.Pricing
 }
 
 // Forecast runs sim.Build from now to now+Horizon.
 func (e BuiltinEngine) Forecast(_ context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
 	t := now.Unix()
-	return sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
+	f, preds, err := sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
+	f.Unmodelled = e.Unmodelled
+	return f, preds, err
 }
 
 // TorqueSnapshotter reads snapshots through the Torque adapter (qstat -f

@@ -93,7 +93,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results = append(results, checkSimulation(ctx, c))
 	}
 	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated()) { // a forecast reads both
-		results = append(results, checkForecast(ctx, c))
+		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
 	}
 	if !skip["nats"] {
 		results = append(results, checkNATS(ctx, c))

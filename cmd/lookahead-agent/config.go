@@ -72,6 +72,7 @@ type MauiConfig struct {
 	Releaseres     string        `mapstructure:"releaseres" default:"releaseres"`
 	Diagnose       string        `mapstructure:"diagnose"`
 	Maui           string        `mapstructure:"maui" default:"maui"`
+	Config         string        `mapstructure:"config"` // site maui.cfg for the built-in engine (sitepolicy.go)
 	CommandTimeout time.Duration `mapstructure:"command_timeout" default:"30s" min:"1s"`
 	Timezone       string        `mapstructure:"timezone" default:"Local"`
 }
@@ -176,6 +177,8 @@ func (c Config) Validate() error {
 	}
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	} else if _, err := c.sitePolicy(); err != nil {
+		errs = append(errs, fmt.Errorf("maui.config: %w", err))
 	}
 	if c.Horizon <= 0 {
 		errs = append(errs, fmt.Errorf("horizon %v: must be > 0 (e.g. 24h)", c.Horizon))

@@ -16,7 +16,6 @@ import (
 
 	"lookahead/agent"
 	"lookahead/forecast"
-	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
 	"lookahead/internal/metrics"
 	"lookahead/maui"
@@ -114,8 +113,8 @@ func simulator(c Config) *maui.Simulator {
 }
 
 func builtinEngine(c Config) agent.BuiltinEngine {
-	policy, _ := sim.ParsePolicy(c.Policy)
-	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
+	sp, _ := c.sitePolicy() // Validate reported any error
+	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: sp.Policy, Unmodelled: sp.Unmodelled, Pricing: c.pricing()}
 }
 
 // agentMetrics registers the agent's metrics on a fresh registry.
