@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -12,17 +13,22 @@ import (
 )
 
 // BuiltinEngine forecasts with the built-in simulator (forecast/sim):
-// the embedded default where Maui is not installed.
+// the embedded default where Maui is not installed. Policy is the site's
+// (SitePolicy); Unmodelled, what of it the simulator cannot follow, goes
+// into every forecast.
 type BuiltinEngine struct {
-	Horizon time.Duration
-	Policy  sim.Policy
-	Pricing forecast.Pricing
+	Horizon    time.Duration
+	Policy     sim.Policy
+	Unmodelled []string
+	Pricing    forecast.Pricing
 }
 
 // Forecast runs sim.Build from now to now+Horizon.
 func (e BuiltinEngine) Forecast(_ context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
 	t := now.Unix()
-	return sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
+	f, preds, err := sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
+	f.Unmodelled = e.Unmodelled
+	return f, preds, err
 }
 
 // TorqueSnapshotter reads snapshots through the Torque adapter (qstat -f
@@ -43,9 +49,71 @@ func (t TorqueSnapshotter) Snapshot(ctx context.Context) (forecast.Snapshot, err
 	return *s, nil
 }
 
+// HoldingSnapshotter adds the site's reservations in force to a
+// snapshot: without them a forecast offers reserved processors again and
+// the reserve path's re-check is blind to them (double booking). A
+// snapshot without its holds is wrong, so failing to list them fails the
+// snapshot. Holds on nodes the snapshot does not know are dropped (Torque
+// and Maui name nodes alike in PBS mode), processors are capped at the
+// node's, and a local job charged to a hold's binding account (as its
+// user) is bound to that hold as if it named it with ADVRES.
+type HoldingSnapshotter struct {
+	Snapshotter Snapshotter
+	Holds       HoldLister
+}
+
+// Snapshot reads the base snapshot, then the holds.
+func (h HoldingSnapshotter) Snapshot(ctx context.Context) (forecast.Snapshot, error) {
+	snap, err := h.Snapshotter.Snapshot(ctx)
+	if err != nil {
+		return snap, err
+	}
+	holds, err := h.Holds.Holds(ctx)
+	if err != nil {
+		return forecast.Snapshot{}, fmt.Errorf("reservations in force: %w", err)
+	}
+	return WithHolds(snap, holds), nil
+}
+
+// WithHolds returns snap with holds as its reservations (see
+// HoldingSnapshotter). Pure.
+func WithHolds(snap forecast.Snapshot, holds []Hold) forecast.Snapshot {
+	procs := map[string]int{}
+	for _, n := range snap.Nodes {
+		procs[n.Name] = n.Procs
+	}
+	snap.Reservations = slices.Clone(snap.Reservations)
+	for _, h := range holds {
+		r := h.Reservation
+		r.Hosts = nil
+		for _, hp := range h.Reservation.Hosts {
+			if p, ok := procs[hp.Node]; ok && p > 0 && hp.Procs > 0 {
+				r.Hosts = append(r.Hosts, forecast.HostProcs{Node: hp.Node, Procs: min(hp.Procs, p)})
+			}
+		}
+		if len(r.Hosts) > 0 && r.End > r.Start {
+			snap.Reservations = append(snap.Reservations, r)
+		}
+	}
+	snap.Jobs = slices.Clone(snap.Jobs)
+	for i, j := range snap.Jobs {
+		if j.Reservation != "" || j.Account == "" {
+			continue
+		}
+		for _, h := range holds {
+			if h.Account == j.Account && (h.User == "" || h.User == j.User) {
+				snap.Jobs[i].Reservation = h.Reservation.ID
+				break
+			}
+		}
+	}
+	return snap
+}
+
 var (
 	_ Engine      = BuiltinEngine{}
 	_ Snapshotter = TorqueSnapshotter{}
+	_ Snapshotter = HoldingSnapshotter{}
 )
 
 // TorqueHandler turns the Torque adapter's events (log tailers,

@@ -29,8 +29,14 @@ type Deps struct {
 	// so the broker's commit deadline holds.
 	CheckEngine Engine
 	Reserver    Reserver
-	Sources     []Source
-	Metrics     Metrics
+	// Executor runs grid jobs' parts (qsub/qstat/qdel); nil: the site
+	// refuses dispatch requests and reports no parts.
+	Executor Executor
+	// Users finds local accounts for dispatched parts (default
+	// SystemUsers).
+	Users   UserLookup
+	Sources []Source
+	Metrics Metrics
 	// JobEnds, when set, dates grid parts' ends from the accounting log.
 	JobEnds JobEndFinder
 	// Log receives the agent's lines, with "site" and "component" fields
@@ -55,7 +61,9 @@ type Agent struct {
 	acc *Accuracy
 	// grid follows grid jobs' parts running in the cluster (build loop only).
 	grid gridTracker
-	pub  *publisher
+	// parts follows dispatched parts in the batch system (build loop only).
+	parts partTracker
+	pub   *publisher
 
 	mu     sync.Mutex // guards the fields below
 	state  Status
@@ -80,6 +88,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	if a.deps.Now == nil {
 		a.deps.Now = time.Now
+	}
+	if a.deps.Users == nil {
+		a.deps.Users = SystemUsers
 	}
 	if a.deps.CheckEngine == nil {
 		a.deps.CheckEngine = deps.Engine

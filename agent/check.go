@@ -199,6 +199,45 @@ func pickNodes(f *forecast.Forecast, byNode map[string][]forecast.Slot, spec Res
 	return out, nil
 }
 
+// SlackEnd is how far past end the reservation of nodes may run: up to
+// end+slack, cut at the first instant a node no longer offers its
+// processors in f's slots (a later reservation, a running job). Time a
+// queued local job is predicted to hold counts as offered, as it does for
+// the reservation itself. Pure.
+func SlackEnd(f *forecast.Forecast, nodes []wire.NodeProcs, end, slack int64) int64 {
+	if slack <= 0 {
+		return end
+	}
+	byNode := map[string][]forecast.Slot{}
+	for _, s := range f.Slots {
+		byNode[s.Node] = append(byNode[s.Node], s)
+	}
+	cands := []int64{end + slack}
+	for _, n := range nodes {
+		for _, s := range byNode[n.Node] {
+			for _, p := range []int64{s.Start, s.End} {
+				if p > end && p < end+slack {
+					cands = append(cands, p)
+				}
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i] > cands[j] })
+	for _, e := range cands {
+		fits := true
+		for _, n := range nodes {
+			if Available(byNode[n.Node], end, e) < n.Procs {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return e
+		}
+	}
+	return end
+}
+
 // Available is the number of processors a node's slots offer over the
 // whole of [a, b): the minimum over that interval of the sum of procs of
 // the slots containing each instant (DESIGN.md, meaning of a node's

@@ -30,6 +30,13 @@ type Config struct {
 	// long ago (planning and transport take time); the reservation then
 	// starts now (default 2 min). Older starts are refused as in-past.
 	PastGrace time.Duration
+	// Slack extends each reservation past the requested end, so that a
+	// grid job's part submitted after the reservation started still fits:
+	// Maui 3.3.1 starts a job inside a reservation only when its walltime
+	// fits in what is left of it (rejection "ReserveTime"). It is cut
+	// short where the nodes are not free after the end (default 5 min;
+	// negative: none).
+	Slack time.Duration
 	// BuildTimeout bounds one forecast: snapshot plus engine (default 5 min).
 	BuildTimeout time.Duration
 	// RequestTimeout bounds one reserve/release/list request (default 60 s).
@@ -37,6 +44,8 @@ type Config struct {
 	// Replicas of the forecast bucket and audit stream when the agent
 	// creates them (default 1).
 	Replicas int
+	// Dispatch is how grid jobs' parts run here (see DispatchConfig).
+	Dispatch DispatchConfig
 	// GridState is a file where the agent keeps the grid jobs whose parts
 	// it saw running (gridstate.go), so a part that ended while the agent
 	// was down is reported finished at start. Empty: in memory only.
@@ -50,6 +59,7 @@ const (
 	DefaultForecastTTL    = 5 * time.Minute
 	DefaultMaxDuration    = 7 * 24 * time.Hour
 	DefaultPastGrace      = 2 * time.Minute
+	DefaultSlack          = 5 * time.Minute
 	DefaultBuildTimeout   = 5 * time.Minute
 	DefaultRequestTimeout = 60 * time.Second
 )
@@ -66,11 +76,13 @@ func (c Config) WithDefaults() Config {
 	def(&c.ForecastTTL, DefaultForecastTTL)
 	def(&c.MaxDuration, DefaultMaxDuration)
 	def(&c.PastGrace, DefaultPastGrace)
+	def(&c.Slack, DefaultSlack)
 	def(&c.BuildTimeout, DefaultBuildTimeout)
 	def(&c.RequestTimeout, DefaultRequestTimeout)
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
+	c.Dispatch = c.Dispatch.withDefaults()
 	return c
 }
 
@@ -98,5 +110,6 @@ func (c Config) Validate() error {
 	if c.Replicas < 1 || c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("replicas: %d, must be 1..5", c.Replicas))
 	}
+	errs = append(errs, c.Dispatch.validate())
 	return errors.Join(errs...)
 }

@@ -30,13 +30,19 @@ func (fn EngineFunc) Forecast(ctx context.Context, snap forecast.Snapshot, now t
 }
 
 // ReserveSpec is a checked reservation request: processors on named nodes
-// over [Start, End) for grid job Job, usable only under Identity.
+// over [Start, End) for grid job Job, usable only by the job's parts under
+// Identity. The agent fills Capacity (processors of each usable node) and
+// InUse (accounts the site's local jobs are charged to) from the snapshot
+// it checked the request on: a Reserver refuses overlaps with them and
+// never binds a reservation to an account a local job already uses.
 type ReserveSpec struct {
 	Job      string
 	Start    int64
 	End      int64
 	Nodes    []wire.NodeProcs
 	Identity wire.Identity
+	Capacity map[string]int
+	InUse    []string
 }
 
 // Reserved is what a Reserver made: the reservations (verified where the
@@ -65,6 +71,22 @@ type Reserver interface {
 	Reserve(ctx context.Context, spec ReserveSpec) (Reserved, error)
 	Release(ctx context.Context, job string) (Released, error)
 	List(ctx context.Context) ([]wire.Reservation, error)
+}
+
+// Hold is one reservation of the site that a forecast must leave alone:
+// its processors are not offered and local jobs run around it. Account
+// and User, when set, are what a job is charged to and runs as to run
+// inside it (a grid job's part): such jobs are bound to it.
+type Hold struct {
+	Reservation forecast.Reservation
+	Account     string
+	User        string
+}
+
+// HoldLister lists the site's reservations in force (lookahead's own and
+// foreign ones: admins', standing); MauiReserver reads them from Maui.
+type HoldLister interface {
+	Holds(ctx context.Context) ([]Hold, error)
 }
 
 // Source is an event source (log tailer, scheduler-port listener) owned

@@ -51,10 +51,15 @@ func schedulerErr(err error) error {
 	return err
 }
 
-// Reserve creates the job's reservations (or finds a retry's).
+// Reserve creates the job's reservations (or finds a retry's), refusing
+// overlaps with what Maui already holds on spec.Capacity's nodes and
+// binding them to an account none of spec.InUse's local jobs uses.
 func (m MauiReserver) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, error) {
+	if spec.Capacity != nil {
+		m.Config.Capacity = spec.Capacity
+	}
 	c, rec := m.client()
-	req := maui.ReserveRequest{Job: spec.Job, Start: spec.Start, End: spec.End,
+	req := maui.ReserveRequest{Job: spec.Job, Start: spec.Start, End: spec.End, InUse: spec.InUse,
 		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account}
 	for _, n := range spec.Nodes {
 		req.Hosts = append(req.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.Procs})
@@ -82,7 +87,24 @@ func (m MauiReserver) JobOf(id string) (string, bool) {
 	return maui.NewClient(m.Runner, m.Config).JobOf(id)
 }
 
-var _ GridJobNamer = MauiReserver{}
+var (
+	_ GridJobNamer = MauiReserver{}
+	_ HoldLister   = MauiReserver{}
+)
+
+// Holds lists every user reservation Maui holds, lookahead's own (with
+// their grid job, user and binding account) and foreign ones.
+func (m MauiReserver) Holds(ctx context.Context) ([]Hold, error) {
+	hs, err := maui.NewClient(m.Runner, m.Config).Holds(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maui reservations: %w", err)
+	}
+	out := make([]Hold, 0, len(hs))
+	for _, h := range hs {
+		out = append(out, Hold{Reservation: h.Reservation, Account: h.Bind, User: h.User})
+	}
+	return out, nil
+}
 
 // List reads lookahead's reservations from Maui.
 func (m MauiReserver) List(ctx context.Context) ([]wire.Reservation, error) {

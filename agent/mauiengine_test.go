@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"lookahead/agent"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/maui"
 )
 
 // replayPredictor hands back a fixed schedule, as Maui would print it.
@@ -45,5 +47,38 @@ func TestMauiEngineMatchesBuiltinOnTheSameSchedule(t *testing.T) {
 	}
 	if len(want.Slots) == 0 || !reflect.DeepEqual(got, want) || len(gotPreds) != len(preds) {
 		t.Fatalf("maui engine forecast differs from the built-in one on the same schedule: %d vs %d slots", len(got.Slots), len(want.Slots))
+	}
+}
+
+// Two forecasts of an unchanged site by the real Maui engine, 10 s apart,
+// are the same forecast (equal Fingerprint), although Torque's
+// resources_used.walltime lags by a different amount in each snapshot:
+// the running job ends at its start + walltime, not at now + limit − used.
+// Needs LOOKAHEAD_MAUI_BIN (the Maui clients; the server in ../sbin or
+// beside them).
+func TestRealMauiEngineForecastRepeats(t *testing.T) {
+	bin := os.Getenv("LOOKAHEAD_MAUI_BIN")
+	if bin == "" {
+		t.Skip("LOOKAHEAD_MAUI_BIN not set")
+	}
+	eng := agent.MauiEngine{Sim: maui.NewSimulator(maui.SimulatorConfig{BinDir: bin, WorkDir: t.TempDir()}),
+		Horizon: 2 * time.Hour, Pricing: forecast.DefaultPricing()}
+	snap := func(now, used int64) forecast.Snapshot {
+		return forecast.Snapshot{Site: "vm", Taken: now, Nodes: []forecast.SnapshotNode{{Name: "vm", Procs: 8, State: []string{"free"}, Speed: 1}},
+			Jobs: []forecast.LocalJob{
+				{ID: "1.vm", User: "alice", State: "R", Procs: 4, Walltime: 600, Started: t0 - 100, Used: used, Hosts: []forecast.HostProcs{{Node: "vm", Procs: 4}}},
+				{ID: "2.vm", User: "bob", State: "Q", Procs: 6, Walltime: 600, Submitted: t0 - 50}}}
+	}
+	var prints [][32]byte
+	for _, s := range []struct{ now, used int64 }{{t0, 89}, {t0 + 10, 89}, {t0 + 20, 117}} {
+		f, _, err := eng.Forecast(context.Background(), snap(s.now, s.used), time.Unix(s.now, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Generated = s.now
+		prints = append(prints, agent.Fingerprint(&f))
+	}
+	if prints[0] != prints[1] || prints[1] != prints[2] {
+		t.Fatal("forecasts of an unchanged site differ: they would be republished instead of a heartbeat")
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
+	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -47,6 +49,9 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 
 func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.Time, reply *wire.ReserveReply) [][]string {
 	spec, ref := CheckReserve(req, a.limits(now))
+	if ref == nil {
+		ref = checkDeadline(req, time.Now())
+	}
 	if ref != nil {
 		reply.Code, reply.Message = ref.Code, ref.Message
 		return nil
@@ -73,17 +78,19 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		}
 		return nil
 	}
-	fresh, err := a.forecastOf(ctx, snap, now, a.deps.CheckEngine)
-	if err != nil {
-		reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		return nil
-	}
-	nodes, ref := Fit(&fresh.forecast, spec, req.Procs)
-	if ref != nil {
+	if ref := a.fit(ctx, snap, now, &spec, req.Procs); ref != nil {
 		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
 		return nil
 	}
-	spec.Nodes = nodes
+	if ref := checkDeadline(req, time.Now()); ref != nil { // the checks took long
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	if req.DeadlineMS > 0 { // nothing may land after the sender gave up
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.UnixMilli(req.DeadlineMS))
+		defer cancel()
+	}
 	res, err := a.deps.Reserver.Reserve(ctx, spec)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
@@ -95,6 +102,47 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
 	a.Notify(SourceReservation)
 	return res.Commands
+}
+
+// fit re-checks spec on a forecast of snap (which holds the site's
+// reservations in force): it picks the nodes of a site-wide count,
+// extends the end by the slack the nodes allow, and fills what the
+// Reserver needs to refuse overlaps (node capacity) and to bind the
+// reservation (accounts local jobs use). A refusal is stale.
+func (a *Agent) fit(ctx context.Context, snap forecast.Snapshot, now time.Time, spec *ReserveSpec, procs int) *Refusal {
+	fresh, err := a.forecastOf(ctx, snap, now, a.deps.CheckEngine)
+	if err != nil {
+		return &Refusal{Code: wire.CodeInternal, Message: err.Error()}
+	}
+	nodes, ref := Fit(&fresh.forecast, *spec, procs)
+	if ref != nil {
+		return ref
+	}
+	spec.Nodes = nodes
+	spec.End = SlackEnd(&fresh.forecast, nodes, spec.End, int64(max(a.cfg.Slack, 0)/time.Second))
+	spec.Capacity = map[string]int{}
+	for _, n := range snap.Nodes {
+		if n.Usable() {
+			spec.Capacity[n.Name] = n.Procs
+		}
+	}
+	for _, j := range snap.Jobs {
+		if j.Account != "" && !slices.Contains(spec.InUse, j.Account) {
+			spec.InUse = append(spec.InUse, j.Account)
+		}
+	}
+	return nil
+}
+
+// checkDeadline refuses a request whose sender has stopped waiting for
+// the answer (DeadlineMS passed on the wall clock): reserving now could
+// land after the sender released the job everywhere.
+func checkDeadline(req wire.ReserveRequest, wall time.Time) *Refusal {
+	if req.DeadlineMS > 0 && !wall.Before(time.UnixMilli(req.DeadlineMS)) {
+		return refuse(wire.CodeInvalid, "request expired: its deadline %s passed (now %s); the sender no longer waits for it",
+			time.UnixMilli(req.DeadlineMS).UTC().Format(time.RFC3339Nano), wall.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // held returns the reservations job already holds, as the scheduler

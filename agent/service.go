@@ -31,10 +31,12 @@ func (a *Agent) startService(ctx context.Context) error {
 		return fmt.Errorf("agent service of %s: %w", a.cfg.Site, err)
 	}
 	handlers := map[string]func(context.Context, []byte) any{
-		wire.VerbReserve: func(ctx context.Context, d []byte) any { return a.Reserve(ctx, d) },
-		wire.VerbRelease: func(ctx context.Context, d []byte) any { return a.Release(ctx, d) },
-		wire.VerbList:    func(ctx context.Context, d []byte) any { return a.List(ctx) },
-		VerbStatus:       func(context.Context, []byte) any { return a.Status() },
+		wire.VerbReserve:  func(ctx context.Context, d []byte) any { return a.Reserve(ctx, d) },
+		wire.VerbRelease:  func(ctx context.Context, d []byte) any { return a.Release(ctx, d) },
+		wire.VerbList:     func(ctx context.Context, d []byte) any { return a.List(ctx) },
+		VerbStatus:        func(context.Context, []byte) any { return a.Status() },
+		wire.VerbDispatch: func(ctx context.Context, d []byte) any { return a.Dispatch(ctx, d) },
+		wire.VerbStop:     func(ctx context.Context, d []byte) any { return a.Stop(ctx, d) },
 	}
 	for verb, h := range handlers {
 		handler := micro.HandlerFunc(func(r micro.Request) {

@@ -55,6 +55,10 @@ func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) 
 		return Event{}, reply
 	}
 	job := req.Job
+	if len(req.Script) > wire.MaxScriptBytes {
+		reply.Code, reply.Message = wire.CodeInvalid, fmt.Sprintf("script of %d bytes exceeds the limit of %d", len(req.Script), wire.MaxScriptBytes)
+		return Event{}, reply
+	}
 	if code, msg := checkRequest(s, p, actor, &job); code != "" {
 		reply.Code, reply.Message = code, msg
 		return Event{}, reply
@@ -64,7 +68,8 @@ func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) 
 	}
 	job.Submitted = now
 	reply.Code, reply.Job, reply.WorstCost = wire.CodeOK, job.ID, WorstCost(job)
-	return Event{Kind: EvSubmitted, Time: now, Job: job.ID, Request: &job, RequestID: req.RequestID, Actor: actor}, reply
+	return Event{Kind: EvSubmitted, Time: now, Job: job.ID, Request: &job, RequestID: req.RequestID, Actor: actor,
+		Script: req.Script}, reply
 }
 
 func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (code, msg string) {
@@ -142,7 +147,7 @@ func DecideCancel(s *State, p Policy, actor, id string, now int64) (Event, wire.
 	case j.State == wire.JobCommitting:
 		reply.Code, reply.Message, reply.State = wire.CodeInvalid, "a commit is in progress; retry in a few seconds", j.State
 		return Event{}, reply
-	case !j.Active() || j.State == wire.JobRunning:
+	case !j.Active() || (j.State == wire.JobRunning && !j.Dispatched()):
 		reply.Code, reply.Message, reply.State = wire.CodeInvalid, fmt.Sprintf("job %s is %s and cannot be cancelled", id, j.State), j.State
 		return Event{}, reply
 	}
@@ -150,8 +155,15 @@ func DecideCancel(s *State, p Policy, actor, id string, now int64) (Event, wire.
 	if j.State == wire.JobReserved {
 		e.Release = allocSites(j)
 	}
+	if j.Dispatched() {
+		cancelDispatched(j, &e)
+	}
 	reply.Code, reply.State = wire.CodeOK, wire.JobCancelled
-	if len(e.Release) > 0 {
+	switch {
+	case len(e.Stop) > 0:
+		reply.Message = fmt.Sprintf("parts on %v are being deleted and reservations on %v released; charged %.2f of %.2f credits",
+			e.Stop, e.Release, e.Cost, j.Cost)
+	case len(e.Release) > 0:
 		reply.Message = fmt.Sprintf("reservations on %v are being released; %.2f credits refunded", e.Release, j.Cost)
 	}
 	return e, reply

@@ -65,14 +65,13 @@ type limit struct {
 }
 
 // spend is what a job counts against its holders now: its worst case while
-// it waits or commits, its real cost once reserved (and after), nothing when
-// cancelled (refunded).
+// it waits or commits, its real cost once reserved (and after: the final
+// charge of a job that ended; nothing for one cancelled before it ran,
+// whose cost was refunded).
 func spend(j *Job) float64 {
 	switch j.State {
 	case wire.JobWaiting, wire.JobCommitting:
 		return j.WorstCost
-	case wire.JobCancelled:
-		return 0
 	}
 	return j.Cost
 }

@@ -16,6 +16,11 @@ const (
 	EvSite      = "site"      // Site reported State (started, finished, failed)
 	EvExpired   = "expired"   // reserved job never started; Release lists sites
 	EvRepaired  = "repaired"  // Site: Reservations replace the job's ones there
+
+	// Dispatch of jobs submitted with a script (see lifecycle.go).
+	EvDispatched = "dispatched" // Site, Part: the site submitted the part (or State failed: refused)
+	EvConcluded  = "concluded"  // State finished/failed, Cost (final charge), Stop and Release sites
+	EvStopped    = "stopped"    // Site: a stop (qdel of the job's parts) owed there was done
 )
 
 // Site-reported states of a grid job's part (wire.JobEvent.State).
@@ -46,4 +51,10 @@ type Event struct {
 	Site         string `json:"site,omitempty"`
 	State        string `json:"state,omitempty"`
 	Message      string `json:"message,omitempty"`
+	// Script is a submitted job's script (dispatched by the broker).
+	Script []byte `json:"script,omitempty"`
+	// Part is what a site said of the job's part there (dispatched, site).
+	Part *wire.PartStatus `json:"part,omitempty"`
+	// Stop lists sites owing a stop: the job's parts there are deleted.
+	Stop []string `json:"stop,omitempty"`
 }

@@ -28,9 +28,17 @@ type Job struct {
 	// SiteStates is what each involved site reported (started, finished,
 	// failed).
 	SiteStates map[string]string
-	Attempts   int
-	Updated    int64
-	Message    string
+	// Script is the job's script when the broker dispatches its parts
+	// (nil: the user submits them by hand).
+	Script []byte
+	// Parts are a dispatched job's parts by site (nil for other jobs).
+	Parts map[string]*wire.PartStatus
+	// PendingStop maps a site to the time from which a stop (deleting the
+	// job's parts there) is owed.
+	PendingStop map[string]int64
+	Attempts    int
+	Updated     int64
+	Message     string
 	// seq orders jobs by submission.
 	seq uint64
 }
@@ -38,7 +46,7 @@ type Job struct {
 // Active reports whether the job still wants or holds resources.
 func (j *Job) Active() bool {
 	switch j.State {
-	case wire.JobWaiting, wire.JobCommitting, wire.JobReserved, wire.JobRunning:
+	case wire.JobWaiting, wire.JobCommitting, wire.JobReserved, wire.JobDispatched, wire.JobRunning:
 		return true
 	}
 	return false
@@ -48,7 +56,7 @@ func (j *Job) Active() bool {
 // not give them to another job).
 func (j *Job) Holds() bool {
 	switch j.State {
-	case wire.JobCommitting, wire.JobReserved, wire.JobRunning:
+	case wire.JobCommitting, wire.JobReserved, wire.JobDispatched, wire.JobRunning:
 		return j.Alloc != nil
 	}
 	return false
@@ -63,6 +71,10 @@ func (j *Job) Status(plan *forecast.Allocation) wire.JobStatus {
 		Message: j.Message, Attempts: j.Attempts,
 	}
 	st.Plan = plan
+	st.ScriptBytes = len(j.Script)
+	if j.Parts != nil {
+		st.Parts = j.PartList()
+	}
 	if j.Alloc != nil {
 		a := *j.Alloc
 		st.Plan = &a

@@ -14,7 +14,7 @@ import (
 func (s *State) Forget(before int64) int {
 	n := 0
 	for id, j := range s.jobs {
-		if j.Active() || len(j.PendingRelease) > 0 || j.Updated > before {
+		if j.Active() || len(j.PendingRelease) > 0 || len(j.PendingStop) > 0 || j.Updated > before {
 			continue
 		}
 		if c := spend(j); c != 0 {

@@ -107,7 +107,7 @@ func (s *State) submit(e Event) error {
 	j := &Job{
 		Req: *e.Request, RequestID: e.RequestID, Actor: e.Actor,
 		State: wire.JobWaiting, WorstCost: WorstCost(*e.Request),
-		Updated: e.Time, seq: s.seq,
+		Updated: e.Time, seq: s.seq, Script: e.Script,
 	}
 	if math.IsInf(j.WorstCost, 0) || math.IsNaN(j.WorstCost) {
 		// Admitted by an older broker: it would hold an infinite amount of
@@ -147,6 +147,12 @@ func applyToJob(j *Job, e Event) error {
 		return nil
 	case EvRepaired:
 		return applyRepair(j, e)
+	case EvDispatched:
+		return applyDispatched(j, e)
+	case EvConcluded:
+		return applyConcluded(j, e)
+	case EvStopped:
+		return applyStopped(j, e)
 	}
 	return fmt.Errorf("unknown event kind")
 }
@@ -161,6 +167,10 @@ func applyCancel(j *Job, e Event) error {
 	if j.State == wire.JobReserved {
 		j.Cost = 0 // refunded
 	}
+	if j.State == wire.JobDispatched || j.State == wire.JobRunning {
+		j.Cost = e.Cost // the time held until the cancel (see Charge)
+	}
+	oweStop(j, e.Stop, e.Time)
 	j.State, j.Message = wire.JobCancelled, e.Message
 	owe(j, e.Release, e.ReleaseAfter)
 	return nil
@@ -187,6 +197,7 @@ func applyOutcome(j *Job, e Event) error {
 	if e.OK {
 		j.State, j.Reservations, j.Cost = wire.JobReserved, e.Reservations, e.Cost
 		j.Message = e.Message
+		initParts(j)
 		return nil
 	}
 	j.State, j.Alloc, j.Revisions, j.Reservations = wire.JobWaiting, nil, nil, nil
@@ -196,6 +207,9 @@ func applyOutcome(j *Job, e Event) error {
 }
 
 func applySite(j *Job, e Event) error {
+	if j.Dispatched() {
+		return applyPart(j, e)
+	}
 	if j.State != wire.JobReserved && j.State != wire.JobRunning {
 		return fmt.Errorf("job holds no reservation")
 	}

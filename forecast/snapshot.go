@@ -16,13 +16,16 @@ type Snapshot struct {
 }
 
 // Reservation holds processors on nodes over [Start, End) for one grid job
-// (Job, the grid job id); ID is the scheduler's name for it.
+// (Job, the grid job id), or for whoever else the site reserved them
+// (Job empty: an admin's reservation); ID is the scheduler's name for it.
+// Standing marks an instance of a standing reservation (Maui SRCFG).
 type Reservation struct {
-	ID    string      `json:"id"`
-	Job   string      `json:"job,omitempty"`
-	Start int64       `json:"start"`
-	End   int64       `json:"end"`
-	Hosts []HostProcs `json:"hosts"`
+	ID       string      `json:"id"`
+	Job      string      `json:"job,omitempty"`
+	Start    int64       `json:"start"`
+	End      int64       `json:"end"`
+	Hosts    []HostProcs `json:"hosts"`
+	Standing bool        `json:"standing,omitempty"`
 }
 
 // Node states as pbsnodes reports them; a node may have several at once

@@ -42,6 +42,10 @@ type Forecast struct {
 	Horizon   int64  `json:"horizon"`
 	Nodes     []Node `json:"nodes"`
 	Slots     []Slot `json:"slots"`
+	// Unmodelled (optional) lists what the forecaster could not follow of
+	// the site's scheduling policy (maui.cfg settings the built-in
+	// simulator does not model), one line each, for people to read.
+	Unmodelled []string `json:"unmodelled,omitempty"`
 }
 
 // JobRequest is a grid job as a grid user submits it (v1). Walltime is on

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"unicode/utf8"
 )
 
 // ErrInvalid is wrapped by every validation error, so callers can tell bad
@@ -26,6 +27,9 @@ func IsPlainName(s string) bool { return plainName.MatchString(s) }
 
 func badFloat(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 
+// MaxUnmodelled bounds Forecast.Unmodelled.
+const MaxUnmodelled = 256
+
 // Validate checks a forecast against the v1 contract. Errors name the field
 // and, for list items, the index.
 func (f *Forecast) Validate() error {
@@ -37,6 +41,14 @@ func (f *Forecast) Validate() error {
 	}
 	if f.Horizon < f.Generated {
 		return invalid("forecast horizon %d is before generated %d", f.Horizon, f.Generated)
+	}
+	if len(f.Unmodelled) > MaxUnmodelled {
+		return invalid("unmodelled: %d lines, at most %d", len(f.Unmodelled), MaxUnmodelled)
+	}
+	for i, u := range f.Unmodelled {
+		if len(u) > 512 || !utf8.ValidString(u) {
+			return invalid("unmodelled[%d]: at most 512 bytes of UTF-8", i)
+		}
 	}
 	nodes, err := f.nodeIndex()
 	if err != nil {

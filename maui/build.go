@@ -30,6 +30,12 @@ type TraceOptions struct {
 	// MemMB is used for nodes whose memory is unknown (default 2048);
 	// SwapMB and DiskMB are written for every node (defaults 4096, 10000).
 	MemMB, SwapMB, DiskMB int64
+	// ExactNode writes each queued job's node count as the live Maui
+	// derives it under JOBNODEMATCHPOLICY EXACTNODE (tasks / tasks per
+	// node): the simulation config then drops EXACTNODE, whose trace
+	// reading (node count = task count) would reject every multi-task
+	// node request as corrupt and keep running jobs off their hosts.
+	ExactNode bool
 }
 
 func (o *TraceOptions) defaults() {
@@ -66,9 +72,11 @@ type Traces struct {
 
 // BuildTraces turns a snapshot into a resource and a workload trace: usable
 // nodes serve every queue plus RunningClass; running jobs come first, in
-// RunningClass, pinned to their hosts with their remaining walltime;
-// queued jobs follow in live priority order (see TraceOptions.Order).
-// Held and other non-eligible jobs are not simulated. Pure.
+// RunningClass, pinned to their hosts until their walltime limit (started
+// + walltime); queued jobs follow in live priority order (see
+// TraceOptions.Order). Held and other non-eligible jobs are not simulated,
+// nor jobs bound to a reservation of the snapshot (they run inside it,
+// and the reservation holds their processors). Pure.
 func BuildTraces(snap forecast.Snapshot, opt TraceOptions) (Traces, error) {
 	opt.defaults()
 	out := Traces{Jobs: map[string]TraceJob{}, IDs: map[string]string{}}
@@ -83,8 +91,17 @@ func BuildTraces(snap forecast.Snapshot, opt TraceOptions) (Traces, error) {
 		out.Jobs[tj.Name] = tj
 		out.IDs[tj.Name] = j.ID
 	}
+	inside := map[string]bool{}
+	for _, r := range snap.Reservations {
+		inside[r.ID] = true
+	}
 	for _, j := range snap.Jobs {
-		if !j.Running() {
+		if j.Reservation != "" && inside[j.Reservation] && (j.Running() || j.Waiting()) {
+			out.Skipped = append(out.Skipped, j.ID+": inside reservation "+j.Reservation)
+		}
+	}
+	for _, j := range snap.Jobs {
+		if !j.Running() || inside[j.Reservation] {
 			continue
 		}
 		tj, why := runningTraceJob(j, usable, opt)
@@ -95,6 +112,9 @@ func BuildTraces(snap forecast.Snapshot, opt TraceOptions) (Traces, error) {
 		add(j, tj)
 	}
 	for _, j := range queuedInOrder(snap.Jobs, opt.Order) {
+		if inside[j.Reservation] {
+			continue
+		}
 		tj, why := queuedTraceJob(j, opt)
 		if why != "" {
 			out.Skipped = append(out.Skipped, j.ID+": "+why)
@@ -175,7 +195,13 @@ func runningTraceJob(j forecast.LocalJob, usable map[string]int, opt TraceOption
 	if limit <= 0 {
 		limit = opt.DefaultWalltime
 	}
+	// Held until started + limit. Torque's resources_used.walltime lags
+	// (the mom reports it every ~45 s): limit − used would move the end
+	// with every snapshot, so the start is used when known.
 	left := max(limit-j.Used, 1)
+	if j.Started > 0 {
+		left = max(j.Started+limit-opt.Now, 1)
+	}
 	user, group := ident(j)
 	return TraceJob{Tasks: len(hl), User: user, Group: group, Account: j.Account, Class: RunningClass,
 		WCLimit: left, Queue: opt.Now, Runtime: left, HostList: hl}, ""
@@ -194,6 +220,9 @@ func queuedTraceJob(j forecast.LocalJob, opt TraceOptions) (TraceJob, string) {
 		WCLimit: limit, Queue: min(j.Submitted, opt.Now), Runtime: limit}
 	if j.Nodes > 0 && j.PPN > 0 && j.Nodes*j.PPN == j.Procs {
 		tj.TPN = j.PPN
+	}
+	if opt.ExactNode {
+		tj.Nodes = tj.Tasks / max(tj.TPN, 1) // MPBSI.c: NodeCount = TaskCount / MAX(1, TasksPerNode)
 	}
 	if tj.Queue <= 0 {
 		tj.Queue = opt.Now

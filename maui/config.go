@@ -2,6 +2,7 @@ package maui
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -40,8 +41,9 @@ var credLines = map[string]bool{"CLASSCFG": true, "QOSCFG": true, "USERCFG": tru
 // WriteSimConfig writes a private simulation maui.cfg: the site's policy
 // (backfill, reservation depth and policy, node allocation, class/QOS/user
 // limits, standing reservations, ...) copied from site (may be nil), minus
-// what the simulation owns (server, RM, logging, SIM*, admin) and minus
-// priorities. Priority weights are replaced: every component but CRED is
+// what the simulation owns (server, RM, logging, SIM*, admin), minus
+// JOBNODEMATCHPOLICY EXACTNODE (BuildTraces applies it: see
+// TraceOptions.ExactNode) and minus priorities. Priority weights are replaced: every component but CRED is
 // 0, and CLASSCFG[running] PRIORITY=1000000 starts the already-running
 // jobs first; all queued jobs thus share one priority and Maui keeps their
 // trace order, which BuildTraces makes the live queue's order.
@@ -70,7 +72,7 @@ func simParams(sc SimConfig) [][2]string {
 	p := [][2]string{
 		{"SERVERHOST", host}, {"SERVERPORT", fmt.Sprint(sc.Port)}, {"SERVERMODE", "SIMULATION"},
 		{"ADMIN1", orDefault(sc.Admin, "root")}, {"RMPOLLINTERVAL", fmt.Sprint(sc.Step)},
-		{"LOGFILE", "maui.log"}, {"LOGLEVEL", "0"}, {"STATDIR", "stats"},
+		{"LOGFILE", "maui.log"}, {"LOGLEVEL", "1"}, {"STATDIR", "stats"},
 		{"SIMRESOURCETRACEFILE", "traces/resource.trace"}, {"SIMWORKLOADTRACEFILE", "traces/workload.trace"},
 		{"SIMJOBSUBMISSIONPOLICY", "NORMAL"}, {"SIMINITIALQUEUEDEPTH", fmt.Sprint(max(sc.QueueDepth, 1))},
 		{"SIMSTOPITERATION", "1"}, {"SIMAUTOSHUTDOWN", "FALSE"}, {"CHECKPOINTINTERVAL", "0"},
@@ -106,6 +108,15 @@ func sitePolicy(r io.Reader) (kept []string, dropped []string, err error) {
 			if kl := stripPriorities(f); kl != "" {
 				kept = append(kept, kl)
 			}
+		case base == "JOBNODEMATCHPOLICY":
+			// EXACTNODE is applied when the traces are written (node
+			// counts as the live PBS interface derives them); in Maui's
+			// trace reader it would set node count = task count.
+			if kl := withoutExactNode(f); kl != "" {
+				kept = append(kept, kl)
+			} else {
+				drop[base] = true
+			}
 		default:
 			kept = append(kept, t)
 		}
@@ -115,6 +126,35 @@ func sitePolicy(r io.Reader) (kept []string, dropped []string, err error) {
 	}
 	sort.Strings(dropped)
 	return kept, dropped, nil
+}
+
+// SiteExactNode reports whether a site maui.cfg sets JOBNODEMATCHPOLICY
+// EXACTNODE (Maui matches values by substring: MPar.c).
+func SiteExactNode(site []byte) bool {
+	ls, err := lines(bytes.NewReader(site))
+	if err != nil {
+		return false
+	}
+	for _, l := range ls {
+		f := strings.Fields(l)
+		if len(f) > 1 && strings.EqualFold(f[0], "JOBNODEMATCHPOLICY") && strings.Contains(strings.Join(f[1:], " "), "EXACTNODE") {
+			return true
+		}
+	}
+	return false
+}
+
+func withoutExactNode(f []string) string {
+	out := []string{f[0]}
+	for _, v := range f[1:] {
+		if !strings.Contains(v, "EXACTNODE") {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 1 {
+		return ""
+	}
+	return strings.Join(out, " ")
 }
 
 func stripPriorities(f []string) string {

@@ -10,7 +10,10 @@
 //     replies, and v230 workload records (traces, stats/simstat.out);
 //   - Client, the setres/showres/releaseres reservation client for grid
 //     jobs (Reserve, List, Release), refusing bad requests with stable
-//     Refusal codes before anything runs;
+//     Refusal codes before anything runs, binding each grid job's
+//     reservations to its parts (required ACL entries and a pooled binding
+//     account; QsubArgs is what the parts are submitted with), and listing
+//     every reservation in force (Holds) for snapshots;
 //   - trace and config writers, the SIMULATION runner (Simulator) and the
 //     adaptive step policy that turn a forecast.Snapshot into predictions.
 //

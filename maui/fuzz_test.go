@@ -36,12 +36,18 @@ func FuzzParseShowres(f *testing.F) {
 }
 
 func FuzzParseDiagnoseRes(f *testing.F) {
-	seed(f, "*/*diagnose_r*.out")
+	seed(f, "*/*diagnose_r*.out", "*/*_diagnose.out")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ds, err := ParseDiagnoseRes(bytes.NewReader(b))
 		if err == nil {
 			for _, d := range ds {
 				_ = perNode(d)
+				for _, e := range append(d.ACL, d.CL...) {
+					if e.Type == "" || e.Name == "" || strings.ContainsAny(e.Name[len(e.Name)-1:], "+-=^*!") {
+						t.Fatalf("ACL entry %+v: empty, or a modifier left in its name", e)
+					}
+				}
+				_, _, _, _ = aclIdentity(d)
 			}
 		}
 	})

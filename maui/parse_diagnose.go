@@ -128,15 +128,26 @@ func diagDetail(d *ResDiag, l string) {
 }
 
 // parseACL reads "RES==gridres1= USER==griduser+ GROUP==grid+" terms.
+// Several entries of one type are printed as one term joined by ':', each
+// after the first starting with its comparison: "ACCT==proj1+:==la.acct0+*"
+// (Maui 3.3.1 MACLListShow). Mod is what follows the name: the affinity
+// ('+', '=', '-') and the flags ('*' required, '!' deny, '^' XOR).
 func parseACL(s string) []ACLEntry {
 	var out []ACLEntry
 	for _, t := range strings.Fields(s) {
 		typ, rest, ok := strings.Cut(t, "==")
-		if !ok {
+		if !ok || typ == "" {
 			continue
 		}
-		name := strings.TrimRight(rest, "+-=^*")
-		out = append(out, ACLEntry{Type: typ, Name: name, Mod: rest[len(name):]})
+		for _, v := range strings.Split(rest, ":==") {
+			if name := strings.TrimRight(v, "+-=^*!"); name != "" {
+				out = append(out, ACLEntry{Type: typ, Name: name, Mod: v[len(name):]})
+			}
+		}
 	}
 	return out
 }
+
+// Required reports whether the entry must match (Maui's '*' flag): a job
+// lacking it is refused whatever else matches.
+func (a ACLEntry) Required() bool { return strings.Contains(a.Mod, "*") }

@@ -63,8 +63,11 @@ func NewClient(r Runner, cfg ClientConfig) *Client {
 }
 
 // ReserveRequest asks for Hosts (processors per named node) over
-// [Start, End) for grid job Job, usable only by jobs matching the ACL
-// identity (every non-empty one of User, Group, Account must match).
+// [Start, End) for grid job Job, usable only by the job's parts: jobs of
+// User (and Group, when given) charged to the binding account Reserve
+// picks (see reserve_bind.go). Account is the identity's own account,
+// recorded in the ACL but not what admits a job. InUse lists accounts the
+// site's local jobs use; a binding account is never one of them.
 type ReserveRequest struct {
 	Job     string
 	Start   int64
@@ -73,11 +76,14 @@ type ReserveRequest struct {
 	User    string
 	Group   string
 	Account string
+	InUse   []string
 }
 
 // Reservation is a grid job's hold on one site: one or more Maui
-// reservations (IDs, full names with ".N") over [Start, End). Qsub is the
-// qsub arguments the grid job's part must be submitted with.
+// reservations (IDs, full names with ".N") over [Start, End). User, Group
+// and Account are the identity; Bind the binding account its parts must
+// be charged to (empty for reservations made before binding existed).
+// Qsub is QsubArgs: what the grid job's part must be submitted with.
 type Reservation struct {
 	Job     string               `json:"job"`
 	IDs     []string             `json:"ids"`
@@ -87,11 +93,12 @@ type Reservation struct {
 	User    string               `json:"user,omitempty"`
 	Group   string               `json:"group,omitempty"`
 	Account string               `json:"account,omitempty"`
+	Bind    string               `json:"bind,omitempty"`
 	Qsub    []string             `json:"qsub"`
 }
 
 // QsubString is Qsub joined by spaces, e.g.
-// "-A gridacct -W x=FLAGS:ADVRES:la.g17.0".
+// "-A la.acct0 -W x=FLAGS:ADVRES:la.g17.0".
 func (r Reservation) QsubString() string { return strings.Join(r.Qsub, " ") }
 
 // BaseName is the setres -n name of a grid job's reservations.
@@ -121,20 +128,6 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// qsubArgs builds what the grid job's part is submitted with: the account
-// (the ACL) and, when the hold is one reservation, ADVRES binding it to it
-// (a job can name only one). With several reservations the ACL alone binds.
-func qsubArgs(account string, ids []string) []string {
-	var out []string
-	if account != "" {
-		out = append(out, "-A", account)
-	}
-	if len(ids) == 1 {
-		out = append(out, "-W", "x=FLAGS:ADVRES:"+ids[0])
-	}
-	return out
 }
 
 // Validate checks a request before anything runs; a bad request is a
@@ -243,17 +236,8 @@ func nodePattern(nodes []string) string {
 
 // setresArgs builds one setres argument vector. Inputs are validated plain
 // names, so nothing here can be read as an option or a shell word.
-func (c *Client) setresArgs(req ReserveRequest, call setresCall) []string {
-	args := []string{}
-	if req.User != "" {
-		args = append(args, "-u", req.User)
-	}
-	if req.Group != "" {
-		args = append(args, "-g", req.Group)
-	}
-	if req.Account != "" {
-		args = append(args, "-a", req.Account)
-	}
+func (c *Client) setresArgs(req ReserveRequest, bind string, call setresCall) []string {
+	args := aclArgs(req, bind)
 	args = append(args, "-n", c.BaseName(req.Job), "-s", c.timeArg(req.Start),
 		"-d", FormatDuration(req.End-req.Start), "-r", fmt.Sprintf("PROCS=%d", call.procs),
 		nodePattern(call.nodes))

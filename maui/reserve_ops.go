@@ -12,14 +12,17 @@ import (
 )
 
 // Reserve holds req.Hosts over [req.Start, req.End) for grid job req.Job,
-// usable only by jobs matching the ACL identity. Names derive from the job
-// id (BaseName), so a retried Reserve finds the reservations of the first
-// and returns them without running setres again; reservations of that job
-// with another shape are a CodeConflict refusal. Processors are reserved
-// per node exactly (setres -r PROCS=k on an anchored host expression), one
-// setres per distinct count; if any setres fails, or showres/diagnose -r do
-// not confirm the result, everything created is released and a Refusal is
-// returned. error means the machinery failed (rollback was still tried).
+// usable only by the job's parts (a binding account picked from the pool,
+// see reserve_bind.go). Names derive from the job id (BaseName), so a
+// retried Reserve finds the reservations of the first and returns them
+// without running setres again; reservations of that job with another
+// shape are a CodeConflict refusal. Processors are reserved per node
+// exactly (setres -r PROCS=k on an anchored host expression), one setres
+// per distinct count; if any setres fails, or showres/diagnose -r do not
+// confirm the result, every reservation of the job is released (those
+// setres reported and any other showres lists under the job's name) and a
+// Refusal is returned. error means the machinery failed (rollback was
+// still tried).
 func (c *Client) Reserve(ctx context.Context, req ReserveRequest) (Reservation, error) {
 	if err := c.Validate(req); err != nil {
 		return Reservation{}, err
@@ -37,26 +40,31 @@ func (c *Client) Reserve(ctx context.Context, req ReserveRequest) (Reservation, 
 	if err := c.checkOverlap(st, req); err != nil {
 		return Reservation{}, err
 	}
+	bind := c.pickBind(st.bindsInUse(append(slices.Clone(req.InUse), req.Account)))
 	var ids []string
 	for _, call := range plan(req.Hosts) {
-		id, err := c.setres(ctx, req, call)
-		if err != nil {
-			return Reservation{}, c.rollback(ctx, ids, err)
+		id, err := c.setres(ctx, req, bind, call)
+		if id != "" {
+			ids = append(ids, id) // created, even when refused below
 		}
-		ids = append(ids, id)
+		if err != nil {
+			return Reservation{}, c.rollback(ctx, req.Job, ids, err)
+		}
 	}
-	return c.verify(ctx, req, ids)
+	return c.verify(ctx, req, bind, ids)
 }
 
-func (c *Client) setres(ctx context.Context, req ReserveRequest, call setresCall) (string, error) {
-	args := c.setresArgs(req, call)
+// setres runs one setres. The id is returned whenever Maui reports one
+// created, also with an error, so that the caller can release it.
+func (c *Client) setres(ctx context.Context, req ReserveRequest, bind string, call setresCall) (string, error) {
+	args := c.setresArgs(req, bind, call)
 	res, err := c.r.Run(ctx, "setres", args...)
 	if err != nil {
 		return "", fmt.Errorf("setres for job %s: %w", req.Job, err)
 	}
 	reply, perr := ParseSetres(bytes.NewReader(res.Stdout))
 	if res.ExitCode != 0 || perr != nil {
-		return "", refuse(classifySetres(res.Stderr, res.Stdout), "setres %s (exit %d): %s", strings.Join(args, " "), res.ExitCode, trimmed(append(res.Stderr, res.Stdout...)))
+		return reply.ID, refuse(classifySetres(res.Stderr, res.Stdout), "setres %s (exit %d): %s", strings.Join(args, " "), res.ExitCode, trimmed(append(res.Stderr, res.Stdout...)))
 	}
 	if job, ok := c.JobOf(reply.ID); !ok || job != req.Job {
 		return reply.ID, refuse(CodeVerifyFailed, "setres created %q, not a reservation of job %s", reply.ID, req.Job)
@@ -64,22 +72,37 @@ func (c *Client) setres(ctx context.Context, req ReserveRequest, call setresCall
 	return reply.ID, nil
 }
 
-// rollback releases ids after cause; it returns cause, with the release
-// failure added when there was one.
-func (c *Client) rollback(ctx context.Context, ids []string, cause error) error {
-	if len(ids) == 0 {
+// rollback releases what a failed Reserve of job may have left: ids (what
+// setres reported) and every reservation showres lists under the job's
+// name (a setres that timed out or printed something unexpected may have
+// created one). Reserve runs only when the job held nothing, so all of
+// them are this call's. It returns cause, with the release failure added
+// when there was one. It runs even when ctx is done.
+func (c *Client) rollback(ctx context.Context, job string, ids []string, cause error) error {
+	ctx = context.WithoutCancel(ctx)
+	all := slices.Clone(ids)
+	if rows, err := c.showres(ctx); err == nil {
+		for _, r := range rows {
+			if j, ok := c.JobOf(r.ID); ok && j == job && r.Type == "User" && !slices.Contains(all, r.ID) {
+				all = append(all, r.ID)
+			}
+		}
+	} else if len(all) == 0 {
+		return fmt.Errorf("%w (and listing job %s's reservations for rollback failed: %v)", cause, job, err)
+	}
+	if len(all) == 0 {
 		return cause
 	}
-	if _, err := c.releaseIDs(context.WithoutCancel(ctx), ids); err != nil {
-		return fmt.Errorf("%w (and rollback of %v failed: %v)", cause, ids, err)
+	if _, err := c.releaseIDs(ctx, all); err != nil {
+		return fmt.Errorf("%w (and rollback of %v failed: %v)", cause, all, err)
 	}
 	return cause
 }
 
-func (c *Client) verify(ctx context.Context, req ReserveRequest, ids []string) (Reservation, error) {
+func (c *Client) verify(ctx context.Context, req ReserveRequest, bind string, ids []string) (Reservation, error) {
 	st, err := c.state(ctx)
 	if err != nil {
-		return Reservation{}, c.rollback(ctx, ids, fmt.Errorf("verify reservations of job %s: %w", req.Job, err))
+		return Reservation{}, c.rollback(ctx, req.Job, ids, fmt.Errorf("verify reservations of job %s: %w", req.Job, err))
 	}
 	have, ok := st.byJob(c)[req.Job]
 	switch {
@@ -87,12 +110,14 @@ func (c *Client) verify(ctx context.Context, req ReserveRequest, ids []string) (
 		err = refuse(CodeVerifyFailed, "showres does not list %v", ids)
 	case !slices.Equal(have.IDs, sortedCopy(ids)):
 		err = refuse(CodeVerifyFailed, "showres lists %v for job %s, setres made %v", have.IDs, req.Job, ids)
+	case have.Bind != bind:
+		err = refuse(CodeVerifyFailed, "diagnose -r shows job %s bound to account %q, setres asked %q", req.Job, have.Bind, bind)
 	case !c.sameShape(have, req):
 		err = refuse(CodeVerifyFailed, "showres shows job %s as %+v, asked %+v", req.Job, have, req)
 	default:
 		return have, nil
 	}
-	return Reservation{}, c.rollback(ctx, ids, err)
+	return Reservation{}, c.rollback(ctx, req.Job, ids, err)
 }
 
 func sortedCopy(s []string) []string {
@@ -102,7 +127,8 @@ func sortedCopy(s []string) []string {
 }
 
 // sameShape reports whether an existing hold matches a request: the same
-// nodes and processors, the same ACL, and times within the tolerance.
+// nodes and processors, the same identity, and times within the
+// tolerance.
 func (c *Client) sameShape(have Reservation, req ReserveRequest) bool {
 	tol := int64(c.cfg.Tolerance.Seconds())
 	if abs64(have.Start-req.Start) > tol || abs64((have.End-have.Start)-(req.End-req.Start)) > 1 {
@@ -209,201 +235,4 @@ func (c *Client) List(ctx context.Context) ([]Reservation, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
 	return out, nil
-}
-
-// holding is what one reservation row holds on one node.
-type holding struct {
-	id         string
-	typ        string
-	node       string
-	procs      int
-	start, end int64
-}
-
-// resState is Maui's reservation table as three commands show it.
-type resState struct {
-	rows  []ShowresRow
-	nodes []ShowresNodeRow
-	diag  map[string]ResDiag
-	start map[string]int64 // absolute start per reservation id
-}
-
-func (c *Client) showres(ctx context.Context) ([]ShowresRow, error) {
-	res, err := c.run(ctx, "showres")
-	if err != nil {
-		return nil, err
-	}
-	return ParseShowres(bytes.NewReader(res.Stdout))
-}
-
-func (c *Client) run(ctx context.Context, name string, args ...string) (Result, error) {
-	res, err := c.r.Run(ctx, name, args...)
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", name, err)
-	}
-	if res.ExitCode != 0 {
-		return res, fmt.Errorf("%s %s: exit %d: %s", name, strings.Join(args, " "), res.ExitCode, trimmed(res.Stderr))
-	}
-	return res, nil
-}
-
-// state reads showres, showres -n and diagnose -r.
-func (c *Client) state(ctx context.Context) (*resState, error) {
-	rows, err := c.showres(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st := &resState{rows: rows, diag: map[string]ResDiag{}, start: map[string]int64{}}
-	now := c.cfg.Now()
-	for _, r := range rows {
-		t, err := ParseClock(r.StartTime, c.cfg.Location, now)
-		if err != nil {
-			return nil, fmt.Errorf("showres %s: %w", r.ID, err)
-		}
-		st.start[r.ID] = t.Unix()
-	}
-	if len(rows) == 0 {
-		return st, nil
-	}
-	res, err := c.run(ctx, "showres", "-n")
-	if err != nil {
-		return nil, err
-	}
-	sn, err := ParseShowresNodes(bytes.NewReader(res.Stdout))
-	if err != nil {
-		return nil, err
-	}
-	st.nodes = sn.Rows
-	if res, err = c.run(ctx, "diagnose", "-r"); err != nil {
-		return nil, err
-	}
-	diags, err := ParseDiagnoseRes(bytes.NewReader(res.Stdout))
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range diags {
-		st.diag[d.ID] = d
-	}
-	return st, nil
-}
-
-// perNode is what a user reservation holds on each of its nodes.
-// showres -n's Task column is not a processor count (it shows 1 for a
-// reservation of two 1-proc tasks on a node), so the per-node share is
-// diagnose -r's Proc total over its Node count: exact for lookahead's own
-// reservations (one setres per processor count) and for whole-node ones.
-func perNode(d ResDiag) int {
-	if d.Nodes <= 0 {
-		return 0
-	}
-	return d.Procs / d.Nodes
-}
-
-// holdings lists what every user reservation and running job holds per
-// node. Idle jobs' reservations are Maui's plans, not holds.
-func (c *Client) holdings(st *resState) []holding {
-	dur := map[string]int64{}
-	for _, r := range st.rows {
-		dur[r.ID] = r.Duration
-	}
-	var out []holding
-	for _, n := range st.nodes {
-		h := holding{id: n.ID, typ: n.Type, node: n.Node, start: st.start[n.ID]}
-		h.end = h.start + dur[n.ID]
-		switch {
-		case n.Type == "User":
-			h.procs = perNode(st.diag[n.ID])
-		case n.Type == "Job" && n.JobState == "Running":
-			h.procs = n.Tasks
-		default:
-			continue
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
-// byJob folds lookahead's user reservations into one Reservation per job.
-func (st *resState) byJob(c *Client) map[string]Reservation {
-	out := map[string]Reservation{}
-	procs := map[string]map[string]int{}
-	for _, h := range c.holdings(st) {
-		job, ok := c.JobOf(h.id)
-		if !ok || h.typ != "User" {
-			continue
-		}
-		r, seen := out[job]
-		if !seen {
-			r = Reservation{Job: job, Start: h.start, End: h.end}
-			d := st.diag[h.id]
-			r.User, r.Group, r.Account = first(d.ACLNames("USER")), first(d.ACLNames("GROUP")), first(d.ACLNames("ACCT"))
-			procs[job] = map[string]int{}
-		}
-		if !slices.Contains(r.IDs, h.id) {
-			r.IDs = append(r.IDs, h.id)
-		}
-		r.Start, r.End = min(r.Start, h.start), max(r.End, h.end)
-		procs[job][h.node] += h.procs
-		out[job] = r
-	}
-	for job, r := range out {
-		sort.Strings(r.IDs)
-		for n, p := range procs[job] {
-			r.Hosts = append(r.Hosts, forecast.HostProcs{Node: n, Procs: p})
-		}
-		r.Hosts = normHosts(r.Hosts)
-		r.Qsub = qsubArgs(r.Account, r.IDs)
-		out[job] = r
-	}
-	return out
-}
-
-func first(s []string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	return s[0]
-}
-
-// checkOverlap refuses a request whose processors, added to what user
-// reservations and running jobs already hold on a node at some instant of
-// [Start, End), exceed the node's capacity. Without Capacity it checks
-// nothing (Maui itself accepts such overlaps).
-func (c *Client) checkOverlap(st *resState, req ReserveRequest) error {
-	if c.cfg.Capacity == nil {
-		return nil
-	}
-	hs := c.holdings(st)
-	for _, want := range req.Hosts {
-		var on []holding
-		for _, h := range hs {
-			if strings.EqualFold(h.node, want.Node) && h.start < req.End && req.Start < h.end {
-				on = append(on, h)
-			}
-		}
-		if peak := peakProcs(on, req.Start, req.End); peak+want.Procs > c.cfg.Capacity[want.Node] {
-			return refuse(CodeOverlap, "job %s: node %s: %d of %d procs already held in [%d,%d), %d asked",
-				req.Job, want.Node, peak, c.cfg.Capacity[want.Node], req.Start, req.End, want.Procs)
-		}
-	}
-	return nil
-}
-
-// peakProcs is the largest sum of procs of hs at any instant of [a, b).
-func peakProcs(hs []holding, a, b int64) int {
-	peak := 0
-	for _, t := range append([]holding{{start: a}}, hs...) {
-		at := max(t.start, a)
-		if at >= b {
-			continue
-		}
-		sum := 0
-		for _, h := range hs {
-			if h.start <= at && at < h.end {
-				sum += h.procs
-			}
-		}
-		peak = max(peak, sum)
-	}
-	return peak
 }

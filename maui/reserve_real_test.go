@@ -61,18 +61,22 @@ func TestRealMauiReservations(t *testing.T) {
 	}
 	defer os.RemoveAll(home)
 	ctx := context.Background()
-	in, err := s.start(ctx, home, len(tr.Jobs))
+	in, err := s.start(ctx, home, len(tr.Jobs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.stop()
 	r := &instanceRunner{in: in, capture: os.Getenv("LOOKAHEAD_MAUI_CAPTURE")}
+	clock := time.Now().Truncate(time.Second) // fixed: the relative setres times are then replayable
+	if r.capture != "" {
+		_ = os.WriteFile(filepath.Join(r.capture, "NOW.txt"), []byte(fmt.Sprintln(clock.Unix())), 0o644)
+	}
 	capacity := map[string]int{}
 	for _, n := range snap.Nodes {
 		capacity[n.Name] = n.Procs
 	}
-	c := NewClient(r, ClientConfig{Relative: true, Location: time.UTC, Capacity: capacity})
-	start := time.Now().Unix() + 1800
+	c := NewClient(r, ClientConfig{Relative: true, Location: time.UTC, Capacity: capacity, Now: func() time.Time { return clock }})
+	start := clock.Unix() + 1800
 	req := ReserveRequest{Job: "g17", Start: start, End: start + 3600, User: "griduser", Group: "grid", Account: "gridacct",
 		Hosts: []forecast.HostProcs{{Node: "n02", Procs: 2}, {Node: "n03", Procs: 1}, {Node: "n04", Procs: 1}}}
 
@@ -81,7 +85,7 @@ func TestRealMauiReservations(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("reserved %+v", got)
-	if len(got.IDs) != 2 || got.IDs[0] != "la.g17.0" || got.IDs[1] != "la.g17.1" || got.QsubString() != "-A gridacct" {
+	if len(got.IDs) != 2 || got.IDs[0] != "la.g17.0" || got.IDs[1] != "la.g17.1" || got.QsubString() != "-A la.acct0 -W group_list=grid" {
 		t.Errorf("reservation %+v", got)
 	}
 	again, err := c.Reserve(ctx, req)
@@ -99,7 +103,7 @@ func TestRealMauiReservations(t *testing.T) {
 	one := req
 	one.Job, one.Hosts = "g19", []forecast.HostProcs{{Node: "n05", Procs: 2}}
 	single, err := c.Reserve(ctx, one)
-	if err != nil || single.QsubString() != "-A gridacct -W x=FLAGS:ADVRES:la.g19.0" {
+	if err != nil || single.QsubString() != "-A la.acct1 -W group_list=grid,x=FLAGS:ADVRES:la.g19.0" {
 		t.Fatalf("single: %+v %v", single, err)
 	}
 	list, err := c.List(ctx)

@@ -105,26 +105,6 @@ var (
 		Qsub: []string{"-A", "gridacct", "-W", "x=FLAGS:ADVRES:gridres1.0"}}
 )
 
-func TestReserveCreatesAndVerifies(t *testing.T) {
-	steps := append(append([]step{}, sim1State...),
-		step{"setres -u griduser -g grid -a gridacct -n gridres1 -s 03:03:00_11/22/2026 -d 01:00:00 -r PROCS=2 ^(n01)$", "sim2-setres/01_setres_gridres1", 0})
-	steps = append(steps, sim2State...)
-	r := scenario(t, steps)
-	got, err := sim2Client(r, nil).Reserve(context.Background(), gridres1Req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, gridres1Res) {
-		t.Fatalf("got %+v\nwant %+v", got, gridres1Res)
-	}
-	if got.QsubString() != "-A gridacct -W x=FLAGS:ADVRES:gridres1.0" {
-		t.Errorf("qsub %q", got.QsubString())
-	}
-	if n := len(r.(*recorder).ran("setres")); n != 1 {
-		t.Errorf("%d setres calls", n)
-	}
-}
-
 func TestReserveRetryIsNoOp(t *testing.T) {
 	r := scenario(t, sim2State)
 	got, err := sim2Client(r, nil).Reserve(context.Background(), gridres1Req)
@@ -177,8 +157,8 @@ func TestReserveRefusesOverlapMauiWouldAccept(t *testing.T) {
 
 func TestReserveRollsBackOnPartialFailure(t *testing.T) {
 	steps := append(append([]step{}, sim1State...),
-		step{"setres -u griduser -a gridacct -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=4 ^(vm)$", "phaseB/01_setres_grid1", 0},
-		step{"setres -u griduser -a gridacct -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=2 ^(n01)$", "sim2-setres/02_setres_gridres2", 1},
+		step{"setres -u griduser* -a gridacct,acct0*,acct0 -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=4 ^(vm)$", "phaseB/01_setres_grid1", 0},
+		step{"setres -u griduser* -a gridacct,acct0*,acct0 -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=2 ^(n01)$", "sim2-setres/02_setres_gridres2", 1},
 		step{"releaseres grid1.0", "phaseB/22_releaseres_grid1", 0})
 	r := scenario(t, steps)
 	req := ReserveRequest{Job: "grid1", Start: sim2Now.Unix(), End: sim2Now.Unix() + 600, User: "griduser", Account: "gridacct",
@@ -194,7 +174,7 @@ func TestReserveRollsBackOnPartialFailure(t *testing.T) {
 
 func TestReserveRollsBackWhenShowresDisagrees(t *testing.T) {
 	steps := append(append([]step{}, sim1State...),
-		step{"setres -u griduser -a gridacct -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=4 ^(vm)$", "phaseB/01_setres_grid1", 0},
+		step{"setres -u griduser* -a gridacct,acct0*,acct0 -n grid1 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=4 ^(vm)$", "phaseB/01_setres_grid1", 0},
 		step{"showres", "sim1-iter011/showres", 0},
 		step{"releaseres grid1.0", "phaseB/22_releaseres_grid1", 0})
 	r := scenario(t, steps)
@@ -323,8 +303,8 @@ func TestPlanAndArgs(t *testing.T) {
 		t.Errorf("pattern %q", p)
 	}
 	c := NewClient(nil, ClientConfig{Relative: true, Now: func() time.Time { return time.Unix(1000, 0) }})
-	args := c.setresArgs(ReserveRequest{Job: "g17", Start: 4600, End: 4600 + 7200, Account: "acct"}, calls[0])
-	want := []string{"-a", "acct", "-n", "la.g17", "-s", "+01:00:00", "-d", "02:00:00", "-r", "PROCS=8", `^(c\.x)$`}
+	args := c.setresArgs(ReserveRequest{Job: "g17", Start: 4600, End: 4600 + 7200, Account: "acct"}, "la.acct3", calls[0])
+	want := []string{"-a", "acct,la.acct3*,la.acct3", "-n", "la.g17", "-s", "+01:00:00", "-d", "02:00:00", "-r", "PROCS=8", `^(c\.x)$`}
 	if !reflect.DeepEqual(args, want) {
 		t.Errorf("args %q", args)
 	}
@@ -353,7 +333,7 @@ func TestPlanAndArgs(t *testing.T) {
 // the client sends, and the answers are Maui's own.
 func TestReserveReplaysRealSession(t *testing.T) {
 	r := &recorder{r: mustFixture(t, "testdata/real-reserve")}
-	now := time.Date(2026, 11, 22, 5, 18, 15, 0, time.UTC)
+	now := liveNow(t, "real-reserve")
 	capacity := map[string]int{}
 	for i := 1; i <= 8; i++ {
 		capacity[fmt.Sprintf("n%02d", i)] = 2
@@ -367,7 +347,8 @@ func TestReserveReplaysRealSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Reservation{Job: "g17", IDs: []string{"la.g17.0", "la.g17.1"}, Start: start, End: start + 3600,
-		Hosts: req.Hosts, User: "griduser", Group: "grid", Account: "gridacct", Qsub: []string{"-A", "gridacct"}}
+		Hosts: req.Hosts, User: "griduser", Group: "grid", Account: "gridacct", Bind: "la.acct0",
+		Qsub: []string{"-A", "la.acct0", "-W", "group_list=grid"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
@@ -381,5 +362,41 @@ func TestReserveReplaysRealSession(t *testing.T) {
 	}
 	if n := len(r.ran("setres")); n != 2 {
 		t.Errorf("%d setres calls, want 2", n)
+	}
+}
+
+// TestReserveReleasesWhatSetresReported: setres answered with a
+// reservation that is not the job's (Maui named it after something else);
+// it was created all the same and must be released, not leaked.
+func TestReserveReleasesWhatSetresReported(t *testing.T) {
+	steps := append(append([]step{}, sim1State...),
+		step{"setres -u griduser* -a gridacct,acct0*,acct0 -n grid9 -s 03:03:00_11/22/2026 -d 00:10:00 -r PROCS=4 ^(vm)$", "phaseB/01_setres_grid1", 0},
+		step{"releaseres grid1.0", "phaseB/22_releaseres_grid1", 0})
+	r := scenario(t, steps)
+	req := ReserveRequest{Job: "grid9", Start: sim2Now.Unix(), End: sim2Now.Unix() + 600, User: "griduser", Account: "gridacct",
+		Hosts: []forecast.HostProcs{{Node: "vm", Procs: 4}}}
+	_, err := sim2Client(r, nil).Reserve(context.Background(), req)
+	if ref, ok := AsRefusal(err); !ok || ref.Code != CodeVerifyFailed {
+		t.Fatalf("err %v, want verify_failed", err)
+	}
+	if rel := r.(*recorder).ran("releaseres"); !reflect.DeepEqual(rel, []string{"releaseres grid1.0"}) {
+		t.Fatalf("rollback calls %v, want releaseres grid1.0", rel)
+	}
+}
+
+// TestReserveRollbackFindsUnreportedReservation: setres could not be
+// run to the end (here: no answer at all); whatever showres then lists
+// under the job's name was made by this call and is released.
+func TestReserveRollbackFindsUnreportedReservation(t *testing.T) {
+	steps := append(append([]step{}, sim1State...),
+		step{"showres", "sim2-setres/03_showres", 0},
+		step{"releaseres gridres1.0", "sim2-setres/40_releaseres_overlap1", 0})
+	r := scenario(t, steps)
+	_, err := sim2Client(r, nil).Reserve(context.Background(), gridres1Req)
+	if err == nil {
+		t.Fatal("reserve without a setres answer succeeded")
+	}
+	if rel := r.(*recorder).ran("releaseres"); !reflect.DeepEqual(rel, []string{"releaseres gridres1.0"}) {
+		t.Fatalf("rollback calls %v, want releaseres gridres1.0", rel)
 	}
 }

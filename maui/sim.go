@@ -22,10 +22,15 @@ import (
 
 // SimulatorConfig configures forecasts by a private Maui in SIMULATION mode.
 type SimulatorConfig struct {
-	// BinDir holds maui and its clients (schedctl, changeparam, showres,
-	// setres). Required.
+	// BinDir holds Maui's clients (schedctl, changeparam, showres, setres,
+	// showq). Required.
 	BinDir string
-	// WorkDir is where each run's private home is made (default os.TempDir()).
+	// Server is the maui server binary. Default: BinDir/maui, else
+	// BinDir/../sbin/maui (a standard install: clients in bin/, the server
+	// in sbin/).
+	Server string
+	// WorkDir is where each run's private home is made (created if
+	// missing; default os.TempDir()).
 	WorkDir string
 	// SiteConfig is the site's maui.cfg whose policy is copied (optional).
 	SiteConfig string
@@ -58,6 +63,9 @@ type Simulator struct {
 func NewSimulator(cfg SimulatorConfig) *Simulator {
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = os.TempDir()
+	}
+	if cfg.Server == "" {
+		cfg.Server = findServer(cfg.BinDir)
 	}
 	if cfg.Host == "" {
 		cfg.Host, _ = os.Hostname()
@@ -111,13 +119,26 @@ func (s *Simulator) ForecastOrdered(ctx context.Context, snap forecast.Snapshot,
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	if err := s.CheckInstall(); err != nil {
+		return nil, SimStats{}, err
+	}
+	site, err := s.siteConfig()
+	if err != nil {
+		return nil, SimStats{}, err
+	}
 	opt := s.cfg.Trace
-	opt.Now, opt.Order = now, order
+	opt.Now, opt.Order, opt.ExactNode = now, order, SiteExactNode(site)
 	tr, err := BuildTraces(snap, opt)
 	if err != nil {
 		return nil, SimStats{}, err
 	}
-	preds, st, err := s.run(ctx, tr, snap.Reservations, now, horizon)
+	var holds []forecast.Reservation
+	for _, r := range snap.Reservations {
+		if !r.Standing { // the site's SRCFG, copied into the simulation, makes them
+			holds = append(holds, r)
+		}
+	}
+	preds, st, err := s.run(ctx, tr, holds, site, now, horizon)
 	st.Skipped = tr.Skipped
 	for i := range preds {
 		if j, ok := runningJob(snap, preds[i].Job); ok && j.Started > 0 && j.Started < preds[i].Start {
@@ -159,16 +180,35 @@ func (s *Simulator) RunTraces(ctx context.Context, resource, workload []byte, no
 		tr.Jobs[r.ID] = TraceJob{Name: r.ID, Tasks: r.Tasks, Runtime: r.Runtime(), WCLimit: r.WCLimit}
 		tr.IDs[r.ID] = r.ID
 	}
-	preds, st, err := s.run(ctx, tr, nil, now, horizon)
+	site, err := s.siteConfig()
+	if err != nil {
+		return nil, SimStats{}, err
+	}
+	preds, st, err := s.run(ctx, tr, nil, site, now, horizon)
 	st.Wall = time.Since(begin)
 	return preds, st, err
 }
 
+// siteConfig reads the site's maui.cfg (nil when none is configured).
+func (s *Simulator) siteConfig() ([]byte, error) {
+	if s.cfg.SiteConfig == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(s.cfg.SiteConfig)
+	if err != nil {
+		return nil, fmt.Errorf("site maui.cfg: %w", err)
+	}
+	return b, nil
+}
+
 // run simulates tr in a fresh private Maui.
-func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reservation, now, horizon int64) ([]forecast.Prediction, SimStats, error) {
+func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reservation, site []byte, now, horizon int64) ([]forecast.Prediction, SimStats, error) {
 	st := SimStats{Jobs: len(tr.Jobs)}
 	if len(tr.Jobs) == 0 {
 		return nil, st, nil
+	}
+	if err := s.CheckInstall(); err != nil {
+		return nil, st, err
 	}
 	home, err := s.prepareHome(tr)
 	if err != nil {
@@ -177,7 +217,7 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	if !s.cfg.KeepHome {
 		defer os.RemoveAll(home)
 	}
-	inst, err := s.start(ctx, home, len(tr.Jobs))
+	inst, err := s.start(ctx, home, len(tr.Jobs), site)
 	if err != nil {
 		return nil, st, err
 	}
@@ -195,7 +235,52 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	return preds, st, nil
 }
 
+// simClients are the clients a simulation runs.
+var simClients = []string{"schedctl", "changeparam", "showres", "setres", "showq"}
+
+// findServer is where a standard install keeps the maui server relative
+// to its clients: beside them, or in ../sbin.
+func findServer(binDir string) string {
+	for _, p := range []string{filepath.Join(binDir, "maui"), filepath.Join(binDir, "..", "sbin", "maui")} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return filepath.Clean(p)
+		}
+	}
+	return filepath.Join(binDir, "maui")
+}
+
+// CheckInstall reports, before anything starts, a missing or unusable
+// maui server or client (wrapping ErrNotInstalled, naming the path).
+func (s *Simulator) CheckInstall() error {
+	if s.cfg.BinDir == "" {
+		return fmt.Errorf("%w: no directory of Maui clients given (where showres is)", ErrNotInstalled)
+	}
+	if err := executable(s.cfg.Server); err != nil {
+		return fmt.Errorf("%w: maui server %s: %v (set the maui binary's path; a standard install has it in sbin/, the clients in bin/)", ErrNotInstalled, s.cfg.Server, err)
+	}
+	for _, c := range simClients {
+		if err := executable(filepath.Join(s.cfg.BinDir, c)); err != nil {
+			return fmt.Errorf("%w: maui client %s: %v (the simulation needs %s in %s)", ErrNotInstalled, c, err, strings.Join(simClients, ", "), s.cfg.BinDir)
+		}
+	}
+	return nil
+}
+
+func executable(p string) error {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return err
+	case st.IsDir() || st.Mode()&0o111 == 0:
+		return fmt.Errorf("not an executable file")
+	}
+	return nil
+}
+
 func (s *Simulator) prepareHome(tr Traces) (string, error) {
+	if err := os.MkdirAll(s.cfg.WorkDir, 0o700); err != nil {
+		return "", fmt.Errorf("maui simulation work directory: %w", err)
+	}
 	home, err := os.MkdirTemp(s.cfg.WorkDir, "lookahead-maui-")
 	if err != nil {
 		return "", fmt.Errorf("maui simulation home: %w", err)
@@ -214,14 +299,10 @@ func (s *Simulator) prepareHome(tr Traces) (string, error) {
 	return home, nil
 }
 
-func (s *Simulator) writeConfig(home string, port, jobs int) error {
+func (s *Simulator) writeConfig(home string, port, jobs int, siteCfg []byte) error {
 	var site io.Reader // nil interface when there is no site config
-	if s.cfg.SiteConfig != "" {
-		b, err := os.ReadFile(s.cfg.SiteConfig)
-		if err != nil {
-			return fmt.Errorf("site maui.cfg: %w", err)
-		}
-		site = bytes.NewReader(b)
+	if siteCfg != nil {
+		site = bytes.NewReader(siteCfg)
 	}
 	var buf bytes.Buffer
 	sc := SimConfig{Host: s.cfg.Host, Port: port, Admin: s.cfg.Admin, Step: 0, QueueDepth: jobs}
@@ -266,14 +347,14 @@ func freePortPair() (int, error) {
 // start launches maui in the home on a free port pair and checks, by PID,
 // that the server answering on that port is this one. A port lost to a
 // race is retried on another pair.
-func (s *Simulator) start(ctx context.Context, home string, jobs int) (*instance, error) {
+func (s *Simulator) start(ctx context.Context, home string, jobs int, site []byte) (*instance, error) {
 	var last error
 	for range 3 {
 		port, err := freePortPair()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMauiFailed, err)
 		}
-		if err := s.writeConfig(home, port, jobs); err != nil {
+		if err := s.writeConfig(home, port, jobs, site); err != nil {
 			return nil, err
 		}
 		inst, err := s.launch(ctx, home, port)
@@ -281,17 +362,21 @@ func (s *Simulator) start(ctx context.Context, home string, jobs int) (*instance
 			return inst, nil
 		}
 		last = err
-		if ctx.Err() != nil {
-			break
+		if ctx.Err() != nil || !errors.Is(err, errPortLost) {
+			break // only a port taken by another instance is worth another pair
 		}
 	}
 	return nil, last
 }
 
+// errPortLost marks a start that failed because the port pair went to
+// another process between the check and the bind.
+var errPortLost = errors.New("port taken")
+
 func (s *Simulator) launch(ctx context.Context, home string, port int) (*instance, error) {
-	bin := filepath.Join(s.cfg.BinDir, "maui")
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	bin := s.cfg.Server
+	if err := executable(bin); err != nil {
+		return nil, fmt.Errorf("%w: maui server %s: %v", ErrNotInstalled, bin, err)
 	}
 	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout,
 		done: make(chan struct{}), output: execx.NewBoundedBuffer(16 << 10)}
@@ -321,24 +406,59 @@ func (in *instance) verify(ctx context.Context) error {
 	for {
 		select {
 		case <-in.done:
-			return fmt.Errorf("%w: maui exited at start (%v)%s", ErrMauiFailed, in.waitErr, in.tail())
+			return in.portErr(fmt.Errorf("%w: maui exited at start (%v)%s", ErrMauiFailed, in.waitErr, in.tail()))
 		default:
 		}
 		res, err := in.run(ctx, "schedctl", "-l")
+		if errors.Is(err, ErrNotInstalled) {
+			return fmt.Errorf("%w: %v", ErrMauiFailed, err)
+		}
 		if err == nil && res.ExitCode == 0 {
 			pid, ok := parsePIDLine(res.Stdout)
 			if ok && pid == in.cmd.Process.Pid {
 				return nil
 			}
 			if ok {
-				return fmt.Errorf("%w: port answered by another Maui (PID %d, ours %d)", ErrMauiFailed, pid, in.cmd.Process.Pid)
+				return fmt.Errorf("%w: %w: port answered by another Maui (PID %d, ours %d)", ErrMauiFailed, errPortLost, pid, in.cmd.Process.Pid)
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%w: maui did not answer on its port%s", ErrMauiFailed, in.tail())
+			return in.portErr(fmt.Errorf("%w: maui did not answer on its port%s", ErrMauiFailed, in.tail()))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// portErr marks err as a lost port when the instance's log says Maui
+// could not bind its port ("cannot bind to port N").
+func (in *instance) portErr(err error) error {
+	b, _ := os.ReadFile(filepath.Join(in.home, "log", "maui.log"))
+	if bytes.Contains(b, []byte("cannot bind to port")) {
+		return fmt.Errorf("%w (%w)", err, errPortLost)
+	}
+	return err
+}
+
+// logLines returns " (maui.log: ...)" with the instance's log lines
+// holding any of words, at most 5, or "".
+func (in *instance) logLines(words ...string) string {
+	b, _ := os.ReadFile(filepath.Join(in.home, "log", "maui.log"))
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, w := range words {
+			if strings.Contains(l, w) {
+				out = append(out, strings.TrimSpace(l))
+				break
+			}
+		}
+		if len(out) == 5 {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (maui.log: " + strings.Join(out, "; ") + ")"
 }
 
 // parsePIDLine reads "# Maui version 3.3.1 (PID: 6964)".

@@ -55,6 +55,9 @@ func (d *driver) run(ctx context.Context, holds []forecast.Reservation) ([]forec
 	if err := d.read(ctx, true); err != nil {
 		return nil, err
 	}
+	if err := d.checkLoaded(ctx); err != nil {
+		return nil, err
+	}
 	if err := d.hold(ctx, holds); err != nil {
 		return nil, err
 	}
@@ -338,6 +341,49 @@ func (d *driver) minRunIdle() int64 {
 		}
 	}
 	return m
+}
+
+// checkLoaded makes sure Maui simulates every job of the traces: each is
+// in showq after the first iteration (Maui drops a job it finds corrupt,
+// e.g. "invalid task layout"), and each running job started at once on
+// its hosts. A forecast missing jobs would show their processors free.
+func (d *driver) checkLoaded(ctx context.Context) error {
+	res, err := d.in.run(ctx, "showq")
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("showq: exit %d: %s", res.ExitCode, trimmed(res.Stderr))
+	}
+	q, err := ParseShowq(bytes.NewReader(res.Stdout))
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, j := range append(append(append([]QueueJob{}, q.Active...), q.Idle...), q.Blocked...) {
+		known[j.Name] = true
+	}
+	var dropped, stuck, names []string
+	for name, tj := range d.tr.Jobs {
+		switch {
+		case !known[name]:
+			dropped = append(dropped, name+" ("+d.tr.IDs[name]+")")
+		case tj.Class == RunningClass && d.seen[name] == nil:
+			stuck = append(stuck, name+" ("+d.tr.IDs[name]+")")
+			names = append(names, "'"+name+"'")
+		}
+	}
+	sort.Strings(dropped)
+	sort.Strings(stuck)
+	switch {
+	case len(dropped) > 0:
+		return fmt.Errorf("Maui dropped %d of %d jobs when loading the trace: %s%s", len(dropped), len(d.tr.Jobs),
+			strings.Join(dropped, ", "), d.in.logLines("ignoring job"))
+	case len(stuck) > 0:
+		return fmt.Errorf("Maui did not start %d running job(s) on their hosts: %s%s", len(stuck), strings.Join(stuck, ", "),
+			d.in.logLines(names...))
+	}
+	return nil
 }
 
 // hold reproduces the snapshot's reservations in force in the simulation:

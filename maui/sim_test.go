@@ -13,11 +13,15 @@ import (
 )
 
 // fakeMaui installs stand-in maui and schedctl scripts: maui records its
-// PID and sleeps (or runs body), schedctl answers as Maui with pidLine.
+// PID and sleeps (or runs body), schedctl answers as Maui with pidLine;
+// the other clients fail. They test process handling, not Maui.
 func fakeMaui(t *testing.T, mauiBody, schedctlBody string) (bin string) {
 	bin = t.TempDir()
 	script(t, bin, "maui", mauiBody)
 	script(t, bin, "schedctl", schedctlBody)
+	for _, c := range []string{"changeparam", "showres", "setres", "showq"} {
+		script(t, bin, c, "exit 1")
+	}
 	return bin
 }
 
@@ -87,6 +91,63 @@ func TestSimulatorMissingMaui(t *testing.T) {
 	s := NewSimulator(SimulatorConfig{BinDir: t.TempDir(), WorkDir: t.TempDir()})
 	if _, err := s.Forecast(context.Background(), sampleSnapshot(), 1000, 5000); !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// A standard install keeps the clients in bin/ and the server in sbin/:
+// the simulator finds the server there.
+func TestSimulatorFindsServerInSbin(t *testing.T) {
+	root := t.TempDir()
+	bin, sbin := filepath.Join(root, "bin"), filepath.Join(root, "sbin")
+	for _, d := range []string{bin, sbin} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range simClients {
+		script(t, bin, c, "exit 1")
+	}
+	script(t, sbin, "maui", "exit 1")
+	s := NewSimulator(SimulatorConfig{BinDir: bin})
+	if s.cfg.Server != filepath.Join(sbin, "maui") {
+		t.Fatalf("server %q, want %s", s.cfg.Server, filepath.Join(sbin, "maui"))
+	}
+	if err := s.CheckInstall(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Clients missing (the configured directory holds only the server) is
+// "not installed" at once, naming what is missing, not a 45 s wait for
+// an answer on the port.
+func TestSimulatorMissingClientsFailsAtOnce(t *testing.T) {
+	sbin := t.TempDir()
+	pidFile := filepath.Join(t.TempDir(), "maui.pid")
+	script(t, sbin, "maui", `echo $$ >> `+pidFile+`; exec sleep 300`)
+	s := NewSimulator(SimulatorConfig{BinDir: sbin, WorkDir: filepath.Join(t.TempDir(), "state", "maui-sim")})
+	start := time.Now()
+	_, err := s.Forecast(context.Background(), sampleSnapshot(), 1000, 5000)
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "schedctl") {
+		t.Fatalf("err %v, want not installed naming schedctl", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if _, err := os.Stat(pidFile); err == nil {
+		t.Error("maui was started without its clients")
+	}
+}
+
+// The work directory (state_dir/maui-sim) is created when missing.
+func TestSimulatorCreatesWorkDir(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "state", "maui-sim")
+	s := NewSimulator(SimulatorConfig{BinDir: t.TempDir(), WorkDir: work})
+	home, err := s.prepareHome(Traces{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(home, work+"/") {
+		t.Fatalf("home %s not under %s", home, work)
 	}
 }
 

@@ -32,9 +32,11 @@ type ClassSlots struct {
 
 // TraceJob is one job of a v230 workload trace. Runtime is what Maui will
 // simulate (it writes Completion = Queue + Runtime with Dispatch = Start =
-// Queue); HostList pins the job to nodes, one entry per task.
+// Queue); HostList pins the job to nodes, one entry per task. Nodes is the
+// node count (0: any).
 type TraceJob struct {
 	Name        string
+	Nodes       int
 	Tasks       int
 	TPN         int
 	User        string
@@ -80,7 +82,7 @@ func WriteWorkloadTrace(w io.Writer, jobs []TraceJob) error {
 			}
 		}
 		q := strconv.FormatInt(j.Queue, 10)
-		f := []string{j.Name, "0", strconv.Itoa(j.Tasks), j.User, j.Group, strconv.FormatInt(j.WCLimit, 10), "Completed",
+		f := []string{j.Name, strconv.Itoa(j.Nodes), strconv.Itoa(j.Tasks), j.User, j.Group, strconv.FormatInt(j.WCLimit, 10), "Completed",
 			"[" + j.Class + ":1]", q, q, q, strconv.FormatInt(j.Queue+j.Runtime, 10),
 			"[NONE]", "[NONE]", "[NONE]", ">=", "0M", ">=", "0M", "[NONE]", q, strconv.Itoa(j.Tasks), strconv.Itoa(j.TPN),
 			"[DEFAULT]:[DEFAULT]", "[NONE]", orDefault(j.Account, "[NONE]"), "/bin/sleep", "[NONE]", "0", "0.00", "[DEFAULT]",

@@ -70,6 +70,9 @@ type SubmitRequest struct {
 	Type      string              `json:"type"`
 	RequestID string              `json:"request_id"`
 	Job       forecast.JobRequest `json:"job"`
+	// Script, when set, is what runs: the broker dispatches one part per
+	// site into the job's reservations (at most MaxScriptBytes).
+	Script []byte `json:"script,omitempty"`
 }
 
 // SubmitReply carries the job id, or a refusal Code (invalid, forbidden,
@@ -128,6 +131,10 @@ type JobStatus struct {
 	Updated      int64                `json:"updated"`
 	Message      string               `json:"message,omitempty"`
 	Attempts     int                  `json:"attempts,omitempty"`
+	// ScriptBytes is the size of the job's script (0: parts are submitted
+	// by hand); Parts are the dispatched parts, in part order.
+	ScriptBytes int          `json:"script_bytes,omitempty"`
+	Parts       []PartStatus `json:"parts,omitempty"`
 }
 
 // StatusReply lists jobs, in submission order. Next, when not 0, is the

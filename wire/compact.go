@@ -43,11 +43,13 @@ type compactHeader struct {
 	Generated int64           `json:"generated"`
 	Horizon   int64           `json:"horizon"`
 	Nodes     []forecast.Node `json:"nodes"`
+	// optional: what the forecaster could not model (forecast.Forecast)
+	Unmodelled []string `json:"unmodelled,omitempty"`
 }
 
 func writeCompact(w io.Writer, f *forecast.Forecast) error {
 	bw := bufio.NewWriter(w)
-	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes})
+	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled})
 	if err != nil {
 		return err
 	}
@@ -216,7 +218,7 @@ func readCompactHeader(br *bufio.Reader) (*forecast.Forecast, error) {
 		return nil, fmt.Errorf("%w: %d nodes, at most %d", ErrTooLarge, len(h.Nodes), MaxForecastNodes)
 	}
 	return &forecast.Forecast{Version: h.Version, Site: h.Site, Seq: h.Seq,
-		Generated: h.Generated, Horizon: h.Horizon, Nodes: h.Nodes}, nil
+		Generated: h.Generated, Horizon: h.Horizon, Nodes: h.Nodes, Unmodelled: h.Unmodelled}, nil
 }
 
 func readPrices(br *bufio.Reader) ([]float64, error) {

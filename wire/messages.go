@@ -49,7 +49,10 @@ type NodeProcs struct {
 // ReserveRequest asks one site to protect a grid job's part with a
 // reservation. Revision is the forecast Seq the plan was made on. Either
 // Nodes (exact per-node counts) or Procs (a count for the site) is set.
-// Retrying with the same Job is a no-op on the agent.
+// Retrying with the same Job is a no-op on the agent. DeadlineMS, when set,
+// is when the sender stops waiting (Unix milliseconds, wall clock): the
+// agent refuses the request from then on instead of reserving what the
+// sender may already have released.
 type ReserveRequest struct {
 	Type        string      `json:"type"`
 	Job         string      `json:"job"`
@@ -61,6 +64,7 @@ type ReserveRequest struct {
 	Procs       int         `json:"procs,omitempty"`
 	Identity    Identity    `json:"identity"`
 	RequestedBy string      `json:"requested_by,omitempty"`
+	DeadlineMS  int64       `json:"deadline_ms,omitempty"`
 }
 
 // Reservation is one advance reservation a site holds for a grid job.
@@ -153,6 +157,14 @@ type JobEvent struct {
 	Job   string `json:"job"`
 	State string `json:"state"` // started, finished, failed
 	Time  int64  `json:"time"`
+	// What the batch system says of a dispatched part, when known: its
+	// local job id, real start and end, exit status (nil: not ended, or
+	// deleted before it ran) and why it failed.
+	LocalID    string `json:"local_id,omitempty"`
+	Start      int64  `json:"start,omitempty"`
+	End        int64  `json:"end,omitempty"`
+	ExitStatus *int   `json:"exit_status,omitempty"`
+	Message    string `json:"message,omitempty"`
 }
 
 // Heartbeat is published on a site's forecast subject (header HeaderType =

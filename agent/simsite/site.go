@@ -30,6 +30,12 @@ type Config struct {
 	Workload []sim.Job
 	Start    int64
 	Clock    func() time.Time
+	// StartDelay is how long after its reservation's start a dispatched
+	// part starts (a scheduler's poll; default 0).
+	StartDelay time.Duration
+	// KeepCompleted is how long completed parts stay listed, as Torque's
+	// keep_completed (default 300 s).
+	KeepCompleted time.Duration
 }
 
 // Site is a running simulated cluster.
@@ -39,6 +45,11 @@ type Site struct {
 	eng *sim.Engine
 	rej int
 	acl map[string]wire.Identity // reservation id → ACL
+	// resv are the reservations' windows, by id; parts are the grid jobs'
+	// parts submitted here (see parts.go), seq numbers them.
+	resv  map[string]forecast.Reservation
+	parts []*part
+	seq   int
 }
 
 // New builds the site's engine at cfg.Start with its workload queued for
@@ -57,12 +68,16 @@ func New(cfg Config) (*Site, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.KeepCompleted == 0 {
+		cfg.KeepCompleted = 300 * time.Second
+	}
 	c := sim.Cluster{Site: cfg.Site}
 	for i := range cfg.Nodes {
 		c.Nodes = append(c.Nodes, forecast.SnapshotNode{Name: fmt.Sprintf("%s-n%04d", cfg.Site, i+1),
 			Procs: cfg.PPN, State: []string{forecast.NodeFree}, Speed: cfg.Speed, MemMB: cfg.MemMB, Features: cfg.Features})
 	}
-	s := &Site{cfg: cfg, eng: sim.NewEngine(c, cfg.Policy, cfg.Start), acl: map[string]wire.Identity{}}
+	s := &Site{cfg: cfg, eng: sim.NewEngine(c, cfg.Policy, cfg.Start), acl: map[string]wire.Identity{},
+		resv: map[string]forecast.Reservation{}}
 	for _, j := range cfg.Workload {
 		j.Submit += cfg.Start
 		s.eng.Submit(j)
@@ -78,6 +93,7 @@ func (s *Site) advance() {
 			s.rej++
 		}
 	}
+	s.stepParts()
 }
 
 // Snapshot advances the site to its clock and returns its state.
@@ -87,6 +103,7 @@ func (s *Site) Snapshot(context.Context) (forecast.Snapshot, error) {
 	s.advance()
 	snap := s.eng.Snapshot()
 	snap.Site = s.cfg.Site
+	snap.Jobs = append(snap.Jobs, s.partJobs()...)
 	return snap, nil
 }
 
@@ -119,6 +136,7 @@ func (s *Site) Reserve(_ context.Context, spec agent.ReserveSpec) (agent.Reserve
 		return agent.Reserved{Commands: [][]string{cmd}}, err
 	}
 	s.acl[r.ID] = spec.Identity
+	s.resv[r.ID] = r
 	return agent.Reserved{Reservations: []wire.Reservation{s.toWire(r)}, Commands: [][]string{cmd}}, nil
 }
 
@@ -132,6 +150,7 @@ func (s *Site) Release(_ context.Context, job string) (agent.Released, error) {
 		out.IDs = []string{id}
 	}
 	delete(s.acl, id)
+	delete(s.resv, id)
 	return out, nil
 }
 

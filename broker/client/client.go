@@ -78,10 +78,16 @@ func NewRequestID() string {
 // the broker creates the job once. A refusal is a reply with its Code, not
 // an error.
 func (c *Client) Submit(ctx context.Context, job forecast.JobRequest, requestID string) (wire.SubmitReply, error) {
+	return c.SubmitScript(ctx, job, nil, requestID)
+}
+
+// SubmitScript is Submit with a script: the broker then dispatches the
+// job's parts into its reservations itself (see docs/dispatch.md).
+func (c *Client) SubmitScript(ctx context.Context, job forecast.JobRequest, script []byte, requestID string) (wire.SubmitReply, error) {
 	if requestID == "" {
 		requestID = NewRequestID()
 	}
-	req := wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: requestID, Job: job}
+	req := wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: requestID, Job: job, Script: script}
 	var reply wire.SubmitReply
 	var err error
 	for i := 0; i < max(1, c.Attempts); i++ {

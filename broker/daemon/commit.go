@@ -79,8 +79,10 @@ func (b *Broker) failAt(point string) bool {
 func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]broker.Answer, bool) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	ch := make(chan broker.Answer, len(reqs))
 	for _, r := range reqs {
+		r.DeadlineMS = deadline.UnixMilli() // the agent refuses it once we stopped waiting
 		go func() {
 			var reply wire.ReserveReply
 			err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), r, &reply)
@@ -154,7 +156,7 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 		b.audit(ctx, wire.AuditRecord{Action: "charge", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK,
 			Message: fmt.Sprintf("%.2f credits", a.Cost), Detail: a.Cost})
 		b.log.Info().Str("job", id).Strs("sites", a.Sites()).Int64("start", a.Start).Float64("cost", a.Cost).Msg("reserved")
-		return nil
+		return b.dispatchPending(ctx) // a job with a script: its parts go out now
 	}
 	b.cfg.Metrics.RolledBack(rollbackReason(answers))
 	b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: id, Identity: reqs[0].Identity, Code: rollbackReason(answers), Message: jd.Message, Detail: jd.Release})
@@ -194,6 +196,9 @@ func (b *Broker) releaseOwed(ctx context.Context) error {
 	owed := b.state.OwedReleases(b.now())
 	b.mu.Unlock()
 	for _, o := range owed {
+		if b.stopPending(o.Job, o.Site) {
+			continue // the job's parts there are deleted first
+		}
 		reply, err := b.release(ctx, o.Job, o.Site, "broker: release owed")
 		if err != nil || (reply.Code != wire.CodeOK && reply.Code != wire.CodeNotFound) {
 			b.log.Warn().Err(err).Str("job", o.Job).Str("site", o.Site).Str("code", reply.Code).Msg("release failed; will retry")
@@ -231,11 +236,15 @@ func (b *Broker) settle(ctx context.Context) error {
 	if err := b.rollBackUnfinished(ctx, "rolled back: the commit's outcome could not be recorded", func(*broker.Job) int64 { return 0 }); err != nil {
 		return err
 	}
+	b.concludeDue(ctx)
+	if err := b.stopOwed(ctx); err != nil {
+		return err
+	}
 	now := b.now()
 	b.mu.Lock()
 	for _, j := range b.state.InState(wire.JobReserved) {
-		if j.Alloc == nil || j.Alloc.End > now {
-			continue
+		if j.Alloc == nil || j.Alloc.End > now || j.Dispatched() {
+			continue // a dispatched job is concluded instead
 		}
 		e := broker.Event{Kind: broker.EvExpired, Time: now, Job: j.Req.ID, Release: j.Alloc.Sites(),
 			Message: "the job never started in its reservation; released at its end"}
@@ -248,5 +257,8 @@ func (b *Broker) settle(ctx context.Context) error {
 		b.log.Warn().Str("job", j.Req.ID).Msg("reservation expired unused")
 	}
 	b.mu.Unlock()
-	return b.releaseOwed(ctx)
+	if err := b.releaseOwed(ctx); err != nil {
+		return err
+	}
+	return b.dispatchPending(ctx)
 }

@@ -65,6 +65,11 @@ type Config struct {
 	// be: a forecast or heartbeat generated further ahead is refused
 	// (default 1 min). Freshness is judged by the broker's receive time.
 	MaxClockSkew time.Duration
+	// StartGrace is how long after its reservation's start every part of
+	// a dispatched job must have started, and after its end every part
+	// must have ended; otherwise the job fails and is cleaned up
+	// (default 2 min).
+	StartGrace time.Duration
 	// StartMargin keeps planned starts this far after now, so a reservation
 	// is not in the past by the time it reaches the site (default 30 s).
 	StartMargin time.Duration
@@ -103,6 +108,7 @@ func (c *Config) setDefaults() {
 	def(&c.ReserveTimeout, 10*time.Second)
 	def(&c.ForecastTTL, 5*time.Minute)
 	def(&c.StartMargin, 30*time.Second)
+	def(&c.StartGrace, 2*time.Minute)
 	def(&c.MaxClockSkew, time.Minute)
 	def(&c.Retain, 7*24*time.Hour)
 	def(&c.SnapshotInterval, time.Hour)
@@ -124,7 +130,7 @@ func (c *Config) setDefaults() {
 func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
 		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin,
-		"max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval} {
+		"start_grace": c.StartGrace, "max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v, must not be negative", name, d)
 		}

@@ -317,12 +317,20 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	j := b.state.Job(job.Job)
-	if j == nil || (j.State != wire.JobReserved && j.State != wire.JobRunning) || !hasSite(j, site) {
+	if j == nil || !hasSite(j, site) {
 		return
 	}
-	e := broker.Event{Kind: broker.EvSite, Time: b.now(), Job: job.Job, Site: site, State: job.State}
+	e, ok := siteEvent(j, site, job, b.now())
+	if !ok {
+		return
+	}
 	if err := b.record(context.Background(), e); err != nil {
 		b.log.Error().Err(err).Msg("job event not recorded")
+		return
+	}
+	if j.Dispatched() {
+		b.logPart(j, site)
+		b.concludeLocked(context.Background(), job.Job)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/forecast/sim"
 	"lookahead/internal/natsembed"
+	"lookahead/wire"
 )
 
 // Options tune the demo. Zero values take the defaults.
@@ -80,6 +81,9 @@ type run struct {
 
 	launchOnce sync.Once
 	launchNC   *nats.Conn
+	// scripted are the ids of jobs submitted with a script: the broker
+	// dispatches their parts and the sites report them, not the launcher.
+	scripted sync.Map
 }
 
 // Run runs the demo until its duration passes or ctx is cancelled (Ctrl-C),
@@ -190,7 +194,8 @@ func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
 		r.stats.skipped += skipped
 		site, err := simsite.New(simsite.Config{Site: spec.Name, Nodes: spec.Nodes, PPN: spec.PPN, Speed: spec.Speed,
 			MemMB: spec.MemMB, Features: spec.Features, Policy: sim.EASY, Workload: jobs,
-			Start: t0 - 6*3600, Clock: r.clock.Now}) // the trace starts 6 h before the demo: busy sites, real queues
+			Start: t0 - 6*3600, Clock: r.clock.Now, // the trace starts 6 h before the demo: busy sites, real queues
+			StartDelay: 10 * time.Second, KeepCompleted: 6 * time.Hour}) // a part starts at the scheduler's next poll
 		if err != nil {
 			return err
 		}
@@ -201,7 +206,7 @@ func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
 		lg := r.log // the agent adds "site" and "component" itself
 		a, err := agent.New(agent.Config{Site: spec.Name, Debounce: 100 * time.Millisecond, Refresh: time.Second,
 			ForecastTTL: 30 * time.Second, PastGrace: 10 * time.Minute},
-			agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Now: r.clock.Now, Log: &lg,
+			agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, Users: demoAccounts, Now: r.clock.Now, Log: &lg,
 				Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: spec.Pricing()}})
 		if err != nil {
 			nc.Close()
@@ -226,6 +231,7 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 		CommitLead:     30 * time.Minute,        // simulated
 		ForecastTTL:    simSec(5 * time.Second), // 5 real seconds of silence
 		StartMargin:    simSec(300 * time.Millisecond),
+		StartGrace:     simSec(3 * time.Second), // agents report parts at their builds, every real second
 		ReserveTimeout: 5 * time.Second,
 		Clock:          r.clock, Planner: r.o.Planner,
 		Policy: broker.Policy{MaxWalltime: 24 * 3600, Budgets: broker.Budgets{Accounts: demoBudgets}},
@@ -258,7 +264,7 @@ func (r *run) submitter(ctx context.Context, cl *client.Client) error {
 			return nil
 		case <-time.After(r.clock.Until(due.Unix())):
 		}
-		reply, err := cl.Submit(ctx, gj.Job, "")
+		reply, err := cl.SubmitScript(ctx, gj.Job, gj.Script, "")
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -266,7 +272,10 @@ func (r *run) submitter(ctx context.Context, cl *client.Client) error {
 			r.p.note("submit failed: " + err.Error())
 			continue
 		}
-		r.stats.submitted(gj.Job, reply)
+		if gj.Script != nil && reply.Code == wire.CodeOK {
+			r.scripted.Store(reply.Job, true) // long before its reservation starts: the launcher leaves it alone
+		}
+		r.stats.submitted(gj, reply)
 		r.p.submitted(gj.Job, reply)
 	}
 	return nil

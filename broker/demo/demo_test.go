@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"lookahead/agent/simsite"
 )
 
 func TestBundledTracesLoad(t *testing.T) {
@@ -41,6 +43,35 @@ func TestReadSWFRejectsBadLines(t *testing.T) {
 	}
 }
 
+func TestGridJobsCarryScriptsAndOneFailure(t *testing.T) {
+	jobs := gridJobs(24, time.Hour, 1, 240)
+	scripted := 0
+	for i, g := range jobs {
+		if g.Script == nil {
+			continue
+		}
+		scripted++
+		// every simulated site must be able to read it, and the failing
+		// job must fail on alpha and beta (any two sites include one) and
+		// run on gamma
+		for _, site := range Sites {
+			b, err := simsite.ParseBehaviour(g.Script, site.Name)
+			if err != nil {
+				t.Fatalf("job %d on %s: %v", i, site.Name, err)
+			}
+			if fails := b.Exit != 0; fails != (i == 3 && site.Name != "gamma") {
+				t.Errorf("job %d on %s: behaviour %+v", i, site.Name, b)
+			}
+			if b.Runtime < 0 || b.Runtime > time.Duration(g.Job.Walltime)*time.Second { // 0: the walltime
+				t.Errorf("job %d on %s: runtime %v, walltime %d s", i, site.Name, b.Runtime, g.Job.Walltime)
+			}
+		}
+	}
+	if scripted < 8 || scripted == len(jobs) {
+		t.Fatalf("%d of %d jobs with a script: want some, not all (the launcher plays the others)", scripted, len(jobs))
+	}
+}
+
 func TestGridJobsIncludeMultiSiteAndOverBudget(t *testing.T) {
 	jobs := gridJobs(24, time.Hour, 1, 240)
 	wide := 0
@@ -70,12 +101,17 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"online    alpha", "online    gamma", "submit", "reserved", "summary"} {
+	// g1 (48 procs × 30m, a script) is reserved on alpha in the first
+	// minutes: the broker dispatches its part, alpha's simulated batch
+	// system runs it and reports its exit status, the job concludes.
+	for _, want := range []string{"online    alpha", "online    gamma", "submit", "reserved", "summary",
+		"dispatch  g1   part on alpha queued into its reservation as 1.alpha (carol)", "(1.alpha, exit status 0)",
+		"job-end   g1   finished: all 1 parts exited 0"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if sum.Placed == 0 || sum.Submitted != 10 || sum.AuditFindings != 0 || sum.AuditErrors != 0 {
+	if sum.Placed == 0 || sum.Submitted != 10 || sum.Scripted == 0 || sum.AuditFindings != 0 || sum.AuditErrors != 0 {
 		t.Fatalf("summary %+v\n%s", sum, text)
 	}
 }

@@ -75,6 +75,9 @@ func (r *run) launch(e broker.Event) {
 		res := res
 		report := func(state string, at int64) func() {
 			return func() {
+				if _, ok := r.scripted.Load(res.Job); ok {
+					return // dispatched by the broker: its sites report its parts
+				}
 				data, _ := json.Marshal(wire.JobEvent{Type: wire.TypeJobEvent, Site: res.Site, Job: res.Job, State: state, Time: at})
 				nc.Publish(wire.JobEventSubject(res.Site, res.Job), data)
 			}

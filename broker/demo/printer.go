@@ -148,7 +148,12 @@ func (p *printer) event(e broker.Event) {
 	case broker.EvReleased:
 		p.line(cYellow, "released", fmt.Sprintf("%-4s on %s", e.Job, e.Site))
 	case broker.EvSite:
-		p.line(cDim, e.State, fmt.Sprintf("%-4s on %s", e.Job, e.Site))
+		if e.Part != nil && e.Part.LocalID == "" {
+			return // a dispatched part's reservation reported: the part's own report follows
+		}
+		p.line(cDim, e.State, fmt.Sprintf("%-4s on %s%s", e.Job, e.Site, partNote(e)))
+	case broker.EvDispatched, broker.EvConcluded, broker.EvStopped:
+		p.dispatchEvent(e)
 	case broker.EvExpired:
 		p.line(cYellow, "no-show", fmt.Sprintf("%-4s %s", e.Job, e.Message))
 	case broker.EvCancelled:
@@ -178,6 +183,7 @@ func (p *printer) summary(s Summary, interrupted bool) {
 	row("grid jobs placed (reserved)", p.paint(cGreen, fmt.Sprint(s.Placed)))
 	row("  of which across several sites", p.paint(cGreen, fmt.Sprint(s.MultiSite)))
 	row("  finished / running / no-show", fmt.Sprintf("%d / %d / %d", s.Finished, s.Running, s.Expired))
+	row("  with a script / failed", fmt.Sprintf("%d / %d", s.Scripted, s.Failed))
 	row("still waiting", fmt.Sprint(s.Waiting))
 	row("mean wait, submit → reserved start", fmt.Sprintf("%.0f min (simulated)", s.MeanWaitMinutes))
 	row("cost charged", fmt.Sprintf("%.1f credits", s.Cost))

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"lookahead/agent"
 	"lookahead/forecast"
 )
 
@@ -40,15 +41,30 @@ type gridUser struct{ user, account string }
 
 var users = []gridUser{{"alice", "proj1"}, {"bob", "proj2"}, {"carol", "proj3"}}
 
+// demoAccounts are the simulated sites' local accounts: every grid user
+// of the demo has one of the same name (uid 1001…), so dispatched parts run
+// as their owner.
+func demoAccounts(name string) (agent.LocalUser, error) {
+	for i, u := range users {
+		if u.user == name {
+			return agent.LocalUser{Name: name, UID: 1001 + i, Home: "/home/" + name}, nil
+		}
+	}
+	return agent.LocalUser{}, fmt.Errorf("no local user %q", name)
+}
+
 // Budgets of the demo's accounts: carol's proj3 is small, so one of her
 // big jobs is refused as over budget.
 var demoBudgets = map[string]float64{"proj1": 200000, "proj2": 200000, "proj3": 8000}
 
 // GridJob is one submission of the demo's stream: the job and when (after
-// the demo's start, simulated) it is submitted.
+// the demo's start, simulated) it is submitted. Script, when set, makes
+// the broker dispatch the job's parts itself (the simulated sites read its
+// #lookahead-sim lines, see agent/simsite).
 type GridJob struct {
-	At  time.Duration
-	Job forecast.JobRequest
+	At     time.Duration
+	Job    forecast.JobRequest
+	Script []byte
 }
 
 // gridJobs generates n grid jobs submitted over window (simulated),
@@ -79,10 +95,44 @@ func gridJobs(n int, window time.Duration, seed uint64, widest int) []GridJob {
 			j.User, j.Account, j.Procs, j.Walltime, j.MaxPrice = "carol", "proj3", 300, 8*3600, 4
 		}
 		at := time.Duration(float64(window) * float64(i) / float64(n))
-		out[i] = GridJob{At: at, Job: j}
+		out[i] = GridJob{At: at, Job: j, Script: scriptFor(i, j)}
 	}
 	return out
 }
+
+// scriptFor gives every third job, and every job only a co-allocation can
+// run, a script the broker dispatches: it runs its whole walltime and
+// exits 0. (Parts that end early release their reservations early; local
+// jobs backfill the freed processors between two forecasts, and the
+// broker's next commits into them roll back as stale: measured over seeds
+// 3 and 4, ending at 70 % of the walltime placed 18–19 jobs with 4
+// rollbacks, the whole walltime 23 with 1.) The first cross-site job (i = 3) fails: its part on alpha exits
+// 3 after 10 min, on beta after 15 min, so whichever two sites it spans,
+// one part fails while the other still runs and is deleted. Other jobs'
+// parts are reported by the demo's launcher.
+func scriptFor(i int, j forecast.JobRequest) []byte {
+	switch {
+	case i == 3:
+		return []byte(failingScript)
+	case i%3 == 0 || i%4 == 3:
+		return []byte(okScript)
+	}
+	return nil
+}
+
+// okScript runs for the part's walltime and exits 0.
+const okScript = `#!/bin/sh
+#lookahead-sim exit=0
+exec ./simulate --steps 1000
+`
+
+// failingScript is the demo's failing job: see scriptFor.
+const failingScript = `#!/bin/sh
+#lookahead-sim runtime=50m
+#lookahead-sim site=alpha runtime=10m exit=3
+#lookahead-sim site=beta runtime=15m exit=3
+exec ./simulate --steps 1000
+`
 
 // describe is a one-line rendering of a job request.
 func describe(j forecast.JobRequest) string {

@@ -7,7 +7,6 @@ import (
 
 	"lookahead/broker"
 	"lookahead/broker/client"
-	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -25,6 +24,11 @@ type Summary struct {
 	Running        int     `json:"running"`
 	Waiting        int     `json:"still_waiting"`
 	Expired        int     `json:"expired"`
+	// Scripted jobs were submitted with a script: the broker dispatched
+	// their parts; Failed of them failed (a part failed, its others were
+	// deleted).
+	Scripted int `json:"with_script"`
+	Failed   int `json:"failed"`
 	// MeanWaitMinutes is the simulated time from submission to the reserved
 	// start, over placed jobs.
 	MeanWaitMinutes float64 `json:"mean_wait_minutes"`
@@ -43,6 +47,7 @@ type stats struct {
 	localJobs int
 	skipped   int
 	submits   int
+	scripted  int
 	refused   int
 	rollbacks int
 	cycles    int
@@ -51,12 +56,15 @@ type stats struct {
 
 func newStats() *stats { return &stats{} }
 
-func (s *stats) submitted(_ forecast.JobRequest, reply wire.SubmitReply) {
+func (s *stats) submitted(gj GridJob, reply wire.SubmitReply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.submits++
-	if reply.Code != wire.CodeOK {
+	switch {
+	case reply.Code != wire.CodeOK:
 		s.refused++
+	case gj.Script != nil:
+		s.scripted++
 	}
 }
 
@@ -87,7 +95,7 @@ func (r *run) finish(_ *client.Client) Summary {
 	defer s.mu.Unlock()
 	el := time.Since(r.clock.Origin())
 	sum := Summary{RealSeconds: el.Seconds(), SimulatedHours: el.Hours() * r.o.Speed, Sites: len(Sites),
-		LocalJobs: s.localJobs, Submitted: s.submits, Refused: s.refused, Rollbacks: s.rollbacks, Cycles: s.cycles,
+		LocalJobs: s.localJobs, Submitted: s.submits, Refused: s.refused, Scripted: s.scripted, Rollbacks: s.rollbacks, Cycles: s.cycles,
 		AuditChecked: audit.Checked, AuditFindings: len(audit.Findings), AuditErrors: len(audit.Errors)}
 	if s.cycles > 0 {
 		sum.MeanCycleMicros = float64(s.micros) / float64(s.cycles)
@@ -113,6 +121,8 @@ func tally(sum *Summary, j wire.JobStatus, wait *float64) {
 		sum.Finished++
 	case wire.JobRunning:
 		sum.Running++
+	case wire.JobFailed:
+		sum.Failed++
 	case wire.JobExpired:
 		sum.Expired++
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 
 	"lookahead/agent"
 	"lookahead/internal/cli"
+	"lookahead/internal/execx"
 	"lookahead/internal/natsconn"
+	"lookahead/maui"
+	"lookahead/torque"
 )
 
 // checkResult is one check of `lookahead-agent check`.
@@ -38,9 +42,11 @@ func newCheckCommand(g *globalOptions) *cobra.Command {
 		Use:   "check",
 		Short: "Check the configuration, Torque/Maui access and NATS connectivity",
 		Long: `Check everything the daemon needs, print what is wrong and how to fix it:
-the configuration, the Torque client commands (and one real snapshot), the
-pbs_server log directories, the state directory, the Maui reservation
-commands, a built-in forecast, and the NATS connection with JetStream.
+the configuration; Torque's pbsnodes and qstat, run and read; the
+pbs_server log directories; the state directory; Maui's showres, showres -n,
+diagnose -r and showq, run and read (and setres/releaseres looked up); with
+engine: maui, a tiny Maui simulation with the site's maui.cfg; one forecast
+exactly as the daemon builds it; and the NATS connection with JetStream.
 Exits 0 when everything passed, 1 when a check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,8 +76,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		skip["torque"], skip["logs"], skip["maui"] = true, true, true
 	}
 	if !skip["torque"] {
-		results = append(results, checkCommand("torque qstat", c.Torque.Qstat, "set torque.qstat to the qstat path"),
-			checkCommand("torque pbsnodes", c.Torque.Pbsnodes, "set torque.pbsnodes to the pbsnodes path"))
+		results = append(results, checkTorque(ctx, c)...)
 	}
 	if !skip["logs"] {
 		results = append(results, checkDir("server_logs", c.serverLogs(), false,
@@ -82,15 +87,13 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results = append(results, checkDir("state_dir", c.StateDir, true, "create it owned by the agent's user, or set state_dir"))
 	}
 	if !skip["maui"] {
-		for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui showres", c.Maui.Showres}, {"maui releaseres", c.Maui.Releaseres}, {"maui diagnose", c.Maui.diagnose()}} {
-			results = append(results, checkCommand(m.name, m.path, "set maui."+m.name[5:]+" to its path; the agent's user must be a Maui ADMIN (ADMIN1/ADMIN3 in maui.cfg) to run it"))
-		}
+		results = append(results, checkMaui(ctx, c)...)
 	}
 	if !skip["maui"] && c.Engine == "maui" {
-		results = append(results, checkCommand("maui simulation binary", c.Maui.Maui, "set maui.maui to the maui binary, or use engine: builtin"))
+		results = append(results, checkSimulation(ctx, c))
 	}
-	if !skip["forecast"] && (!skip["torque"] || c.simulated()) {
-		results = append(results, checkForecast(ctx, c))
+	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated()) { // a forecast reads both
+		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
 	}
 	if !skip["nats"] {
 		results = append(results, checkNATS(ctx, c))
@@ -104,6 +107,95 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		}
 	}
 	return nil
+}
+
+// checkTorque runs pbsnodes and qstat as the snapshot does and reads
+// their output.
+func checkTorque(ctx context.Context, c Config) []checkResult {
+	ctx, cancel := context.WithTimeout(ctx, 2*c.Torque.CommandTimeout)
+	defer cancel()
+	client := torque.NewClient(torque.NewExecRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout}),
+		torque.ClientConfig{Site: c.Site, Qstat: c.Torque.Qstat, Pbsnodes: c.Torque.Pbsnodes})
+	down := "is pbs_server running, and trqauthd beside it? Run it as the agent's user to see"
+	nodes, err := client.Nodes(ctx)
+	out := []checkResult{ran("torque pbsnodes", c.Torque.Pbsnodes+" -x", err, "torque.pbsnodes", down)}
+	if err == nil {
+		usable := 0
+		for _, n := range nodes {
+			if n.Usable() {
+				usable++
+			}
+		}
+		out[0].Detail = fmt.Sprintf("%s: %d nodes, %d usable", out[0].Detail, len(nodes), usable)
+	}
+	jobs, err := client.Jobs(ctx)
+	r := ran("torque qstat", c.Torque.Qstat+" -f -x -t", err, "torque.qstat", down)
+	if err == nil {
+		r.Detail = fmt.Sprintf("%s: %d jobs", r.Detail, len(jobs))
+	}
+	return append(out, r)
+}
+
+// ran turns a command's outcome into a check result with advice: where
+// to point the config when the command is missing, what to look at when
+// it fails.
+func ran(name, cmd string, err error, key, failing string) checkResult {
+	switch {
+	case err == nil:
+		return checkResult{Name: name, OK: true, Detail: cmd}
+	case errors.Is(err, execx.ErrNotInstalled):
+		return checkResult{Name: name, Detail: err.Error(), Fix: "set " + key + " to its path (a bare name is looked up on PATH)"}
+	}
+	return checkResult{Name: name, Detail: err.Error(), Fix: failing}
+}
+
+// checkMaui runs the Maui clients the agent uses: showres, showres -n and
+// diagnose -r (the reservations in force, read as every snapshot reads
+// them) and showq; setres and releaseres change state, so they are only
+// looked up.
+func checkMaui(ctx context.Context, c Config) []checkResult {
+	ctx, cancel := context.WithTimeout(ctx, 4*c.Maui.CommandTimeout)
+	defer cancel()
+	admin := "is maui running, does maui.home (" + c.Maui.Home + ") hold its maui.cfg, and is the agent's user a Maui admin (ADMIN1/ADMIN3 in maui.cfg)?"
+	res, err := mauiReserver(c)
+	if err != nil {
+		return []checkResult{{Name: "maui", Detail: err.Error(), Fix: "fix maui.timezone"}}
+	}
+	holds, err := res.Holds(ctx)
+	r := ran("maui showres", c.Maui.Showres+", showres -n, "+c.Maui.diagnose()+" -r", err, "maui.showres (and maui.diagnose)", admin)
+	if err == nil {
+		r.Detail = fmt.Sprintf("%s: %d reservations in force", r.Detail, len(holds))
+	}
+	out := []checkResult{r}
+	showq := c.Maui.besideShowres("showq")
+	q, err := maui.LiveOrder(ctx, res.Runner)
+	r = ran("maui showq", showq+" -i", err, "maui.showres (showq is looked up beside it)", admin)
+	if err == nil {
+		r.Detail = fmt.Sprintf("%s: %d idle jobs", r.Detail, len(q))
+	}
+	out = append(out, r)
+	for _, m := range []struct{ name, path string }{{"maui setres", c.Maui.Setres}, {"maui releaseres", c.Maui.Releaseres}} {
+		out = append(out, checkCommand(m.name, m.path, "set maui."+m.name[5:]+" to its path; the agent's user must be a Maui ADMIN (ADMIN1/ADMIN3 in maui.cfg) to run it"))
+	}
+	return out
+}
+
+// checkSimulation runs a tiny Maui simulation with the site's policy,
+// as engine maui does for every forecast.
+func checkSimulation(ctx context.Context, c Config) checkResult {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := simulator(c).SelfTest(ctx, start.Unix())
+	if err == nil {
+		return checkResult{Name: "maui simulation", OK: true, Detail: fmt.Sprintf("a 2-job simulation with %s ran in %v",
+			filepath.Join(c.Maui.Home, "maui.cfg"), time.Since(start).Round(time.Millisecond))}
+	}
+	fix := "see the error: the simulation copies maui.cfg's policy; SERVERHOST must be this host's name; or use engine: builtin"
+	if errors.Is(err, maui.ErrNotInstalled) {
+		fix = "set maui.maui to the maui server (a standard install has it in sbin/) and maui.showres to the clients' showres (bin/)"
+	}
+	return checkResult{Name: "maui simulation", Detail: err.Error(), Fix: fix}
 }
 
 func checkCommand(name, path, fix string) checkResult {
@@ -167,6 +259,11 @@ func checkNATS(ctx context.Context, c Config) checkResult {
 	return checkResult{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}
 }
 
+// oneLine keeps a table row on one line: commands' stderr spans several.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' }), " | ")
+}
+
 func printChecks(w io.Writer, format string, results []checkResult) error {
 	if format == cli.FormatJSON {
 		return cli.WriteJSON(w, results)
@@ -177,7 +274,7 @@ func printChecks(w io.Writer, format string, results []checkResult) error {
 		if !r.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, r.Name, r.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, r.Name, oneLine(r.Detail))
 		if r.Fix != "" {
 			fmt.Fprintf(tw, "\t\tfix: %s\n", r.Fix)
 		}

@@ -65,6 +65,9 @@ func runRun(ctx context.Context, c Config) error {
 	if deps.Reserver == nil {
 		log.Warn().Msg("no reservation backend configured: the reserve/release/list service is off")
 	}
+	if deps.Executor, err = executor(c); err != nil {
+		return err
+	}
 	a, err := agent.New(ac, deps)
 	if err != nil {
 		return cli.UsageError{Err: err}

@@ -41,6 +41,7 @@ type Config struct {
 	Intervals    IntervalsConfig   `mapstructure:"intervals"`
 	ForecastTTL  time.Duration     `mapstructure:"forecast_ttl" default:"5m" min:"10s"`
 	Reservations ReservationConfig `mapstructure:"reservations"`
+	Dispatch     DispatchConfig    `mapstructure:"dispatch"`
 	StateDir     string            `mapstructure:"state_dir" default:"/var/lib/lookahead/agent"`
 	Metrics      MetricsConfig     `mapstructure:"metrics"`
 }
@@ -52,6 +53,8 @@ type TorqueConfig struct {
 	Accounting      string                       `mapstructure:"accounting"`
 	Qstat           string                       `mapstructure:"qstat" default:"qstat"`
 	Pbsnodes        string                       `mapstructure:"pbsnodes" default:"pbsnodes"`
+	Qsub            string                       `mapstructure:"qsub" default:"qsub"`
+	Qdel            string                       `mapstructure:"qdel" default:"qdel"`
 	Server          string                       `mapstructure:"server"`
 	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
@@ -69,6 +72,7 @@ type MauiConfig struct {
 	Releaseres     string        `mapstructure:"releaseres" default:"releaseres"`
 	Diagnose       string        `mapstructure:"diagnose"`
 	Maui           string        `mapstructure:"maui" default:"maui"`
+	Config         string        `mapstructure:"config"` // site maui.cfg for the built-in engine (sitepolicy.go)
 	CommandTimeout time.Duration `mapstructure:"command_timeout" default:"30s" min:"1s"`
 	Timezone       string        `mapstructure:"timezone" default:"Local"`
 }
@@ -96,6 +100,18 @@ type ReservationConfig struct {
 	PastGrace   time.Duration `mapstructure:"past_grace" default:"2m"`
 	Timeout     time.Duration `mapstructure:"timeout" default:"60s" min:"1s"`
 	Prefix      string        `mapstructure:"prefix" default:"la."`
+	Slack       time.Duration `mapstructure:"slack" default:"5m"`
+}
+
+// DispatchConfig is how grid jobs' parts run here (docs/dispatch.md):
+// off unless enabled, since qsub -P needs the agent's user to be a Torque
+// manager.
+type DispatchConfig struct {
+	Enabled    bool              `mapstructure:"enabled"`
+	Users      map[string]string `mapstructure:"users"`
+	MinUID     int               `mapstructure:"min_uid" default:"1000" min:"1"`
+	OutputDir  string            `mapstructure:"output_dir" default:"{home}"`
+	StartSlack time.Duration     `mapstructure:"start_slack" default:"30s"`
 }
 
 // MetricsConfig is the Prometheus listener ("" turns it off, the default;
@@ -161,6 +177,8 @@ func (c Config) Validate() error {
 	}
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	} else if _, err := c.sitePolicy(); err != nil {
+		errs = append(errs, fmt.Errorf("maui.config: %w", err))
 	}
 	if c.Horizon <= 0 {
 		errs = append(errs, fmt.Errorf("horizon %v: must be > 0 (e.g. 24h)", c.Horizon))
@@ -190,7 +208,13 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout, GridState: c.gridState()}.WithDefaults()
+		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack,
+		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
+			StartSlack: c.Dispatch.StartSlack}, GridState: c.gridState()}
+	if ac.Slack == 0 {
+		ac.Slack = -1 // 0 in the file turns the slack off
+	}
+	ac = ac.WithDefaults()
 	if c.Site == "" {
 		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", DefaultConfigFile)
 	}

@@ -58,6 +58,10 @@ func TestReadyzTurnsNotReadyWhenForecastsFail(t *testing.T) {
 	}
 	pbsnodes := script("pbsnodes", "[ -e "+broken+" ] && { echo 'pbsnodes: cannot connect to server' >&2; exit 1; }\ncat "+live+"/pbsnodes-gap.xml")
 	qstat := script("qstat", "cat "+live+"/qstat-f-gap.xml")
+	// Maui's reservations in force are part of a snapshot: none, as the
+	// live Maui 3.3.1 printed it (maui/testdata/live-reserve).
+	noRes, _ := filepath.Abs("../../maui/testdata/live-reserve/01_showres.out")
+	showres := script("showres", "cat "+noRes)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +71,7 @@ func TestReadyzTurnsNotReadyWhenForecastsFail(t *testing.T) {
 	cfg := writeFile(t, "agent.yaml", "site: alpha\nstate_dir: "+state+"\nmetrics:\n  listen: "+addr+"\n"+
 		"intervals:\n  refresh: 1s\n  heartbeat: 1s\n"+
 		"torque:\n  pbs_home: "+home+"\n  qstat: "+qstat+"\n  pbsnodes: "+pbsnodes+"\n"+
-		"maui:\n  showres: /nonexistent/showres\n  setres: /nonexistent/setres\n  releaseres: /nonexistent/releaseres\n")
+		"maui:\n  showres: "+showres+"\n  setres: /nonexistent/setres\n  releaseres: /nonexistent/releaseres\n")
 	c, err := loadConfig(cfg, true, newRootCommand().Flags())
 	if err != nil {
 		t.Fatal(err)

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"github.com/rs/zerolog"
 	"os"
+	"os/exec"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"lookahead/agent"
 	"lookahead/forecast"
-	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
 	"lookahead/internal/metrics"
 	"lookahead/maui"
@@ -45,7 +45,12 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	client := torque.NewClient(run, torque.ClientConfig{Site: c.Site, Qstat: c.Torque.Qstat, Pbsnodes: c.Torque.Pbsnodes,
 		Server: c.Torque.Server, Default: torque.NodeConfig{Speed: c.Torque.DefaultSpeed}, Nodes: nodes,
 		OnSkipped: skippedLogger(c)})
-	return agent.TorqueSnapshotter{Client: client}
+	holds, err := mauiReserver(c)
+	if err != nil {
+		return failedSnapshotter{err}
+	}
+	// Maui's reservations in force are part of the site's state.
+	return agent.HoldingSnapshotter{Snapshotter: agent.TorqueSnapshotter{Client: client}, Holds: holds}
 }
 
 // skippedLogger logs each item of qstat/pbsnodes output that did not
@@ -94,16 +99,32 @@ func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {
 // the production instance) with the site's maui.cfg policy.
 func engine(c Config) agent.Engine {
 	if c.Engine == "maui" {
-		simulator := maui.NewSimulator(maui.SimulatorConfig{BinDir: filepath.Dir(c.Maui.Maui),
-			WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
-		return agent.MauiEngine{Sim: simulator, Horizon: c.Horizon, Pricing: c.pricing()}
+		return agent.MauiEngine{Sim: simulator(c), Horizon: c.Horizon, Pricing: c.pricing()}
 	}
 	return builtinEngine(c)
 }
 
+// simulator is a private Maui in SIMULATION mode: the configured maui
+// server (maui.maui; a bare name is looked up on PATH, then beside the
+// clients and in their ../sbin) and the clients where showres is.
+func simulator(c Config) *maui.Simulator {
+	clients := ""
+	if p, err := exec.LookPath(c.Maui.Showres); err == nil {
+		clients = filepath.Dir(p)
+	}
+	server := ""
+	if p, err := exec.LookPath(c.Maui.Maui); err == nil {
+		server = p
+	} else if strings.ContainsRune(c.Maui.Maui, '/') {
+		server = c.Maui.Maui // missing: CheckInstall names it
+	}
+	return maui.NewSimulator(maui.SimulatorConfig{BinDir: clients, Server: server,
+		WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
+}
+
 func builtinEngine(c Config) agent.BuiltinEngine {
-	policy, _ := sim.ParsePolicy(c.Policy)
-	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: policy, Pricing: c.pricing()}
+	sp, _ := c.sitePolicy() // Validate reported any error
+	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: sp.Policy, Unmodelled: sp.Unmodelled, Pricing: c.pricing()}
 }
 
 // agentMetrics registers the agent's metrics on a fresh registry.
@@ -121,9 +142,13 @@ func reserver(c Config) (agent.Reserver, error) {
 	if c.simulated() {
 		return simulatedReserver(c)
 	}
+	return mauiReserver(c)
+}
+
+func mauiReserver(c Config) (agent.MauiReserver, error) {
 	loc, err := time.LoadLocation(c.Maui.Timezone)
 	if err != nil {
-		return nil, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
+		return agent.MauiReserver{}, cli.Usagef("maui.timezone %q: %v", c.Maui.Timezone, err)
 	}
 	run := maui.NewExecRunner(maui.ExecConfig{HomeDir: c.Maui.Home, Timeout: c.Maui.CommandTimeout})
 	return agent.MauiReserver{Runner: mauiPaths{run, c.Maui},
@@ -146,6 +171,8 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 		name = m.cfg.Releaseres
 	case "diagnose":
 		name = m.cfg.diagnose()
+	case "showq":
+		name = m.cfg.besideShowres("showq")
 	}
 	return m.r.Run(ctx, name, args...)
 }
@@ -194,11 +221,17 @@ func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) (
 
 // diagnose is maui.diagnose, or diagnose next to showres.
 func (m MauiConfig) diagnose() string {
-	switch {
-	case m.Diagnose != "":
+	if m.Diagnose != "" {
 		return m.Diagnose
-	case strings.ContainsRune(m.Showres, '/'):
-		return filepath.Join(filepath.Dir(m.Showres), "diagnose")
 	}
-	return "diagnose"
+	return m.besideShowres("diagnose")
+}
+
+// besideShowres is the Maui client name in showres' directory (or the
+// bare name, looked up on PATH, when showres is).
+func (m MauiConfig) besideShowres(name string) string {
+	if strings.ContainsRune(m.Showres, '/') {
+		return filepath.Join(filepath.Dir(m.Showres), name)
+	}
+	return name
 }

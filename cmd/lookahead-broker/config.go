@@ -35,6 +35,7 @@ type Config struct {
 		ReserveTimeout time.Duration `mapstructure:"reserve_timeout" json:"reserve_timeout" default:"30s" min:"1s"`
 		SiteTTL        time.Duration `mapstructure:"site_ttl" json:"site_ttl" default:"5m" min:"10s"`
 		StartMargin    time.Duration `mapstructure:"start_margin" json:"start_margin" default:"30s" min:"1s"`
+		StartGrace     time.Duration `mapstructure:"start_grace" json:"start_grace" default:"2m" min:"1s"`
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`

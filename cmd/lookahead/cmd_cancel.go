@@ -23,8 +23,12 @@ func newCancelCommand() *cobra.Command {
 		Use:   "cancel ID",
 		Short: "Cancel a grid job: take it out of the queue or release its reservations",
 		Long: `Cancel a waiting or reserved grid job. A reserved job's reservations are
-released on every site and its cost is refunded. A running job cannot be
-cancelled here (cancel its parts on the sites).
+released on every site and its cost is refunded. A job submitted with
+--script can also be cancelled once dispatched or running: its parts are
+deleted (qdel) on every site, its reservations released, and it pays for
+the share of the reservation held until the cancel. A running job whose
+parts you submitted yourself cannot be cancelled here (cancel its parts on
+the sites).
 
 Exit codes: 0 cancelled, 3 broker unreachable, 4 refused (not found, not
 yours, already ended).`,

@@ -29,6 +29,7 @@ type simulateOptions struct {
 	output   string
 	progress string
 	poll     int64
+	mauiCfg  string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -50,12 +51,22 @@ walltime). Jobs wider than the cluster are rejected and counted. Records
 whose processors or run time are missing (-1) are skipped with a warning;
 malformed lines stop the replay with the line number.
 
-Policies: fcfs, easy (Maui RESERVATIONDEPTH 1), conservative, depth=K.`,
+Policies: fcfs, easy (Maui RESERVATIONDEPTH 1), conservative, depth=K.
+With --maui-config the policy is a site's own maui.cfg instead: its
+RESERVATIONDEPTH, RESERVATIONPOLICY, BACKFILLPOLICY, NODEALLOCATIONPOLICY,
+JOBNODEMATCHPOLICY and priority function (weights, caps and the
+USERCFG/GROUPCFG/ACCOUNTCFG/CLASSCFG/QOSCFG priorities; an SWF job's user,
+group and queue numbers are its credential names). What the simulator cannot
+model is printed once on stderr (and listed under "unmodelled" with -o json).`,
 		Example: `  lookahead simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy
   lookahead simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --procs 100 --policy conservative -o json
-  lookahead simulate --trace t.swf --nodes 64 --ppn 8 --jobs 1000 --schedule sched.jsonl`,
+  lookahead simulate --trace t.swf --nodes 64 --ppn 8 --jobs 1000 --schedule sched.jsonl
+  lookahead simulate --trace t.swf --nodes 32 --ppn 4 --maui-config /usr/local/maui/maui.cfg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.mauiCfg != "" && cmd.Flags().Changed("policy") {
+				return cli.Usagef("--policy and --maui-config exclude each other")
+			}
 			return runSimulate(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -65,6 +76,7 @@ Policies: fcfs, easy (Maui RESERVATIONDEPTH 1), conservative, depth=K.`,
 	f.IntVar(&o.nodes, "nodes", 0, "cluster of N nodes (with --ppn)")
 	f.IntVar(&o.ppn, "ppn", 0, "processors per node (with --nodes)")
 	f.StringVar(&o.policy, "policy", "easy", "fcfs, easy, conservative or depth=K")
+	f.StringVar(&o.mauiCfg, "maui-config", "", "schedule with this maui.cfg's policy (instead of --policy)")
 	f.IntVar(&o.limit, "jobs", 0, "replay only the first N jobs (0: all)")
 	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
 	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
@@ -80,9 +92,12 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	if o.trace == "" {
 		return cli.Usagef("--trace is required")
 	}
-	policy, err := sim.ParsePolicy(o.policy)
+	policy, name, unmodelled, err := simulatePolicy(o)
 	if err != nil {
-		return cli.Usagef("--policy: %v", err)
+		return err
+	}
+	for _, u := range unmodelled {
+		fmt.Fprintf(stderr, "warning: not modelled: %s\n", u)
 	}
 	if o.poll < 0 {
 		return cli.Usagef("--poll %d: must be >= 0", o.poll)
@@ -119,8 +134,9 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 			return err
 		}
 	}
-	out := simulateReport{Trace: o.trace, Policy: policy.String(), Cluster: desc, Procs: cluster.Capacity(),
-		Skipped: len(tr.Skipped), Stuck: len(res.Stuck), Metrics: res.Metrics, Seconds: elapsed.Seconds()}
+	out := simulateReport{Trace: o.trace, Policy: name, Cluster: desc, Procs: cluster.Capacity(),
+		Skipped: len(tr.Skipped), Stuck: len(res.Stuck), Metrics: res.Metrics, Seconds: elapsed.Seconds(),
+		Unmodelled: unmodelled}
 	if o.output == cli.FormatJSON {
 		return cli.WriteJSON(stdout, out)
 	}
@@ -136,6 +152,30 @@ type simulateReport struct {
 	Stuck   int         `json:"stuck,omitempty"`
 	Metrics sim.Metrics `json:"metrics"`
 	Seconds float64     `json:"seconds"`
+	// Unmodelled: the --maui-config settings the simulator cannot follow.
+	Unmodelled []string `json:"unmodelled,omitempty"`
+}
+
+// simulatePolicy is --policy, or --maui-config's policy with what of it
+// cannot be modelled, and the policy's name for the report.
+func simulatePolicy(o simulateOptions) (sim.Policy, string, []string, error) {
+	if o.mauiCfg == "" {
+		p, err := sim.ParsePolicy(o.policy)
+		if err != nil {
+			return p, "", nil, cli.Usagef("--policy: %v", err)
+		}
+		return p, p.String(), nil, nil
+	}
+	f, err := os.Open(o.mauiCfg)
+	if err != nil {
+		return sim.Policy{}, "", nil, cli.UsageError{Err: fmt.Errorf("--maui-config: %w", err)}
+	}
+	defer f.Close()
+	mc, err := sim.ReadMauiConfig(f)
+	if err != nil {
+		return sim.Policy{}, "", nil, cli.UsageError{Err: fmt.Errorf("--maui-config %s: %w", o.mauiCfg, err)}
+	}
+	return mc.Policy, "maui.cfg " + o.mauiCfg, mc.Unmodelled, nil
 }
 
 func (r simulateReport) table(w io.Writer) error {

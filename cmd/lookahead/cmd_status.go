@@ -37,8 +37,14 @@ answers in pages that each fit in one NATS message; status fetches them all.
 
 States: waiting (queued; "plan" shows where the last cycle put it),
 committing (reserve requests out), reserved (held on all its sites),
+dispatched (submitted with --script: every part is queued on its site),
 running, finished, failed, cancelled, expired (never started in its
-reservation).`,
+reservation).
+
+A job submitted with --script lists its parts: the site, the local job id
+and user, the part's state (dispatched, started, finished, failed,
+deleted), its real start (and how far it was from the reserved start),
+its end, exit status and where its output goes.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := ""
@@ -115,11 +121,45 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 	}
 	for _, res := range j.Reservations {
 		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes))
-		if res.Submit != "" {
+		if res.Submit != "" && j.ScriptBytes == 0 {
 			fmt.Fprintf(tw, "  qsub\t%s\n", res.Submit)
 		}
 	}
+	if j.ScriptBytes > 0 {
+		fmt.Fprintf(tw, "script\t%d bytes\n", j.ScriptBytes)
+	}
+	writeParts(tw, j, now)
 	return tw.Flush()
+}
+
+// writeParts lists a dispatched job's parts.
+func writeParts(w io.Writer, j wire.JobStatus, now int64) {
+	for _, p := range j.Parts {
+		local := "-"
+		if p.LocalID != "" {
+			local = p.LocalID + " as " + p.LocalUser
+		}
+		fmt.Fprintf(w, "part %d\t%s: %s, %s\n", p.Part, p.Site, p.State, local)
+		if p.Start != 0 {
+			skew := ""
+			if j.Plan != nil {
+				skew = fmt.Sprintf(" (%+ds from the reserved start)", p.Start-j.Plan.Start)
+			}
+			fmt.Fprintf(w, "  started\t%s%s\n", fmtWhen(p.Start, now), skew)
+		}
+		if p.End != 0 {
+			fmt.Fprintf(w, "  ended\t%s\n", fmtWhen(p.End, now))
+		}
+		if p.ExitStatus != nil {
+			fmt.Fprintf(w, "  exit status\t%d\n", *p.ExitStatus)
+		}
+		if p.Output != "" {
+			fmt.Fprintf(w, "  output\t%s\n  error\t%s\n", p.Output, p.Error)
+		}
+		if p.Message != "" {
+			fmt.Fprintf(w, "  note\t%s\n", p.Message)
+		}
+	}
 }
 
 func fmtNodes(nodes []wire.NodeProcs) string {

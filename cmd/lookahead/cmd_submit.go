@@ -22,6 +22,7 @@ type submitOptions struct {
 	job       forecast.JobRequest
 	walltime  time.Duration
 	requestID string
+	script    string
 }
 
 func newSubmitCommand() *cobra.Command {
@@ -36,11 +37,21 @@ worst case, max_price × procs × walltime, must fit in what is left) and
 answers with the job id. A retry after a timeout reuses the request id, so
 it never creates a second job.
 
+With --script FILE the broker runs the job: once it is reserved, each
+site's agent submits the script into the job's reservation there (as your
+mapped local user), and the broker follows the parts to their end (see
+'lookahead status ID'). The script (at most 256 KiB) gets LOOKAHEAD_JOB,
+LOOKAHEAD_SITE, LOOKAHEAD_PART (the part's index), LOOKAHEAD_PARTS (every
+site:node:procs of the job, joined by "+") and LOOKAHEAD_START (the
+reservation's start, Unix seconds). Without --script the parts are yours
+to submit with the qsub options 'lookahead status ID' prints.
+
 Exit codes: 0 submitted, 2 invalid job, 3 broker unreachable,
 4 refused (forbidden, over budget, walltime too long, queue-full: your user
 or account has as many active grid jobs as the broker allows).`,
 		Example: `  lookahead submit --procs 64 --walltime 2h --max-price 2.5 --user alice --account proj1
-  lookahead submit job.json -o json`,
+  lookahead submit job.json -o json
+  lookahead submit --procs 48 --walltime 1h --max-price 3 --script run.sh`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSubmit(cmd.Context(), cmd, o, args)
@@ -59,6 +70,7 @@ or account has as many active grid jobs as the broker allows).`,
 	f.StringVar(&o.job.User, "user", "", "grid user the job runs as")
 	f.StringVar(&o.job.Account, "account", "", "account charged")
 	f.StringVar(&o.requestID, "request-id", "", "idempotency key (default: random; reuse it to retry safely)")
+	f.StringVar(&o.script, "script", "", "job script the broker runs in the reservations (- for stdin; at most 256 KiB)")
 	o.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
@@ -78,12 +90,16 @@ func runSubmit(ctx context.Context, cmd *cobra.Command, o *submitOptions, args [
 	if w := job.MaxPrice * float64(job.Procs) * float64(job.Walltime) / 3600; math.IsInf(w, 0) || math.IsNaN(w) {
 		return cli.Usagef("max_price %g × %d procs × %s is not a finite number of credits: lower --max-price", job.MaxPrice, job.Procs, fmtDur(job.Walltime))
 	}
+	script, err := readScript(cmd, o.script, args)
+	if err != nil {
+		return err
+	}
 	c, err := o.conn.Dial(ctx)
 	if err != nil {
 		return unavailable(err)
 	}
 	defer c.Close()
-	reply, err := c.Submit(ctx, job, o.requestID)
+	reply, err := c.SubmitScript(ctx, job, script, o.requestID)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -166,4 +182,36 @@ func refusal(code, msg string) error {
 		return fmt.Errorf("broker failed: %s", msg)
 	}
 	return cli.CodedError{Code: cli.ExitRefused, Err: fmt.Errorf("refused (%s): %s", code, msg)}
+}
+
+// readScript reads --script (nil when not given): a file, or - for
+// standard input when the job itself does not come from there. An empty
+// or oversized script is a usage error.
+func readScript(cmd *cobra.Command, path string, args []string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	var r io.Reader = cmd.InOrStdin()
+	if path == "-" {
+		if len(args) == 1 && args[0] == "-" {
+			return nil, cli.Usagef("--script -: standard input already holds the job file")
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, cli.Usagef("--script: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, wire.MaxScriptBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--script %s: %w", path, err)
+	case len(data) == 0:
+		return nil, cli.Usagef("--script %s: empty", path)
+	case len(data) > wire.MaxScriptBytes:
+		return nil, cli.Usagef("--script %s: more than %d bytes", path, wire.MaxScriptBytes)
+	}
+	return data, nil
 }

@@ -10,6 +10,7 @@ import (
 type node struct {
 	name   string
 	procs  int
+	mem    int64 // MB, for MINRESOURCE
 	used   int
 	usable bool
 	holds  []nhold   // grid reservations and this pass's blocked-job reservations
@@ -32,7 +33,8 @@ type nhold struct {
 type resv struct {
 	r     forecast.Reservation
 	hosts []hostUse
-	pool  int // processors on usable nodes
+	pool  int   // processors on usable nodes
+	seq   int64 // creation order, see nevent
 }
 
 // Engine is an incremental simulation of one cluster under one Policy.
@@ -50,8 +52,16 @@ type Engine struct {
 	total    int // processors on usable nodes
 	maxChunk int // largest node
 	policy   Policy
-	now      int64
-	origin   int64 // start, for Poll iterations
+	// from policy, fixed: reservations a pass makes (< 0 all), whether
+	// that is all of them, whether jobs backfill
+	depth     int
+	unbounded bool
+	backfills bool
+	now       int64
+	origin    int64 // start, for Poll iterations
+	// lastIter is the latest pass, prevIter the one before it (Maui's
+	// priorities count waiting up to the previous iteration)
+	lastIter, prevIter int64
 
 	pending jobHeap // submitted for a future time, by Submit
 	queue   []*job  // waiting, in queue order
@@ -68,17 +78,30 @@ type Engine struct {
 	// keepPlan: every job runs its full walltime (a forecast), so a
 	// conservative plan stays true until something unplanned happens
 	// (planValid) and is not rebuilt at every event.
-	keepPlan  bool
-	planValid bool
-	plan      jobHeap       // blocked jobs by planned start, while planValid
-	stale     int           // started jobs still in queue
-	blocked   []*blockedRes // blocked jobs' reservations this pass
-	blockPool []*blockedRes
-	bfNodes   []bfNode // backfill: nodes with free processors
-	candPos   []int    // backfill: node i's index in bfNodes
-	bfJobs    []bfJob  // backfill: the jobs that may start
-	tsBuf     []int64
-	freeBuf   []int
+	keepPlan   bool
+	planValid  bool
+	plan       jobHeap       // blocked jobs by planned start, while planValid
+	stale      int           // started jobs still in queue
+	blocked    []*blockedRes // blocked jobs' reservations this pass
+	blockPool  []*blockedRes
+	poolUsed   int      // blockPool entries in use this pass
+	onProfile  bool     // the last reservation was charged on the profile too
+	bfNodes    []bfNode // backfill: nodes with free processors
+	candPos    []int    // backfill: node i's index in bfNodes
+	bfJobs     []bfJob  // backfill: the jobs that may start
+	bfTry      []bfJob  // backfill: the jobs tried in one window
+	tsBuf      []int64
+	freeBuf    []int
+	evBuf      []nevent
+	arBuf      []rng
+	srBuf      []rng
+	mergeBuf   []rng
+	mergeTmp   []rng
+	availBuf   []int
+	resOrder   []int // nodes in the order reservations take them
+	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
+	laBuf      []int
+	rseq       int64 // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
@@ -94,31 +117,35 @@ type Engine struct {
 // running or queued.
 func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	e := &Engine{
-		site:    c.Site,
-		src:     append([]forecast.SnapshotNode(nil), c.Nodes...),
-		byName:  make(map[string]int, len(c.Nodes)),
-		policy:  p,
-		now:     start,
-		origin:  start,
-		pending: jobHeap{less: bySubmit},
-		ends:    jobHeap{less: byEnd},
-		plan:    jobHeap{less: byPlanned},
+		site:     c.Site,
+		src:      append([]forecast.SnapshotNode(nil), c.Nodes...),
+		byName:   make(map[string]int, len(c.Nodes)),
+		policy:   p,
+		now:      start,
+		origin:   start,
+		lastIter: start,
+		pending:  jobHeap{less: bySubmit},
+		ends:     jobHeap{less: byEnd},
+		plan:     jobHeap{less: byPlanned},
 	}
+	e.depth, e.unbounded, e.backfills = p.depth(), p.unbounded(), p.backfills()
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
-		e.nodes[i] = node{name: n.Name, procs: n.Procs, usable: n.Usable()}
+		e.nodes[i] = node{name: n.Name, procs: n.Procs, mem: n.MemMB, usable: n.Usable()}
 		e.byName[n.Name] = i
 		if e.nodes[i].usable {
 			e.total += n.Procs
 			e.maxChunk = max(e.maxChunk, n.Procs)
 		}
 	}
-	e.order = preference(e.nodes)
+	e.order = minResourceOrder(e.nodes)
 	e.rank = make([]int, len(e.nodes))
 	for k, i := range e.order {
 		e.rank[i] = k
 	}
 	e.candPos = make([]int, len(e.nodes))
+	e.availBuf = make([]int, len(e.nodes))
+	e.allocOrders()
 	e.idle = make([]int, len(e.nodes))
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
@@ -148,18 +175,6 @@ func (e *Engine) trackFree(i int) {
 	} else {
 		e.freeBits[r>>6] &^= 1 << (r & 63)
 	}
-}
-
-// preference orders nodes the way Maui 3.3.1's MINRESOURCE allocation was
-// seen to on identical nodes: fewest configured processors first, ties
-// taken from the last node listed backwards (c064, c063, …).
-func preference(nodes []node) []int {
-	order := make([]int, len(nodes))
-	for i := range order {
-		order[i] = len(nodes) - 1 - i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return nodes[order[a]].procs < nodes[order[b]].procs })
-	return order
 }
 
 // Now is the engine's current time.
@@ -362,6 +377,8 @@ func (e *Engine) hostList(hs []hostUse) []forecast.HostProcs {
 // run marks j running on hosts from start, holding them until end.
 func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	j.start, j.end, j.wallEnd, j.hosts = start, end, sat(start, j.Walltime), hosts
+	e.rseq++
+	j.rseq = e.rseq
 	j.pool = 0
 	for _, h := range hosts {
 		e.nodes[h.node].used += h.procs

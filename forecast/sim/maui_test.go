@@ -45,23 +45,8 @@ func openMaybeGz(t testing.TB, path string) io.Reader {
 func readMauiJobs(t testing.TB, path string) []mauiJob {
 	t.Helper()
 	var out []mauiJob
-	sc := bufio.NewScanner(openMaybeGz(t, path))
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || f[0] == "VERSION" || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		if len(f) < 12 {
-			t.Fatalf("%s:%d: %d fields", path, line, len(f))
-		}
-		num := func(i int) int64 {
-			n, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil {
-				t.Fatalf("%s:%d field %d: %v", path, line, i, err)
-			}
-			return n
-		}
+	for _, f := range readTraceFields(t, path) {
+		num := func(i int) int64 { return parseField(t, path, f, i) }
 		j := mauiJob{id: f[0], tasks: int(num(2)), wclimit: num(5), queue: num(8), start: num(10), end: num(11)}
 		if len(f) > 37 {
 			j.hosts = f[37]
@@ -69,6 +54,35 @@ func readMauiJobs(t testing.TB, path string) []mauiJob {
 		out = append(out, j)
 	}
 	return out
+}
+
+// readTraceFields reads the records of a v230 workload trace or simstat
+// (VERSION lines and # comments skipped), each split into fields.
+func readTraceFields(t testing.TB, path string) [][]string {
+	t.Helper()
+	var out [][]string
+	sc := bufio.NewScanner(openMaybeGz(t, path))
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || f[0] == "VERSION" || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 26 {
+			t.Fatalf("%s:%d: %d fields", path, line, len(f))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func parseField(t testing.TB, path string, f []string, i int) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(f[i], 10, 64)
+	if err != nil {
+		t.Fatalf("%s: job %s field %d: %v", path, f[0], i, err)
+	}
+	return n
 }
 
 func readMauiNodes(t testing.TB, path string) Cluster {

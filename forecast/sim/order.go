@@ -15,6 +15,10 @@ type job struct {
 	wallEnd int64 // start + walltime: what plans assume
 	pool    int   // processors held on usable nodes
 	hosts   []hostUse
+	rseq    int64 // when its reservation was made (started), see nevent
+	prio    int64 // Maui priority this pass (Policy.Priority)
+	kept    bool  // holds a reservation across passes (Highest)
+	keptRes *blockedRes
 }
 
 type hostUse struct {

@@ -17,9 +17,98 @@ import (
 // seen at the first iteration at or after they happen (a finished job
 // holds its processors until then). Poll 0 is event-driven (Maui stepped
 // exactly onto every event).
+//
+// The other fields are a site's Maui policy (ReadMauiConfig); their zero
+// values are the simulator's defaults, not Maui's.
 type Policy struct {
 	Depth int
 	Poll  int64
+	// Reservation is RESERVATIONPOLICY.
+	Reservation ReservationPolicy
+	// Backfill is BACKFILLPOLICY; BackfillAuto is FIRSTFIT, or none with
+	// Depth 0. BFMetric is BACKFILLMETRIC (BESTFIT's measure of a job),
+	// BFDepth BACKFILLDEPTH (jobs tried per window, 0 all).
+	Backfill BackfillPolicy
+	BFMetric BackfillMetric
+	BFDepth  int
+	// NodeAlloc is NODEALLOCATIONPOLICY.
+	NodeAlloc NodeAllocation
+	// ExactNode is JOBNODEMATCHPOLICY EXACTNODE: a job with a nodes×ppn
+	// shape gets its chunks on distinct nodes.
+	ExactNode bool
+	// Priority, when set, orders the queue by Maui's priority function,
+	// recomputed at every pass (Job.Priority is then ignored); nil orders
+	// by Job.Priority.
+	Priority *Priority
+}
+
+// ReservationPolicy is Maui's RESERVATIONPOLICY.
+type ReservationPolicy int
+
+// Reservation policies. CurrentHighest (Maui's default) drops every
+// reservation at each pass and makes them again for the highest jobs;
+// Highest keeps a reservation until its job starts (making it again at
+// each pass, possibly earlier) and counts it against the depth; Never
+// makes none.
+const (
+	CurrentHighest ReservationPolicy = iota
+	Highest
+	NoReservations
+)
+
+// BackfillPolicy is Maui's BACKFILLPOLICY.
+type BackfillPolicy int
+
+// Backfill policies.
+const (
+	BackfillAuto BackfillPolicy = iota
+	FirstFit
+	BestFit
+	NoBackfill
+)
+
+// BackfillMetric is Maui's BACKFILLMETRIC: what BESTFIT maximises.
+type BackfillMetric int
+
+// Backfill metrics.
+const (
+	MetricProcs BackfillMetric = iota
+	MetricProcSeconds
+	MetricSeconds
+)
+
+// NodeAllocation is Maui's NODEALLOCATIONPOLICY.
+type NodeAllocation int
+
+// Node allocation policies. MinResource takes nodes with the least memory
+// first, the last listed first among equals; FirstAvailable takes them in
+// listing order; LastAvailable (Maui's default) takes, for a job starting
+// now, the nodes available longest first (the last listed first among
+// equals) and, for a reservation, the last listed first.
+const (
+	MinResource NodeAllocation = iota
+	FirstAvailable
+	LastAvailable
+)
+
+// depth is the number of reservations a pass makes (0 none, < 0 all).
+func (p Policy) depth() int {
+	if p.Reservation == NoReservations || p.Backfill == NoBackfill {
+		return 0 // Maui makes no priority reservation without backfill
+	}
+	return p.Depth
+}
+
+// backfills reports whether jobs may start past the first one that does
+// not fit.
+func (p Policy) backfills() bool {
+	switch p.Backfill {
+	case NoBackfill:
+		return false
+	case BackfillAuto:
+		return p.Depth != 0
+	}
+	return true
 }
 
 // The named policies.
@@ -64,4 +153,4 @@ func (p Policy) String() string {
 	return "depth=" + strconv.Itoa(p.Depth)
 }
 
-func (p Policy) unbounded() bool { return p.Depth < 0 }
+func (p Policy) unbounded() bool { return p.depth() < 0 }

@@ -125,7 +125,8 @@ func (e *Engine) peakHeldOn(i int, s, t int64) int {
 // add records a reservation without checking capacity.
 func (e *Engine) add(r forecast.Reservation, hosts []hostUse) {
 	r.Hosts = append([]forecast.HostProcs(nil), r.Hosts...)
-	rv := &resv{r: r, hosts: hosts}
+	e.rseq++
+	rv := &resv{r: r, hosts: hosts, seq: e.rseq}
 	for _, h := range hosts {
 		if e.nodes[h.node].usable {
 			rv.pool += h.procs

@@ -2,13 +2,17 @@ package sim
 
 import (
 	"cmp"
-	"math"
-	"math/bits"
 	"slices"
 )
 
 // schedule is one scheduling pass at e.now (see the package comment).
 func (e *Engine) schedule() {
+	// every pass is a Maui iteration, even one that starts nothing; with
+	// a poll interval Maui also iterates where nothing happens
+	e.prevIter, e.lastIter = e.lastIter, e.now
+	if e.policy.Poll > 0 && e.now-e.policy.Poll >= e.origin {
+		e.prevIter = e.now - e.policy.Poll
+	}
 	if e.planValid {
 		e.startPlanned()
 		if e.plan.len() > 0 {
@@ -20,58 +24,25 @@ func (e *Engine) schedule() {
 	if len(e.queue) == 0 {
 		return
 	}
-	if e.used >= e.total && !e.keepPlan {
+	keep := e.policy.Reservation == Highest
+	if e.used >= e.total && !e.keepPlan && !keep {
 		return // nothing can start now, so no reservation matters yet
+	}
+	if e.policy.Priority != nil {
+		e.prioritize()
+	}
+	if keep {
+		e.renewKept()
 	}
 	e.buildProfile()
 	e.passes++
-	p := &e.prof
-	full := e.keepPlan && e.policy.unbounded()
+	full := e.keepPlan && e.unbounded
 	var minAfter []int
-	if e.policy.unbounded() && !full {
+	if e.unbounded && !full {
 		minAfter = e.suffixMinProcs()
 	}
-	reserved, w, stopped, idle := 0, 0, false, false
-	for k, j := range e.queue {
-		if stopped || idle {
-			j.held = false
-			e.queue[w] = j
-			w++
-			continue
-		}
-		if p.steps[0].free >= j.Procs {
-			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); ok {
-				if hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime)); ok {
-					e.start(j, hosts)
-					p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
-					continue
-				}
-			}
-		}
-		e.queue[w] = j
-		w++
-		j.held = false
-		switch {
-		case e.policy.Depth == 0:
-			stopped = true
-			continue
-		case e.policy.unbounded() || reserved < e.policy.Depth:
-			reserved++
-			j.planned = e.reserveBlocked(j)
-			j.held = true
-		default:
-			// Maui: the first blocked job past the reservation depth ends
-			// the priority pass; the rest may only backfill.
-			idle = true
-			continue
-		}
-		if minAfter != nil {
-			stopped = p.steps[0].free < minAfter[k+1]
-		} else {
-			stopped = !full && p.steps[0].free <= 0
-		}
-	}
-	if idle {
+	w, idle := e.priorityPass(full, keep, minAfter)
+	if idle && e.backfills {
 		e.backfill(e.queue[:w])
 		w = e.dropStarted(w)
 	}
@@ -81,6 +52,124 @@ func (e *Engine) schedule() {
 	if full {
 		e.keep()
 	}
+}
+
+// priorityPass is Maui's MQueueScheduleIJobs: the queue in priority order,
+// each job started if it fits now, else reserved while fewer than the
+// depth hold a reservation. The first job that cannot be reserved (the
+// depth is full, or no reservation could be made) is Maui's
+// IdleJobFound: from there no job starts in this pass, though later jobs
+// still get reservations while the depth allows. It compacts the queue
+// to the jobs still waiting and returns their number, and whether a job
+// was left neither started nor reserved (then backfill may start it).
+func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
+	p := &e.prof
+	depth, backfills := e.depth, e.backfills
+	reserved, w, stopped, idle := 0, 0, false, false
+	room := depth != 0
+	q := e.queue
+	for k := 0; k < len(q); k++ {
+		j := q[k]
+		if stopped || (idle && !room) {
+			// nothing more happens in this pass: keep the rest as it is
+			for ; k < len(q); k++ {
+				if j = q[k]; !j.kept {
+					j.held = false
+				}
+				q[w] = j
+				w++
+			}
+			break
+		}
+		q[w] = j
+		w++
+		if j.kept {
+			reserved++ // Highest: it keeps its reservation, which counts
+			room = depth < 0 || reserved < depth
+			continue
+		}
+		j.held = false
+		if j.started || (!idle && e.startNow(j)) {
+			w--
+			continue
+		}
+		switch {
+		case room:
+			if e.reserveInPass(j, keep, idle) {
+				reserved++
+				room = depth < 0 || reserved < depth
+			} else if j.started {
+				w--
+				continue
+			} else {
+				idle = true
+			}
+		case backfills:
+			idle = true
+			continue
+		default:
+			stopped = true
+			continue
+		}
+		if minAfter != nil {
+			stopped = p.steps[0].free < minAfter[k+1]
+		} else {
+			stopped = !full && !keep && p.steps[0].free <= 0
+		}
+	}
+	return w, idle
+}
+
+// startNow starts j now if it fits on the profile and on nodes.
+func (e *Engine) startNow(j *job) bool {
+	p := &e.prof
+	if p.steps[0].free < j.Procs {
+		return false
+	}
+	if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
+		return false
+	}
+	hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime))
+	if !ok {
+		return false
+	}
+	e.start(j, hosts)
+	p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	return true
+}
+
+// reserveInPass reserves blocked job j; false when no reservation could be
+// made. After IdleJobFound, a reservation starting now is used at once, as
+// Maui does (the job may start on it).
+func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
+	j.planned = e.reserveBlocked(j)
+	if j.planned == never {
+		return false
+	}
+	j.held = true
+	if idle && j.planned <= e.now && !e.unbounded {
+		b := e.blocked[len(e.blocked)-1]
+		per := slices.Clone(b.per)
+		e.dropLastBlocked()
+		if e.onProfile {
+			e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+		}
+		if hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), per); ok {
+			e.start(j, hosts)
+			e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			j.held = false
+			return false
+		}
+		j.planned = e.reserveBlocked(j)
+		if j.planned == never {
+			j.held = false
+			return false
+		}
+	}
+	if keep {
+		e.keepReservation(j)
+	}
+	return true
 }
 
 // keep turns the plan just made into the kept plan: the blocked jobs by
@@ -155,20 +244,41 @@ func (e *Engine) startPlanned() {
 // profile fits now) is held from the next profile step.
 func (e *Engine) reserveBlocked(j *job) int64 {
 	p := &e.prof
+	e.onProfile = false
 	t := p.earliest(e.now, j.Procs, j.Walltime)
-	if e.keepPlan || e.policy.unbounded() {
+	if e.keepPlan || e.unbounded {
 		// conservative: a plan on the processor profile (node-level holds
 		// for every waiting job would cost too much)
 		if t == e.now {
 			t = p.earliest(p.nextAfter(e.now), j.Procs, j.Walltime)
 		}
-	} else if t != never {
-		t = e.holdNodes(j, t)
+		if t != never {
+			p.add(t, sat(t, j.Walltime), -j.Procs)
+		}
+		return t
 	}
-	if t != never {
-		p.add(t, sat(t, j.Walltime), -j.Procs)
+	if t == never {
+		return never
 	}
-	return t
+	if len(e.blocked) == 0 && len(e.resvs) == 0 {
+		// Nothing is reserved yet: every node's free count only grows
+		// with time, where Maui's ranges come down to the free count at
+		// the earliest time the processor profile fits (holdNodes).
+		// It books nothing beyond what is free, so the profile can hold
+		// it too (still an upper bound of what any node offers), which
+		// spares later checks.
+		if t = e.holdNodes(j, t); t != never {
+			p.add(t, sat(t, j.Walltime), -j.Procs)
+			e.onProfile = true
+		}
+		return t
+	}
+	// Node-level, as Maui: the reservation lives on its nodes only. The
+	// profile keeps running jobs and grid reservations, a necessary
+	// condition for every later check; Maui may book a node beyond what
+	// it keeps free (see reserveRanges), which a processor count cannot
+	// hold.
+	return e.reserveRanges(j)
 }
 
 // holdNodes finds the earliest time from t0 (a profile step) at which j
@@ -225,15 +335,15 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 			}
 		}
 	}
-	// take nodes in preference order, each with everything it has free
-	// (unusable nodes are far below zero, see e.idle), the last one for
-	// what is still missing
+	// take nodes in the reservation order, each with everything it has
+	// free (unusable nodes are far below zero, see e.idle), the last one
+	// for what is still missing
 	b := e.newBlocked(t, end)
 	need := j.Procs
-	for _, i := range e.order {
+	for _, i := range e.resOrder {
 		f := free[i]
-		if f > 0 && j.PPN > 0 {
-			f -= f % j.PPN
+		if f > 0 {
+			f = e.chunkCap(j, f)
 		}
 		if f <= 0 {
 			continue
@@ -248,46 +358,6 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	}
 	e.dropLastBlocked() // not enough on nodes
 	return false
-}
-
-// dropLastBlocked forgets the blocked-job reservation newBlocked made last.
-func (e *Engine) dropLastBlocked() {
-	b := e.blocked[len(e.blocked)-1]
-	for _, i := range b.touched {
-		b.per[i] = 0
-	}
-	b.touched = b.touched[:0]
-	e.blocked = e.blocked[:len(e.blocked)-1]
-}
-
-// blockedRes is a blocked job's reservation during one pass: per[i] are
-// the processors it holds on node i over [s, e).
-type blockedRes struct {
-	s, e    int64
-	per     []int
-	touched []int
-}
-
-func (e *Engine) newBlocked(s, end int64) *blockedRes {
-	k := len(e.blocked)
-	if k == len(e.blockPool) {
-		e.blockPool = append(e.blockPool, &blockedRes{per: make([]int, len(e.nodes))})
-	}
-	b := e.blockPool[k]
-	e.blocked = append(e.blocked, b)
-	b.s, b.e = s, end
-	return b
-}
-
-// dropBlockedHolds forgets this pass's blocked-job reservations.
-func (e *Engine) dropBlockedHolds() {
-	for _, b := range e.blocked {
-		for _, i := range b.touched {
-			b.per[i] = 0
-		}
-		b.touched = b.touched[:0]
-	}
-	e.blocked = e.blocked[:0]
 }
 
 // buildProfile sets the profile to the free processors from now on:
@@ -351,186 +421,6 @@ func (e *Engine) resvDeltas() []step {
 	slices.SortFunc(e.rdeltas, func(a, b step) int { return cmp.Compare(a.t, b.t) })
 	e.resvChanged = false
 	return e.rdeltas
-}
-
-// pickHosts chooses nodes for j starting now: nodes in preference order, each
-// giving what it has free now and keeps free of holds until end (the job's
-// walltime end, or a backfill window's), first fit. With a ppn shape, whole
-// chunks per node.
-func (e *Engine) pickHosts(j *job, end int64) ([]hostUse, bool) {
-	need := j.Procs
-	var hosts []hostUse
-	for _, i := range e.order {
-		n := &e.nodes[i]
-		if !n.usable || n.used >= n.procs {
-			continue
-		}
-		avail := e.nodeFree(i, end)
-		if j.PPN > 0 {
-			avail -= avail % j.PPN
-		}
-		if avail <= 0 {
-			continue
-		}
-		take := min(avail, need)
-		hosts = append(hosts, hostUse{node: i, procs: take})
-		need -= take
-		if need == 0 {
-			return hosts, true
-		}
-	}
-	return nil, false
-}
-
-// backfill is Maui 3.3.1's FIRSTFIT backfill after the priority pass
-// (MQueueBackFill, MBFGetWindow, MBFFirstFit), shortest window first:
-//
-//   - Every node with free processors now has an available time (nodeAvail):
-//     how long its free count stays as it is now, as Maui's availability
-//     ranges see it.
-//   - A window is the shortest available time longer than the previous
-//     window's; it holds the nodes whose available time reaches it and
-//     offers their free processors.
-//   - The waiting jobs without a reservation whose walltime fits the window
-//     and whose processors do not exceed what it offered when it was
-//     opened are tried in queue order on its nodes; a job that does not
-//     start may start in a later, longer window.
-//
-// Starting a job changes its nodes' available times, so each window is
-// measured after the previous one's starts.
-func (e *Engine) backfill(queue []*job) {
-	p := &e.prof
-	if p.steps[0].free <= 0 || e.used >= e.total {
-		return
-	}
-	// only nodes with free processors now can be in a window; keep them
-	// in preference order
-	cand := e.bfNodes[:0]
-	for k, word := range e.freeBits {
-		for ; word != 0; word &= word - 1 {
-			i := e.order[k<<6|bits.TrailingZeros64(word)]
-			if a := e.nodeAvail(i); a > 0 {
-				e.candPos[i] = len(cand)
-				cand = append(cand, bfNode{i: i, avail: a, held: e.holdsAt(i, e.now)})
-			}
-		}
-	}
-	e.bfNodes = cand
-	// the jobs that may backfill, compact: a window scans them all
-	jobs, least := e.bfJobs[:0], math.MaxInt
-	for _, j := range queue {
-		if !j.started && !j.held && j.Procs <= p.steps[0].free {
-			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
-			least = min(least, j.Procs)
-		}
-	}
-	e.bfJobs = jobs
-	prev := e.now
-	for prev < never {
-		w, found, procs := int64(never), false, 0
-		for _, c := range cand {
-			if c.avail > prev && c.avail <= w {
-				w, found = c.avail, true
-			}
-		}
-		if !found {
-			return
-		}
-		for k := range cand {
-			c := &cand[k]
-			c.in = c.avail >= w
-			if c.in {
-				n := &e.nodes[c.i]
-				procs += max(n.procs-n.used-c.held, 0)
-			}
-		}
-		if procs < least {
-			prev = w
-			continue // no job is narrow enough for this window or a later one
-		}
-		// A job is tried in the first window its walltime fits. If it does
-		// not start there it cannot start in a later one either: a later
-		// window's nodes are a subset of this one's (nodes outside it are
-		// not touched, so their available time does not grow), and free
-		// processors, the window's offer and the profile only shrink as
-		// jobs start. So every job tried here leaves the list.
-		live := jobs[:0]
-		for _, b := range jobs {
-			if b.end > w {
-				live = append(live, b)
-				continue
-			}
-			j := b.j
-			if b.procs > procs || p.steps[0].free < b.procs {
-				continue
-			}
-			if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
-				continue // would delay a reservation held on the profile only
-			}
-			hosts, ok := e.pickIn(j, cand)
-			if !ok {
-				continue
-			}
-			e.start(j, hosts)
-			e.stale++
-			p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
-			for _, h := range hosts {
-				cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
-			}
-			if e.used >= e.total {
-				return
-			}
-		}
-		jobs = live
-		prev = w
-	}
-}
-
-// bfJob is a job that may backfill: its processors and walltime end, kept
-// compact for the per-window scans.
-type bfJob struct {
-	procs int
-	end   int64
-	j     *job
-}
-
-// bfNode is a node with free processors during backfill: its available
-// time, what holds take of it now and whether it is in the window being
-// filled.
-type bfNode struct {
-	i     int
-	avail int64
-	held  int
-	in    bool
-}
-
-// pickIn is pickHosts restricted to a backfill window's nodes: those whose
-// available time reached the window when it was opened (cand is in
-// preference order).
-func (e *Engine) pickIn(j *job, cand []bfNode) ([]hostUse, bool) {
-	need := j.Procs
-	end := sat(e.now, j.Walltime)
-	var hosts []hostUse
-	for _, c := range cand {
-		n := &e.nodes[c.i]
-		if !c.in || n.used >= n.procs {
-			continue
-		}
-		f := e.nodeFree(c.i, end)
-		if j.PPN > 0 {
-			f -= f % j.PPN
-		}
-		if f <= 0 {
-			continue
-		}
-		take := min(f, need)
-		hosts = append(hosts, hostUse{node: c.i, procs: take})
-		need -= take
-		if need == 0 {
-			return hosts, true
-		}
-	}
-	return nil, false
 }
 
 // nodeAvail is when node i's backfill availability ends, or 0 when it has

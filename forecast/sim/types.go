@@ -71,6 +71,8 @@ type Job struct {
 	Priority int64
 	Queue    string
 	User     string
+	Group    string
+	Account  string
 	QOS      string
 }
 

@@ -30,6 +30,7 @@ type Job struct {
 	ReqTime   int64 // 9, requested time (the walltime)
 	Status    int   // 11
 	User      int   // 12
+	Group     int   // 13
 	Queue     int   // 15
 	Partition int   // 16
 }
@@ -150,7 +151,7 @@ func parseJob(text string, line int) (Job, error) {
 		return Job{}, fmt.Errorf("%w: line %d: %d fields, want %d", ErrFormat, line, n, Fields)
 	}
 	return Job{Line: line, ID: v[0], Submit: v[1], Wait: v[2], Run: v[3], Alloc: int(v[4]), ReqProcs: int(v[7]),
-		ReqTime: v[8], Status: int(v[10]), User: int(v[11]), Queue: int(v[14]), Partition: int(v[15])}, nil
+		ReqTime: v[8], Status: int(v[10]), User: int(v[11]), Group: int(v[12]), Queue: int(v[14]), Partition: int(v[15])}, nil
 }
 
 // number reads an integer, or a decimal (field 6, average CPU time, often
@@ -204,10 +205,12 @@ func (j Job) Walltime() int64 {
 func (j Job) Sim() sim.Job {
 	id := strconv.FormatInt(j.ID, 10)
 	return sim.Job{ID: id, Procs: j.Procs(), Walltime: j.Walltime(), Runtime: j.Run, Submit: j.Submit,
-		User: strconv.Itoa(j.User), Queue: strconv.Itoa(j.Queue)}
+		User: strconv.Itoa(j.User), Group: strconv.Itoa(j.Group), Queue: strconv.Itoa(j.Queue)}
 }
 
-// SimJobs converts every job of the trace.
+// SimJobs converts every job of the trace. The user, group and queue
+// numbers become the jobs' user, group and class names, as a maui.cfg's
+// USERCFG[12], GROUPCFG[3] or CLASSCFG[1] would name them.
 func (t *Trace) SimJobs() []sim.Job {
 	out := make([]sim.Job, len(t.Jobs))
 	for i, j := range t.Jobs {

@@ -91,6 +91,10 @@ var _ Runner = runner{}
 func New(cfg Config) Runner { return runner{cfg: cfg.withDefaults()} }
 
 func (r runner) Run(ctx context.Context, name string, args ...string) (Result, error) {
+	return r.run(ctx, nil, name, args)
+}
+
+func (r runner) run(ctx context.Context, stdin []byte, name string, args []string) (Result, error) {
 	path, err := r.lookup(name)
 	if err != nil {
 		return Result{ExitCode: -1}, err
@@ -105,6 +109,9 @@ func (r runner) Run(ctx context.Context, name string, args ...string) (Result, e
 	stdout := NewBoundedBuffer(r.cfg.MaxStdout)
 	stderr := NewBoundedBuffer(r.cfg.MaxStderr)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	err = cmd.Run()
 	res := Result{Stdout: stdout.Kept(), Stderr: stderr.Bytes(), ExitCode: -1}
 	if cmd.ProcessState != nil {

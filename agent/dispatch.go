@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"lookahead/torque"
+	"lookahead/wire"
+)
+
+// Executor runs grid jobs' parts where the resource lives: torque.Batch
+// (qsub -P as a Torque manager, qstat -f -x, qdel) or a simulated site.
+// Every method returns the argument vector it ran, for the audit.
+//
+// Submit submits one part (the script on qsub's standard input) and
+// returns its local job id; a refusal by the batch system is an error
+// (a *torque.CommandError for Torque). Jobs lists the batch system's jobs,
+// completed ones included for as long as it keeps them. Delete deletes one
+// job; a job already gone is an error for which torque.Gone is true.
+type Executor interface {
+	Submit(ctx context.Context, spec torque.QsubSpec) (id string, argv []string, err error)
+	Jobs(ctx context.Context) ([]torque.BatchJob, []string, error)
+	Delete(ctx context.Context, id string) ([]string, error)
+}
+
+var _ Executor = (*torque.Batch)(nil)
+
+// SourceDispatch labels forecasts triggered by a dispatched part.
+const SourceDispatch = "dispatch"
+
+// Dispatch answers one dispatch request (JSON wire.DispatchRequest):
+// checked on its own, audited, the grid user mapped to a local account
+// (never root or a system user), the job's reservation read from the
+// scheduler, made idempotent (a part already submitted under its name
+// la.<job>.<part> is returned, not submitted again), planned (nodes of the
+// reservation, walltime, binding options, output paths, LOOKAHEAD_*
+// variables) and submitted through the Executor. Every outcome is audited
+// with the exact commands run. Requests are served one at a time, with
+// reserve and release.
+func (a *Agent) Dispatch(ctx context.Context, data []byte) wire.DispatchReply {
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	now := a.deps.Now()
+	var req wire.DispatchRequest
+	reply := wire.DispatchReply{Type: wire.TypeDispatchReply, Site: a.cfg.Site}
+	rec := wire.AuditRecord{Action: wire.VerbDispatch, Time: now.Unix()}
+	var cmds [][]string
+	if err := json.Unmarshal(data, &req); err != nil {
+		reply.Code, reply.Message = wire.CodeInvalid, "malformed dispatch request: "+clip(err.Error())
+	} else {
+		reply.Job, reply.Part = clip(req.Job), req.Part
+		rec.Job, rec.Actor, rec.Identity = clip(req.Job), clip(req.RequestedBy), wire.Identity{User: clip(req.User), Account: clip(req.Account)}
+		cmds = a.dispatch(ctx, req, now.Unix(), &reply)
+	}
+	rec.Code, rec.Message = reply.Code, reply.Message
+	if len(cmds) > 0 {
+		rec.Command = cmds[len(cmds)-1]
+	}
+	rec.Detail = map[string]any{"request": dispatchSummary(req, data), "commands": cmds, "reply": reply}
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of dispatch result failed")
+	}
+	a.countRequest(wire.VerbDispatch, reply.Code)
+	a.log.Info().Str("job", rec.Job).Int("part", req.Part).Str("code", reply.Code).Str("local_id", reply.LocalID).
+		Str("local_user", reply.LocalUser).Str("message", reply.Message).Msg("dispatch")
+	return reply
+}
+
+// dispatchSummary is the request as the audit keeps it: everything but
+// the script, which is named by its size.
+func dispatchSummary(req wire.DispatchRequest, data []byte) any {
+	if req.Type == "" {
+		return json.RawMessage(safeJSON(data))
+	}
+	s := req
+	s.Script = nil
+	return map[string]any{"request": s, "script_bytes": len(req.Script)}
+}
+
+func (a *Agent) dispatch(ctx context.Context, req wire.DispatchRequest, now int64, reply *wire.DispatchReply) [][]string {
+	if a.deps.Executor == nil {
+		reply.Code, reply.Message = wire.CodeForbidden, "this site does not dispatch grid jobs' parts (no executor configured)"
+		return nil
+	}
+	if ref := CheckDispatch(req, a.cfg.Site); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	if err := a.audit(ctx, wire.AuditRecord{Action: "dispatch-request", Time: now, Job: req.Job, Actor: req.RequestedBy,
+		Identity: wire.Identity{User: req.User, Account: req.Account}, Code: wire.CodeOK,
+		Detail: dispatchSummary(req, nil)}); err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
+		return nil
+	}
+	u, ref := MapUser(a.cfg.Dispatch, req.User, a.deps.Users)
+	if ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	reply.LocalUser = u.Name
+	var cmds [][]string
+	if done, argv := a.findPart(ctx, req, u, reply); done {
+		return append(cmds, argv)
+	} else if argv != nil {
+		cmds = append(cmds, argv)
+	}
+	return append(cmds, a.submitPart(ctx, req, u, now, reply)...)
+}
+
+// findPart looks for the part among the batch system's jobs (a retried
+// dispatch); done is true when the reply is complete (found, or the
+// lookup failed).
+func (a *Agent) findPart(ctx context.Context, req wire.DispatchRequest, u LocalUser, reply *wire.DispatchReply) (bool, []string) {
+	jobs, argv, err := a.deps.Executor.Jobs(ctx)
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		return true, argv
+	}
+	name := wire.PartName(req.Job, req.Part)
+	for _, j := range jobs {
+		if j.Name == name && j.User == u.Name {
+			reply.Code, reply.LocalID, reply.Output, reply.Error, reply.Duplicate = wire.CodeOK, j.ID, j.Output, j.Error, true
+			reply.Message = fmt.Sprintf("already submitted as %s (%s): retried request, nothing new submitted", j.ID, j.State)
+			return true, argv
+		}
+	}
+	return false, argv
+}
+
+func (a *Agent) submitPart(ctx context.Context, req wire.DispatchRequest, u LocalUser, now int64, reply *wire.DispatchReply) [][]string {
+	res, found, err := a.reservationOf(ctx, req.Job)
+	switch {
+	case err != nil:
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		return nil
+	case !found:
+		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("job %s holds no reservation here: nothing to run part %d in", req.Job, req.Part)
+		return nil
+	}
+	plan, ref := PlanPart(req, res, u, a.cfg.Dispatch, now)
+	if ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	id, argv, err := a.deps.Executor.Submit(ctx, plan.Spec)
+	cmds := [][]string{argv}
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		var ce *torque.CommandError
+		if errors.As(err, &ce) {
+			reply.Code = wire.CodeSchedulerEr
+		}
+		return cmds
+	}
+	reply.Code, reply.LocalID, reply.Output, reply.Error = wire.CodeOK, id, plan.Spec.Output, plan.Spec.Error
+	reply.Message = strings.TrimSpace("submitted into reservation " + res.ID + ". " + plan.Cut)
+	a.Notify(SourceDispatch)
+	return cmds
+}
+
+// reservationOf is the job's reservation as the scheduler reports it.
+func (a *Agent) reservationOf(ctx context.Context, job string) (wire.Reservation, bool, error) {
+	held, err := a.held(ctx, job)
+	if err != nil || len(held) == 0 {
+		return wire.Reservation{}, false, err
+	}
+	return held[0], true, nil
+}
+
+// Stop answers one stop request (JSON wire.StopRequest): every part of the
+// job that the batch system still runs or queues is deleted (qdel), each
+// command audited. Idempotent: nothing left to delete is CodeOK with a
+// note.
+func (a *Agent) Stop(ctx context.Context, data []byte) wire.StopReply {
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	now := a.deps.Now()
+	var req wire.StopRequest
+	reply := wire.StopReply{Type: wire.TypeStopReply, Site: a.cfg.Site}
+	rec := wire.AuditRecord{Action: wire.VerbStop, Time: now.Unix()}
+	var cmds [][]string
+	if err := json.Unmarshal(data, &req); err != nil {
+		reply.Code, reply.Message = wire.CodeInvalid, "malformed stop request: "+clip(err.Error())
+	} else {
+		reply.Job = clip(req.Job)
+		rec.Job, rec.Actor, rec.Message = clip(req.Job), clip(req.RequestedBy), clip(req.Reason)
+		cmds = a.stop(ctx, req, &reply)
+	}
+	rec.Code = reply.Code
+	if reply.Message != "" {
+		rec.Message = reply.Message
+	}
+	if len(cmds) > 0 {
+		rec.Command = cmds[len(cmds)-1]
+	}
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of stop result failed")
+	}
+	a.countRequest(wire.VerbStop, reply.Code)
+	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Strs("deleted", reply.Deleted).Str("why", req.Reason).Msg("stop")
+	return reply
+}
+
+func (a *Agent) stop(ctx context.Context, req wire.StopRequest, reply *wire.StopReply) [][]string {
+	if a.deps.Executor == nil {
+		reply.Code, reply.Note = wire.CodeOK, "this site does not dispatch parts: nothing to delete"
+		return nil
+	}
+	if ref := CheckStop(req, a.cfg.Site); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
+	jobs, argv, err := a.deps.Executor.Jobs(ctx)
+	cmds := [][]string{argv}
+	if err != nil {
+		reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		return cmds
+	}
+	reply.Code = wire.CodeOK
+	for _, j := range jobs {
+		if job, _, ok := wire.ParsePartName(j.Name); !ok || job != req.Job || j.Done() {
+			continue
+		}
+		argv, err := a.deps.Executor.Delete(ctx, j.ID)
+		cmds = append(cmds, argv)
+		a.auditQdel(ctx, req, j, argv, err)
+		switch {
+		case err == nil:
+			reply.Deleted = append(reply.Deleted, j.ID)
+		case !torque.Gone(err):
+			reply.Code, reply.Message = wire.CodeInternal, err.Error()
+		}
+	}
+	if len(reply.Deleted) == 0 && reply.Code == wire.CodeOK {
+		reply.Note = "nothing to delete: no part of job " + req.Job + " is queued or running here"
+	}
+	if len(reply.Deleted) > 0 {
+		a.Notify(SourceDispatch)
+	}
+	return cmds
+}
+
+// auditQdel records one qdel of a part with its exact argument vector.
+func (a *Agent) auditQdel(ctx context.Context, req wire.StopRequest, j torque.BatchJob, argv []string, err error) {
+	rec := wire.AuditRecord{Action: "qdel", Job: req.Job, Actor: req.RequestedBy, Command: argv, Code: wire.CodeOK,
+		Message: j.ID + " (" + j.Name + ", " + j.State + "): " + req.Reason}
+	if err != nil {
+		rec.Code, rec.Message = wire.CodeOK, err.Error()
+		if !torque.Gone(err) {
+			rec.Code = wire.CodeInternal
+		}
+	}
+	if aerr := a.audit(ctx, rec); aerr != nil {
+		a.log.Error().Err(aerr).Str("job", req.Job).Msg("audit of qdel failed")
+	}
+}

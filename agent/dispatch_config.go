@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os/user"
+	"strconv"
+	"strings"
+	"time"
+
+	"lookahead/forecast"
+)
+
+// DispatchConfig is how the site runs grid jobs' parts (see
+// docs/dispatch.md). The zero value maps every grid user to the local
+// user of the same name, refuses uids below 1000, writes output to the
+// local user's home directory and keeps 30 s of slack in the reservation.
+type DispatchConfig struct {
+	// Users maps a grid user to the local user its parts run as; a grid
+	// user not listed runs as the local user of the same name.
+	Users map[string]string
+	// MinUID is the lowest uid a part may run as (default 1000): root and
+	// system users are refused whatever the map says.
+	MinUID int
+	// OutputDir is where a part's stdout and stderr go, as
+	// <dir>/la.<job>.<part>.out and .err; "{home}" and "{user}" are
+	// replaced by the local user's home directory and name (default
+	// "{home}").
+	OutputDir string
+	// StartSlack is how much of the reservation a part's walltime leaves
+	// free: Maui 3.3.1 starts a job in its reservation only if the
+	// walltime fits in what is left when it next polls, so a walltime as
+	// long as the reservation never starts (default 30 s; at least the
+	// scheduler's poll interval).
+	StartSlack time.Duration
+}
+
+// Defaults of DispatchConfig.
+const (
+	DefaultMinUID     = 1000
+	DefaultOutputDir  = "{home}"
+	DefaultStartSlack = 30 * time.Second
+)
+
+func (c DispatchConfig) withDefaults() DispatchConfig {
+	if c.MinUID == 0 {
+		c.MinUID = DefaultMinUID
+	}
+	if c.OutputDir == "" {
+		c.OutputDir = DefaultOutputDir
+	}
+	if c.StartSlack == 0 {
+		c.StartSlack = DefaultStartSlack
+	}
+	return c
+}
+
+func (c DispatchConfig) validate() error {
+	var errs []error
+	for grid, local := range c.Users {
+		if !forecast.IsPlainName(grid) || !forecast.IsPlainName(local) {
+			errs = append(errs, fmt.Errorf("dispatch.users: %q → %q: both must be plain names", grid, local))
+		}
+	}
+	if c.MinUID < 1 {
+		errs = append(errs, fmt.Errorf("dispatch.min_uid: %d, must be >= 1 (root is never allowed)", c.MinUID))
+	}
+	dir := strings.NewReplacer("{home}", "/h", "{user}", "u").Replace(c.OutputDir)
+	if !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, ",{} \t\n") {
+		errs = append(errs, fmt.Errorf("dispatch.output_dir %q: an absolute path without spaces or commas; placeholders {home} and {user}", c.OutputDir))
+	}
+	if c.StartSlack < 0 {
+		errs = append(errs, fmt.Errorf("dispatch.start_slack: %v, must be >= 0", c.StartSlack))
+	}
+	return errors.Join(errs...)
+}
+
+// LocalUser is an account of the site a part may run as.
+type LocalUser struct {
+	Name string
+	UID  int
+	Home string
+}
+
+// UserLookup finds a local account by name (default: the system's, os/user).
+type UserLookup func(name string) (LocalUser, error)
+
+// SystemUsers looks accounts up with os/user.
+func SystemUsers(name string) (LocalUser, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return LocalUser{}, err
+	}
+	uid, err := strconv.Atoi(u.Uid)
+	if err != nil {
+		return LocalUser{}, fmt.Errorf("user %s: uid %q: %w", name, u.Uid, err)
+	}
+	return LocalUser{Name: u.Username, UID: uid, Home: u.HomeDir}, nil
+}

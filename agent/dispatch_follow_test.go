@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"os"
+	"testing"
+
+	"lookahead/torque"
+	"lookahead/wire"
+)
+
+func capturedJobs(t *testing.T, name string) []torque.BatchJob {
+	t.Helper()
+	f, err := os.Open("testdata/dispatch/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	jobs, err := torque.ParseBatchJobs(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// TestPartTrackerOnLiveCaptures follows the live-captured parts: both
+// start, then one exits 0 and the other 3; other jobs are ignored and
+// nothing is reported twice.
+func TestPartTrackerOnLiveCaptures(t *testing.T) {
+	var tr partTracker
+	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030)
+	got := map[string]wire.JobEvent{}
+	for _, ev := range evs {
+		got[ev.LocalID] = ev
+	}
+	if len(evs) != 2 || got["4.vm"].State != "started" || got["4.vm"].Job != "dispatch-p1" || got["4.vm"].Start != 1795545028 ||
+		got["7.vm"].Job != "dispatch-f1" {
+		t.Fatalf("running: %+v", evs)
+	}
+	if again := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545031); len(again) != 0 {
+		t.Fatalf("reported twice: %+v", again)
+	}
+	evs = tr.observe(capturedJobs(t, "24_qstat_f_x_all_final.out"), 1795545060)
+	got = map[string]wire.JobEvent{}
+	for _, ev := range evs {
+		got[ev.LocalID] = ev
+	}
+	ok := got["4.vm"]
+	if ok.State != "finished" || ok.ExitStatus == nil || *ok.ExitStatus != 0 || ok.End != 1795545051 || ok.Time != ok.End {
+		t.Fatalf("4.vm: %+v", ok)
+	}
+	bad := got["7.vm"]
+	if bad.State != "failed" || bad.ExitStatus == nil || *bad.ExitStatus != 3 || bad.Message == "" {
+		t.Fatalf("7.vm: %+v", bad)
+	}
+	if tr.observe(nil, 1795545100); len(tr.reported) != 0 {
+		t.Fatalf("parts no longer listed are remembered: %v", tr.reported)
+	}
+}
+
+func TestPartTrackerDeletedBeforeItRan(t *testing.T) {
+	var tr partTracker
+	evs := tr.observe(capturedJobs(t, "17_qstat_f_x_deleted_queued.out"), 1795545500)
+	if len(evs) != 1 || evs[0].State != "failed" || evs[0].ExitStatus != nil || evs[0].Job != "dispatch-p4" {
+		t.Fatalf("deleted queued part: %+v", evs)
+	}
+}

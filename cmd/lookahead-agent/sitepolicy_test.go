@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lookahead/forecast/sim"
+)
+
+// The built-in engine follows <maui.home>/maui.cfg when there is one,
+// maui.config when set ("none": the policy key), and refuses a broken or
+// missing named file at validation.
+func TestBuiltinEngineFollowsSiteMauiConfig(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "maui.cfg"), []byte("RESERVATIONDEPTH 6\nRESERVATIONPOLICY HIGHEST\nBYPASSWEIGHT 3\n"), 0o644)
+	other := filepath.Join(t.TempDir(), "site.cfg")
+	os.WriteFile(other, []byte("RESERVATIONDEPTH 2\n"), 0o644)
+	for _, c := range []struct {
+		body      string
+		depth     int
+		highest   bool
+		notes     int
+		validates bool
+	}{
+		{"site: a\npolicy: depth=3\nmaui:\n  home: " + home + "\n", 6, true, 1, true},
+		{"site: a\npolicy: depth=3\nmaui:\n  home: " + home + "\n  config: none\n", 3, false, 0, true},
+		{"site: a\nmaui:\n  home: " + home + "\n  config: " + other + "\n", 2, false, 0, true},
+		{"site: a\npolicy: depth=3\nmaui:\n  home: " + t.TempDir() + "\n", 3, false, 0, true},
+		{"site: a\nmaui:\n  config: " + other + ".missing\n", 0, false, 0, false},
+	} {
+		cfg, err := loadConfig(writeFile(t, "a.yaml", c.body), true, newRootCommand().Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate(); (err == nil) != c.validates {
+			t.Errorf("%q: validate %v", c.body, err)
+			continue
+		}
+		if !c.validates {
+			if r := checkSitePolicy(cfg); r.OK || !strings.Contains(r.Detail, "missing") {
+				t.Errorf("%q: check %+v", c.body, r)
+			}
+			continue
+		}
+		e := builtinEngine(cfg)
+		if e.Policy.Depth != c.depth || (e.Policy.Reservation == sim.Highest) != c.highest || len(e.Unmodelled) != c.notes {
+			t.Errorf("%q: policy %+v, unmodelled %q", c.body, e.Policy, e.Unmodelled)
+		}
+		if r := checkSitePolicy(cfg); !r.OK {
+			t.Errorf("%q: check %+v", c.body, r)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func readCfg(t *testing.T, text string) MauiConfig {
+	t.Helper()
+	mc, err := ReadMauiConfig(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("ReadMauiConfig: %v", err)
+	}
+	return mc
+}
+
+// An empty maui.cfg is Maui 3.3.1's defaults.
+func TestReadMauiConfigDefaults(t *testing.T) {
+	mc := readCfg(t, "")
+	want := Policy{Depth: 1, Reservation: CurrentHighest, Backfill: FirstFit, NodeAlloc: LastAvailable, Priority: NewPriority()}
+	if !reflect.DeepEqual(mc.Policy, want) || len(mc.Unmodelled) != 0 {
+		t.Fatalf("got %+v %v, want %+v", mc.Policy, mc.Unmodelled, want)
+	}
+	if got := mc.Policy.Priority.Of(Job{Submit: 0, Walltime: 3600}, 600, 0); got != 10 {
+		t.Errorf("default priority after 10 minutes: %d, want 10", got)
+	}
+}
+
+func TestReadMauiConfigPolicy(t *testing.T) {
+	mc := readCfg(t, `# a site
+SERVERHOST vm
+RMCFG[vm] TYPE=PBS
+RESERVATIONDEPTH 2
+RESERVATIONDEPTH 8          # the last value counts
+RESERVATIONPOLICY HIGHEST
+BACKFILLPOLICY BESTFIT
+BACKFILLMETRIC PROCSECONDS
+BACKFILLDEPTH 20
+NODEALLOCATIONPOLICY FIRSTAVAILABLE
+JOBNODEMATCHPOLICY EXACTNODE
+QUEUETIMEWEIGHT 2
+XFACTORWEIGHT 100
+XFMINWCLIMIT 00:05:00
+CLASSWEIGHT 1
+USERWEIGHT 3
+QOSWEIGHT 4
+PROCWEIGHT 5
+QUEUETIMECAP 1000
+SERVICEWCAP 5000
+ENABLENEGJOBPRIORITY TRUE
+CLASSCFG[high] PRIORITY=500 MAXJOB=4
+USERCFG[DEFAULT] PRIORITY=7
+QOSCFG[hi] PRIORITY=90 QTWEIGHT=3 XFWEIGHT=2
+`)
+	p := mc.Policy
+	if p.Depth != 8 || p.Reservation != Highest || p.Backfill != BestFit || p.BFMetric != MetricProcSeconds ||
+		p.BFDepth != 20 || p.NodeAlloc != FirstAvailable || !p.ExactNode {
+		t.Fatalf("policy %+v", p)
+	}
+	pr := p.Priority
+	if pr.QueueTime != 2 || pr.XFactor != 100 || pr.XFMinWCLimit != 300 || pr.Class != 1 || pr.User != 3 || pr.QOS != 4 ||
+		pr.Proc != 5 || pr.Caps.QueueTime != 1000 || pr.Caps.Service != 5000 || !pr.AllowNegative ||
+		pr.ClassPrio["high"] != 500 || pr.UserPrio["DEFAULT"] != 7 || pr.QOSPrio["hi"] != 90 ||
+		pr.QOSQTWeight["hi"] != 3 || pr.QOSXFWeight["hi"] != 2 {
+		t.Fatalf("priority %+v", pr)
+	}
+	if len(mc.Unmodelled) != 1 || !strings.Contains(mc.Unmodelled[0], "maui.cfg:22: CLASSCFG[high] MAXJOB=4: usage limits") {
+		t.Errorf("unmodelled %q", mc.Unmodelled)
+	}
+}
+
+// What the simulator cannot follow is listed once, with its line; values
+// that switch a feature off are not.
+func TestReadMauiConfigUnmodelled(t *testing.T) {
+	mc := readCfg(t, `FSPOLICY DEDICATEDPS
+FSWEIGHT 1
+BYPASSWEIGHT 0
+MAXPROCPERUSERCOUNT 16
+SRCFG[night] HOSTLIST=n01
+NODEALLOCATIONPOLICY CPULOAD
+reservationdepth 4
+RESERVATIONDEPTH[q1] 2
+USERCFG[bob] FSTARGET=20 QDEF=hi
+`)
+	want := []string{
+		"maui.cfg:1: FSPOLICY DEDICATEDPS: fairshare is not modelled",
+		"maui.cfg:2: FSWEIGHT 1: the fairshare weight is not modelled",
+		"maui.cfg:4: MAXPROCPERUSERCOUNT 16: usage limits is not modelled",
+		"maui.cfg:5: SRCFG[night]: standing reservations are not modelled",
+		"maui.cfg:6: NODEALLOCATIONPOLICY CPULOAD needs the nodes' load: simulated as MINRESOURCE (Maui's own choice for reservations)",
+		"maui.cfg:7: reservationdepth: not a parameter the simulator knows; ignored",
+		"maui.cfg:8: RESERVATIONDEPTH[q1]: per-partition and per-QOS settings are not modelled",
+		"maui.cfg:9: USERCFG[bob] FSTARGET=20: fairshare is not modelled",
+		"maui.cfg:9: USERCFG[bob] QDEF=hi: QOS access is not modelled (a job has the QOS it asked for)",
+	}
+	if !reflect.DeepEqual(mc.Unmodelled, want) {
+		t.Errorf("unmodelled:\n%s\nwant:\n%s", strings.Join(mc.Unmodelled, "\n"), strings.Join(want, "\n"))
+	}
+	if mc.Policy.Depth != 1 || mc.Policy.NodeAlloc != MinResource {
+		t.Errorf("policy %+v", mc.Policy)
+	}
+}
+
+func TestReadMauiConfigErrors(t *testing.T) {
+	for _, c := range []struct{ cfg, want string }{
+		{"RESERVATIONDEPTH many", `maui.cfg:1: RESERVATIONDEPTH "many": not an integer`},
+		{"\nRESERVATIONDEPTH -1", `maui.cfg:2: RESERVATIONDEPTH "-1": negative`},
+		{"RESERVATIONPOLICY SOMETIMES", `want one of DEFAULT, HIGHEST, CURRENTHIGHEST, NEVER`},
+		{"BACKFILLPOLICY", `BACKFILLPOLICY "": want one of`},
+		{"XFACTORWEIGHT 1.5", `XFACTORWEIGHT "1.5": not an integer`},
+		{"XFMINWCLIMIT soon", `XFMINWCLIMIT "soon": not a duration`},
+		{"CLASSCFG[a] PRIORITY=high", `CLASSCFG[a] PRIORITY="high": not an integer`},
+		{"USERCFG PRIORITY=1", `USERCFG without a [name]`},
+		{"JOBNODEMATCHPOLICY EXACT", `JOBNODEMATCHPOLICY "EXACT"`},
+		{"ENABLENEGJOBPRIORITY maybe", `want TRUE or FALSE`},
+	} {
+		_, err := ReadMauiConfig(strings.NewReader(c.cfg))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// Every reference maui.cfg (what real Maui ran with) reads without a
+// note: the simulation's own lines are known to be harmless.
+func TestReadMauiConfigReferences(t *testing.T) {
+	files, _ := filepath.Glob("testdata/mauiref/*/maui.cfg")
+	files = append(files, "testdata/maui/sim5.maui.cfg.exact", "testdata/maui/sim1.maui.cfg", "testdata/maui/sim4.maui.cfg")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc := readCfg(t, string(b))
+		if len(mc.Unmodelled) != 0 {
+			t.Errorf("%s: %q", f, mc.Unmodelled)
+		}
+	}
+}
+
+// The priority function, hand-computed; the prio reference schedule checks
+// it against Maui's own numbers job by job (its log showed j0039 at 964 in
+// the pass at +7,534 s: class −200, service 2·QT + 100·XF counted up to the
+// previous pass at +7,368 s, with a 900 s limit).
+func TestPriorityOf(t *testing.T) {
+	p := NewPriority()
+	p.QueueTime, p.XFactor, p.Class = 2, 100, 1
+	p.ClassPrio = map[string]int64{"low": -200}
+	j := Job{Queue: "low", Walltime: 900, Submit: 1000}
+	if got := p.Of(j, 1000+7534, 1000+7368); got != 964 {
+		t.Errorf("j0039: %d, want 964", got)
+	}
+	// a job that came after the previous pass counts up to now
+	if got := p.Of(Job{Walltime: 3600, Submit: 500}, 620, 400); got != 107 {
+		t.Errorf("new job: %d, want 107 (2·2 + 100·3720/3600)", got)
+	}
+	// below 1 counts as 1 unless negative priorities are enabled
+	p.ClassPrio["low"] = -100000
+	if got := p.Of(j, 2000, 1500); got != 1 {
+		t.Errorf("clipped: %d", got)
+	}
+	p.AllowNegative = true
+	if got := p.Of(j, 2000, 1500); got >= 0 {
+		t.Errorf("negative allowed: %d", got)
+	}
+	// caps apply to the factor before its weight
+	p = NewPriority()
+	p.Caps.QueueTime = 5
+	if got := p.Of(Job{Walltime: 60, Submit: 0}, 6000, 6000); got != 5 {
+		t.Errorf("capped queue time: %d, want 5", got)
+	}
+}
+
+func FuzzReadMauiConfig(f *testing.F) {
+	files, _ := filepath.Glob("testdata/mauiref/*/maui.cfg")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(string(b))
+	}
+	f.Add("CLASSCFG[x] PRIORITY=5 QTWEIGHT=2\nUSERCFG[ PRIORITY=3\nXFMINWCLIMIT 1:2:3:4\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		mc, err := ReadMauiConfig(strings.NewReader(s))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "maui.cfg") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if mc.Policy.Depth < 0 || mc.Policy.BFDepth < 0 || mc.Policy.Priority == nil {
+			t.Fatalf("policy %+v", mc.Policy)
+		}
+	})
+}
+
+// JOBNODEMATCHPOLICY EXACTNODE puts a nodes×ppn job's chunks on distinct
+// nodes (Torque nodes=2:ppn=2 on two nodes); without it a node takes as
+// many whole chunks as it has room for.
+func TestExactNode(t *testing.T) {
+	c := UniformCluster(3, 4)
+	jobs := []Job{
+		{ID: "a", Procs: 4, Walltime: 100, Runtime: 100, Submit: 0}, // fills n0003
+		{ID: "b", Procs: 4, PPN: 2, Walltime: 100, Runtime: 100, Submit: 1},
+	}
+	for _, exact := range []bool{false, true} {
+		res, err := Run(c, jobs, Policy{Depth: 1, ExactNode: exact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hosts string
+		for _, r := range res.Jobs {
+			if r.ID == "b" {
+				hosts = fmt.Sprint(r.Hosts)
+			}
+		}
+		want := "[{n0002 4}]"
+		if exact {
+			want = "[{n0002 2} {n0001 2}]"
+		}
+		if hosts != want {
+			t.Errorf("exact=%v: b on %s, want %s", exact, hosts, want)
+		}
+	}
+}

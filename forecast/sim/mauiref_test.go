@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// refRecord is one job of a reference simstat.out (Maui's record).
+type refRecord struct {
+	mauiJob
+	user, group, account, class string
+	tpn                         int
+}
+
+func readRefRecords(t testing.TB, path string) []refRecord {
+	t.Helper()
+	var out []refRecord
+	for _, f := range readTraceFields(t, path) {
+		num := func(i int) int64 { return parseField(t, path, f, i) }
+		r := refRecord{mauiJob: mauiJob{id: f[0], tasks: int(num(2)), wclimit: num(5), queue: num(8), start: num(10), end: num(11)},
+			user: f[3], group: f[4], account: f[25], class: strings.Trim(f[7], "[]"), tpn: int(num(22))}
+		r.class, _, _ = strings.Cut(r.class, ":")
+		if len(f) > 37 {
+			r.hosts = f[37]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// refCase is a reference schedule ready to replay.
+type refCase struct {
+	name    string
+	cluster Cluster
+	jobs    []Job
+	maui    map[string]refRecord
+	cfg     string
+}
+
+func loadRefCase(t testing.TB, dir string) refCase {
+	t.Helper()
+	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := refCase{name: filepath.Base(dir), cluster: readMauiNodes(t, filepath.Join(dir, "resource.trace")), maui: map[string]refRecord{}, cfg: string(cfg)}
+	for _, r := range readRefRecords(t, filepath.Join(dir, "simstat.out.gz")) {
+		c.maui[r.id] = r
+		c.jobs = append(c.jobs, Job{ID: r.id, Procs: r.tasks, PPN: r.tpn, Walltime: r.wclimit, Runtime: r.end - r.start, Submit: r.queue,
+			User: r.user, Group: r.group, Account: r.account, Queue: r.class})
+	}
+	// trace order: by arrival, then name (the generator's order)
+	sort.Slice(c.jobs, func(i, j int) bool {
+		a, b := c.jobs[i], c.jobs[j]
+		return a.Submit < b.Submit || (a.Submit == b.Submit && a.ID < b.ID)
+	})
+	return c
+}
+
+func refDirs(t testing.TB) []string {
+	dirs, err := filepath.Glob("testdata/mauiref/*/simstat.out.gz")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no reference schedules in testdata/mauiref (%v)", err)
+	}
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+// compareRef replays c with p and compares every start (and host list)
+// with Maui's.
+func compareRef(t testing.TB, c refCase, p Policy) (exact, hosts int, report string) {
+	res, err := Run(c.cluster, c.jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(c.cluster, c.jobs, res); err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		ours[r.ID] = r
+	}
+	var diffs []string
+	first, base := int64(never), c.jobs[0].Submit
+	if len(c.jobs) > 1 && c.jobs[0].ID == "j0000" { // the starter job, see refRun.drive
+		base = c.jobs[1].Submit
+	}
+	for _, j := range c.jobs {
+		m := c.maui[j.ID]
+		o, ok := ours[j.ID]
+		if !ok {
+			t.Fatalf("%s: job %s did not run here", c.name, j.ID)
+		}
+		if hostNames(o.Hosts) == m.hosts {
+			hosts++
+		}
+		if d := o.Start - m.start; d != 0 {
+			diffs = append(diffs, fmt.Sprintf("%s(%+d)", j.ID, d))
+			first = min(first, o.Start-base, m.start-base)
+			continue
+		}
+		exact++
+	}
+	if len(diffs) > 10 {
+		diffs = append(diffs[:10], "…")
+	}
+	report = fmt.Sprintf("%d/%d starts exact (%.1f %%), %d on Maui's hosts", exact, len(c.jobs), 100*float64(exact)/float64(len(c.jobs)), hosts)
+	if len(diffs) > 0 {
+		report += fmt.Sprintf(", first difference at +%d s: %s", first, strings.Join(diffs, " "))
+	}
+	return exact, hosts, report
+}
+
+// refFloor is how many starts (and host lists) of each reference schedule
+// the simulator must reproduce exactly; all of them unless listed.
+var refFloor = map[string]int{}
+
+// TestMauiReference replays every reference schedule Maui 3.3.1 made
+// (testdata/mauiref, see mauiref_gen_test.go) with the policy read from the
+// maui.cfg it ran with, and compares every start time and host list.
+func TestMauiReference(t *testing.T) {
+	for _, dir := range refDirs(t) {
+		c := loadRefCase(t, dir)
+		p, err := refPolicy(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, hosts, report := compareRef(t, c, p)
+		t.Logf("%s: %s", c.name, report)
+		floor, ok := refFloor[c.name]
+		if !ok {
+			floor = len(c.jobs)
+		}
+		if exact < floor || hosts < floor {
+			t.Errorf("%s: %d starts and %d host lists exact, want at least %d", c.name, exact, hosts, floor)
+		}
+	}
+}
+
+func refPolicy(cfg string) (Policy, error) {
+	mc, err := ReadMauiConfig(strings.NewReader(cfg))
+	return mc.Policy, err
+}

@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Priority is Maui 3.3.1's job priority function (MJobGetStartPriority) as
+// far as the simulator models it: the service component (time queued,
+// expansion factor), the credential component (user, group, account, QOS
+// and class priorities) and the resource component (processors, nodes,
+// processor-seconds, walltime), each with its weight and optional cap.
+// Fairshare, targets, bypass counts and per-user usage are not modelled
+// (ReadMauiConfig says so when a site weighs them).
+//
+// The zero Priority is not Maui's default; NewPriority is.
+type Priority struct {
+	// Component weights: SERVICEWEIGHT, CREDWEIGHT, RESWEIGHT (Maui's
+	// default 1 each).
+	Service, Cred, Resource int64
+	// Service subcomponents: QUEUETIMEWEIGHT (default 1), XFACTORWEIGHT.
+	QueueTime, XFactor int64
+	// Credential subcomponents: USERWEIGHT, GROUPWEIGHT, ACCOUNTWEIGHT,
+	// QOSWEIGHT, CLASSWEIGHT.
+	User, Group, Account, QOS, Class int64
+	// Resource subcomponents: PROCWEIGHT, NODEWEIGHT, PSWEIGHT,
+	// WALLTIMEWEIGHT and PEWEIGHT (processor equivalents: the processors,
+	// as only processors are simulated).
+	Proc, Node, PS, Walltime, PE int64
+	// Caps (0: none): subcomponent caps QUEUETIMECAP, XFACTORCAP,
+	// USERCAP, GROUPCAP, ACCOUNTCAP, QOSCAP, CLASSCAP, PROCCAP, NODECAP,
+	// PSCAP, WALLTIMECAP and component caps SERVICECAP, CREDCAP, RESCAP.
+	Caps PriorityCaps
+	// XFMinWCLimit is XFMINWCLIMIT (default 120 s): the smallest walltime
+	// the expansion factor divides by.
+	XFMinWCLimit int64
+	// Credential priorities (xxxCFG[name] PRIORITY=); the "DEFAULT" entry
+	// stands for credentials without a priority of their own (not for
+	// QOS).
+	UserPrio, GroupPrio, AccountPrio, ClassPrio, QOSPrio map[string]int64
+	// QOS service weights (QOSCFG[name] QTWEIGHT= XFWEIGHT=), added to
+	// QueueTime and XFactor for that QOS's jobs.
+	QOSQTWeight, QOSXFWeight map[string]int64
+	// AllowNegative is ENABLENEGJOBPRIORITY or REJECTNEGPRIOJOBS:
+	// without either, a priority below 1 counts as 1.
+	AllowNegative bool
+}
+
+// PriorityCaps are the *CAP parameters (0: no cap).
+type PriorityCaps struct {
+	QueueTime, XFactor               float64
+	User, Group, Account, QOS, Class float64
+	Proc, Node, PS, Walltime, PE     float64
+	Service, Cred, Resource          float64
+}
+
+// NewPriority is Maui 3.3.1's default priority function: every component
+// weight 1, QUEUETIMEWEIGHT 1, every other weight 0, XFMINWCLIMIT 120 s —
+// the priority is the minutes a job has waited.
+func NewPriority() *Priority {
+	return &Priority{Service: 1, Cred: 1, Resource: 1, QueueTime: 1, XFMinWCLimit: 120}
+}
+
+// maxPrio is Maui's MAX_PRIO_VAL.
+const maxPrio = 1000000000
+
+// Of is job j's priority in a scheduling pass at time now, the previous
+// one having been at prev, as Maui computes and truncates it. Maui counts
+// the time a job has waited up to its previous iteration (the effective
+// queue duration it records when it selects the job), or up to now for a
+// job that came after it.
+func (p *Priority) Of(j Job, now, prev int64) int64 {
+	upTo := now
+	if prev > j.Submit {
+		upTo = prev
+	}
+	waited := float64(max(upTo-j.Submit, 0))
+	wall := j.Walltime
+	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
+	c := &p.Caps
+	serv := float64(p.QueueTime+p.QOSQTWeight[j.QOS])*capped(waited/60, c.QueueTime) +
+		float64(p.XFactor+p.QOSXFWeight[j.QOS])*capped(xf, c.XFactor)
+	cred := float64(p.User)*capped(credPrio(p.UserPrio, j.User), c.User) +
+		float64(p.Group)*capped(credPrio(p.GroupPrio, j.Group), c.Group) +
+		float64(p.Account)*capped(credPrio(p.AccountPrio, j.Account), c.Account) +
+		float64(p.QOS)*capped(float64(p.QOSPrio[j.QOS]), c.QOS) +
+		float64(p.Class)*capped(credPrio(p.ClassPrio, j.Queue), c.Class)
+	nodes := 0
+	if j.PPN > 0 {
+		nodes = j.Procs / j.PPN
+	}
+	res := float64(p.Proc)*capped(float64(j.Procs), c.Proc) +
+		float64(p.Node)*capped(float64(nodes), c.Node) +
+		float64(p.PS)*capped(float64(j.Procs)*float64(wall), c.PS) +
+		float64(p.Walltime)*capped(float64(wall), c.Walltime) +
+		float64(p.PE)*capped(float64(j.Procs), c.PE)
+	prio := float64(p.Service)*capped(serv, c.Service) +
+		float64(p.Cred)*capped(cred, c.Cred) +
+		float64(p.Resource)*capped(res, c.Resource)
+	if !p.AllowNegative && prio < 1 {
+		prio = 1
+	}
+	prio = math.Min(prio, maxPrio)
+	return int64(prio)
+}
+
+// credPrio is a credential's priority, or the DEFAULT entry's when it has
+// none (or 0) of its own.
+func credPrio(m map[string]int64, name string) float64 {
+	if v := m[name]; v != 0 {
+		return float64(v)
+	}
+	return float64(m["DEFAULT"])
+}
+
+func capped(v, c float64) float64 {
+	if c > 0 {
+		return math.Min(v, c)
+	}
+	return v
+}
+
+// prioritize orders the queue by the priority function at now, as Maui
+// does at every iteration: highest first, equal priorities in the order
+// the jobs arrived (Maui's job list order; its sort is stable).
+func (e *Engine) prioritize() {
+	for _, j := range e.queue {
+		j.prio = e.policy.Priority.Of(j.Job, e.now, e.prevIter)
+	}
+	slices.SortFunc(e.queue, func(a, b *job) int {
+		if a.prio != b.prio {
+			return cmp.Compare(b.prio, a.prio)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+}

@@ -1,0 +1,367 @@
+package sim
+
+import "slices"
+
+// This file reproduces how Maui 3.3.1 sees one node's future: its
+// availability ranges (MJobGetSNRange), the start ranges derived from them
+// (MRLSFromA) and the per-node probe a job starting now gets
+// (MJobGetNRange). Behaviour only, written from reading Maui's source; the
+// quirks are kept because they decide where Maui places reservations (see
+// docs/simulator.md).
+
+// rangeEnd stands for Maui's MAX_MTIME: a range that never ends.
+const rangeEnd = never / 4
+
+// nevent is a reservation boundary on one node: a running job (from its
+// start to its walltime), a grid reservation or a blocked job's
+// reservation. seq orders events of one instant the way Maui's event table
+// does: in the order the reservations were made.
+type nevent struct {
+	t      int64
+	start  bool
+	rs, re int64 // the reservation's interval
+	amt    int
+	seq    int64
+}
+
+// rng is a time range [s, e) with tc tasks (processors) available.
+type rng struct {
+	s, e int64
+	tc   int
+}
+
+// nodeEvents lists node i's reservation boundaries in Maui's order.
+func (e *Engine) nodeEvents(i int) []nevent {
+	n := &e.nodes[i]
+	ev := e.evBuf[:0]
+	add := func(s, end int64, amt int, seq int64) {
+		if amt > 0 && end > s {
+			ev = append(ev, nevent{t: s, start: true, rs: s, re: end, amt: amt, seq: seq},
+				nevent{t: end, rs: s, re: end, amt: amt, seq: seq})
+		}
+	}
+	for _, r := range n.run {
+		add(r.j.start, max(r.j.wallEnd, r.j.end), r.procs, r.j.rseq)
+	}
+	for _, h := range n.holds {
+		add(h.s, h.e, h.procs, h.r.seq)
+	}
+	for _, b := range e.blocked {
+		add(b.s, b.e, b.per[i], b.seq)
+	}
+	slices.SortFunc(ev, func(a, b nevent) int {
+		switch {
+		case a.t != b.t:
+			return cmpInt64(a.t, b.t)
+		case a.seq != b.seq:
+			return cmpInt64(a.seq, b.seq)
+		case a.start != b.start:
+			if a.start {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	e.evBuf = ev
+	return ev
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// rangeQuery is what MJobGetSNRange is asked: ranges from s (to e, the end
+// of the window of interest) with at least k tasks, for a job of walltime d
+// and t tasks in all; at most count ranges are closed by resources running
+// out.
+type rangeQuery struct {
+	s, e  int64
+	k     int
+	d     int64
+	t     int
+	count int
+}
+
+// snRange is node i's availability ranges for q (MJobGetSNRange, for one
+// processor per task and no policies), or false when it has none.
+func (e *Engine) snRange(i int, ev []nevent, q rangeQuery, out []rng) ([]rng, bool) {
+	n := &e.nodes[i]
+	out = out[:0]
+	x := 0
+	for x < len(ev) && ev[x].re <= q.s {
+		x++ // events of reservations over by the start are skipped
+	}
+	if x == len(ev) {
+		tc := n.procs
+		if q.s <= e.now {
+			tc = n.procs - n.used
+		}
+		if tc < q.k {
+			return out, false
+		}
+		return append(out, rng{s: max(q.s, e.now), e: rangeEnd, tc: tc}), true
+	}
+	avl := n.procs - q.k
+	if avl < 0 {
+		return out, false
+	}
+	out, ok := e.buildRanges(ev[x:], q, avl, out)
+	if !ok {
+		return out, false
+	}
+	out = fixRanges(out, q)
+	out = collapseRanges(out, q)
+	return out, len(out) > 0 && out[0].tc > 0
+}
+
+// buildRanges walks the events (MJobGetSNRange's main loop): the node's
+// free count is followed instant by instant and cut into ranges.
+func (e *Engine) buildRanges(ev []nevent, q rangeQuery, avl int, out []rng) ([]rng, bool) {
+	now, k := e.now, q.k
+	var cur rng
+	active, pre := false, true
+	added, removed := true, true
+	for x := range ev {
+		v := ev[x]
+		if v.re <= q.s {
+			continue
+		}
+		if v.t > q.s && pre {
+			pre = false
+			if avl < 0 {
+				active = false
+				if v.t >= q.e {
+					break
+				}
+			} else {
+				cur.tc, cur.s, active = k+avl, max(q.s, now), true
+			}
+		}
+		if v.t > q.e && !active {
+			break
+		}
+		if v.start {
+			removed = true
+			avl -= v.amt
+		} else {
+			added = true
+			avl += v.amt
+		}
+		if x+1 < len(ev) && ev[x+1].t == v.t {
+			continue // resources are checked once per instant
+		}
+		if v.rs == q.s && pre {
+			pre = false
+			if avl < 0 {
+				if v.t <= q.s {
+					active = false
+				}
+				if v.t >= q.e {
+					break
+				}
+			} else {
+				active = true
+				cur.tc, cur.s = k+avl, max(q.s, now)
+			}
+		}
+		switch {
+		case removed && active:
+			removed, added = false, false
+			if avl < 0 {
+				// the range ends: kept if long enough or joined to the
+				// previous one
+				if v.t-cur.s >= q.d || (len(out) > 0 && cur.s == out[len(out)-1].e) {
+					cur.e = v.t
+					out = append(out, cur)
+				}
+				active = false
+				if len(out) == q.count || v.t >= q.e {
+					return out, true
+				}
+				continue
+			}
+			tc := avl + k
+			if v.t >= q.s {
+				if tc != cur.tc && (q.t == 0 || tc < q.t || tc < cur.tc || cur.tc < q.t) {
+					if v.t > cur.s {
+						cur.e = v.t
+						out = append(out, cur)
+					}
+					cur = rng{s: max(v.t, now), tc: tc}
+				}
+			} else if tc < cur.tc {
+				cur.tc = tc // before the start: the count the range begins with
+			}
+		case added && active:
+			tc := avl + k
+			if tc > cur.tc || (tc < cur.tc && (q.t == 0 || tc < q.t || cur.tc < q.t)) {
+				cur.e = v.t
+				out = append(out, cur)
+				cur = rng{s: max(v.t, now), tc: tc}
+			}
+		case added && !active:
+			added, removed = false, false
+			if avl >= 0 {
+				cur = rng{s: max(q.s, v.t, now), tc: k + avl}
+				active = true
+			}
+		}
+	}
+	if active {
+		cur.e = rangeEnd
+		out = append(out, cur)
+	}
+	return out, true
+}
+
+// fixRanges is the first clean-up pass: ranges over before the start are
+// emptied, ranges begun before it start there, and ranges with fewer than
+// k tasks are dropped.
+func fixRanges(ar []rng, q rangeQuery) []rng {
+	w := 0
+	for _, r := range ar {
+		if r.e < q.s {
+			r.tc = 0
+		} else if r.s < q.s {
+			r.s = q.s
+		}
+		if r.tc >= q.k {
+			ar[w] = r
+			w++
+		}
+	}
+	return ar[:w]
+}
+
+// collapseRanges is the second pass, in place exactly as Maui does it: a
+// range shorter than the walltime survives when the ranges joined to it
+// (before, then after) make up the walltime — keeping its own count; a
+// range starting after the window is folded into the previous one when
+// they touch and it is not smaller (or the previous one is short), the
+// count being the smaller of the two.
+func collapseRanges(ar []rng, q rangeQuery) []rng {
+	w := 0
+	for x := range ar {
+		rt := ar[x].e - ar[x].s
+		if rt < q.d {
+			for y := x - 1; y >= 0; y-- {
+				if ar[y].e != ar[y+1].s {
+					break
+				}
+				rt += ar[y].e - ar[y].s
+				if rt >= q.d {
+					break
+				}
+			}
+			if rt < q.d {
+				for y := x + 1; y < len(ar); y++ {
+					if ar[y-1].e != ar[y].s {
+						break
+					}
+					rt += ar[y].e - ar[y].s
+					if rt >= q.d {
+						break
+					}
+				}
+			}
+		}
+		if ar[x].s > q.e {
+			// ar[w] is this range when nothing was dropped before it,
+			// otherwise a slot already used (as in Maui)
+			if w > 0 && ar[w-1].e == ar[x].s && (ar[w].tc >= ar[w-1].tc || ar[w-1].e-ar[w-1].s < q.d) {
+				ar[w-1].e = ar[x].e
+				ar[w-1].tc = min(ar[w-1].tc, ar[x].tc)
+			}
+			ar[x].tc = 0
+		} else if q.e > q.s && ar[x].e > q.e {
+			ar[x].e = q.e
+		}
+		if rt < max(1, q.d) {
+			ar[x].tc = 0
+		}
+		if ar[x].tc != 0 {
+			ar[w] = ar[x]
+			w++
+		}
+	}
+	return ar[:w]
+}
+
+// startRanges turns availability ranges into the times a job of duration
+// d may start (MRLSFromA): each range joined with the ranges that follow
+// it without a gap, up to its end plus d — the one crossing that point
+// included — with their smallest count.
+func startRanges(d int64, ar []rng, out []rng) []rng {
+	out = out[:0]
+	for a := range ar {
+		rt := ar[a].e - ar[a].s
+		tc := ar[a].tc
+		for r := a + 1; r < len(ar); r++ {
+			if ar[r-1].e != ar[r].s {
+				break
+			}
+			rt += ar[r].e - ar[r].s
+			tc = min(tc, ar[r].tc)
+			if rt > ar[a].e-ar[a].s+d {
+				break
+			}
+		}
+		if rt >= d {
+			out = append(out, rng{s: ar[a].s, e: min(ar[a].e, ar[a].s+rt-d), tc: tc})
+		}
+	}
+	if len(out) > 0 && out[0].tc == 0 {
+		return out[:0]
+	}
+	return out
+}
+
+// nodeProbe is what MJobGetNRange finds for a job of procs tasks (ppn per
+// chunk, 0 for any) and walltime d starting now on node i: the tasks it
+// may have and how long that lasts.
+func (e *Engine) nodeProbe(i int, ev []nevent, procs, ppn int, d int64) (tasks int, window int64, ok bool) {
+	n := &e.nodes[i]
+	tcNow := n.procs - n.used
+	maxT := min(max(procs, ppn), tcNow)
+	minT, minTPN, capT := 0, 0, 0
+	if ppn > 0 {
+		maxT -= maxT % ppn
+		minTPN, capT = ppn, ppn-1
+	}
+	var buf [8]rng
+	for maxT > max(minT, capT) {
+		if maxT < minTPN {
+			maxT = 0
+			break
+		}
+		tc := (maxT + minT + 1) >> 1
+		if ppn > 0 {
+			if tp := ppn * (minT/ppn + 1); tp > tc {
+				tc = tp
+			} else {
+				tc -= tc % ppn
+			}
+		}
+		ar, ok := e.snRange(i, ev, rangeQuery{s: e.now, e: e.now, k: tc, d: d, t: procs, count: 1}, buf[:0])
+		if !ok {
+			maxT = tc - 1
+			if ppn > 0 {
+				maxT -= maxT % ppn
+			}
+			continue
+		}
+		minT = ar[0].tc
+		window = min(rangeEnd, ar[0].e) - ar[0].s
+	}
+	if ppn > 0 {
+		minT -= minT % ppn
+	}
+	return minT, window, maxT > 0 && window > 0
+}
