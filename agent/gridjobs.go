@@ -91,6 +91,6 @@ func (a *Agent) reportGridJobs(snap forecast.Snapshot, now int64) {
 			a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("grid job event not published")
 			continue
 		}
-		a.log.Info().Str("job", ev.Job).Str("state", ev.State).Msg("grid job part " + ev.State)
+		a.log.Info().Str("job", ev.Job).Str("state", ev.State).Int64("at", ev.Time).Msg("grid job part " + ev.State)
 	}
 }
