@@ -37,6 +37,8 @@ type Deps struct {
 	Users   UserLookup
 	Sources []Source
 	Metrics Metrics
+	// JobEnds, when set, dates grid parts' ends from the accounting log.
+	JobEnds JobEndFinder
 	// Log receives the agent's lines, with "site" and "component" fields
 	// added by the agent (do not add them to Log again). Nil logs nothing.
 	Log *zerolog.Logger

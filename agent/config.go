@@ -46,6 +46,10 @@ type Config struct {
 	Replicas int
 	// Dispatch is how grid jobs' parts run here (see DispatchConfig).
 	Dispatch DispatchConfig
+	// GridState is a file where the agent keeps the grid jobs whose parts
+	// it saw running (gridstate.go), so a part that ended while the agent
+	// was down is reported finished at start. Empty: in memory only.
+	GridState string
 }
 
 // Defaults of Config.

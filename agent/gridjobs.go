@@ -2,7 +2,9 @@ package agent
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
+	"strings"
 
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -18,8 +20,18 @@ type GridJobNamer interface {
 }
 
 // gridTracker remembers which grid jobs' parts were running at the last
-// snapshot. Not safe for concurrent use (the build loop owns it).
-type gridTracker struct{ running map[string]bool }
+// snapshot, with their local job ids. Not safe for concurrent use (the
+// build loop owns it). With a state file (gridstate.go) it survives a
+// restart of the agent.
+type gridTracker struct {
+	running map[string]bool
+	local   map[string][]string // grid job → its local jobs seen running
+	// gone holds, after observe, the local jobs of the grid jobs it
+	// reported finished; changed says running/local differ from before.
+	gone    map[string][]string
+	changed bool
+	loaded  bool // the state file was read (once, before the first observe)
+}
 
 // observe compares snap with the last snapshot: a grid job with a running
 // local job bound to one of its reservations has started; one that was
@@ -28,12 +40,14 @@ type gridTracker struct{ running map[string]bool }
 // caller.
 func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, now int64) []wire.JobEvent {
 	running := map[string]bool{}
+	local := map[string][]string{}
 	for _, j := range snap.Jobs {
 		if j.Reservation == "" || !j.Running() {
 			continue
 		}
 		if job, ok := namer.JobOf(j.Reservation); ok {
 			running[job] = true
+			local[job] = append(local[job], j.ID)
 		}
 	}
 	var out []wire.JobEvent
@@ -42,21 +56,16 @@ func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, now in
 			out = append(out, wire.JobEvent{Type: wire.TypeJobEvent, Job: job, State: "started", Time: now})
 		}
 	}
+	g.gone = map[string][]string{}
 	for job := range g.running {
 		if !running[job] {
 			out = append(out, wire.JobEvent{Type: wire.TypeJobEvent, Job: job, State: "finished", Time: now})
+			g.gone[job] = g.local[job]
 		}
 	}
-	slices.SortFunc(out, func(a, b wire.JobEvent) int {
-		if a.Job < b.Job {
-			return -1
-		}
-		if a.Job > b.Job {
-			return 1
-		}
-		return 0
-	})
-	g.running = running
+	slices.SortFunc(out, func(a, b wire.JobEvent) int { return strings.Compare(a.Job, b.Job) })
+	g.changed = !maps.EqualFunc(local, g.local, slices.Equal[[]string])
+	g.running, g.local = running, local
 	return out
 }
 
@@ -68,7 +77,11 @@ func (a *Agent) reportGridJobs(snap forecast.Snapshot, now int64) {
 	if !ok || a.deps.Conn == nil {
 		return
 	}
-	for _, ev := range a.grid.observe(snap, namer, now) {
+	a.loadGridState()
+	evs := a.grid.observe(snap, namer, now)
+	a.stampEnds(evs)
+	a.saveGridState()
+	for _, ev := range evs {
 		ev.Site = a.cfg.Site
 		data, err := json.Marshal(ev)
 		if err == nil {

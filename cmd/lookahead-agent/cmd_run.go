@@ -53,7 +53,8 @@ func runRun(ctx context.Context, c Config) error {
 	}
 	defer nc.Drain()
 	ac, _ := c.agentConfig()
-	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base}
+	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base,
+		JobEnds: jobEnds(c)}
 	if c.Engine == "maui" {
 		deps.CheckEngine = builtinEngine(c) // reserve re-checks must answer within the broker's deadline
 	}

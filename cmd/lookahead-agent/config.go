@@ -208,7 +208,7 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack,
+		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
 			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {
@@ -239,6 +239,15 @@ func (c Config) serverLogs() string {
 		return c.Torque.ServerLogs
 	}
 	return filepath.Join(c.Torque.PBSHome, "server_logs")
+}
+
+// gridState is where the agent keeps its grid jobs' running parts
+// (none for a simulated site: its parts live in the process).
+func (c Config) gridState() string {
+	if c.simulated() || c.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(c.StateDir, "grid-parts.json")
 }
 
 func (c Config) accountingDir() string {

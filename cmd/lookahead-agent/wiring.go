@@ -67,6 +67,16 @@ func skippedLogger(c Config) func(*torque.ItemError) {
 	}
 }
 
+// jobEnds dates grid parts' ends from the accounting log (nil for a
+// simulated site or an unknown torque.timezone, which config reports).
+func jobEnds(c Config) agent.JobEndFinder {
+	loc, err := time.LoadLocation(c.Torque.Timezone)
+	if c.simulated() || err != nil {
+		return nil
+	}
+	return torque.AccountingEnds{Dir: c.accountingDir(), Location: loc}
+}
+
 type fileSnapshotter string
 
 func (f fileSnapshotter) Snapshot(context.Context) (forecast.Snapshot, error) {

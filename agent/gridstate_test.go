@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"lookahead/forecast"
+	"lookahead/internal/natsembed"
+	"lookahead/maui"
+	"lookahead/torque"
+	"lookahead/wire"
+)
+
+// gridAgent is an agent of site vm whose reserver names the captured
+// reservation grid1.0's grid job ("rid1", prefix "g"), publishing job
+// events on nc, with its grid part state in file.
+func gridAgent(t *testing.T, nc *nats.Conn, file string) *Agent {
+	t.Helper()
+	a, err := New(Config{Site: "vm", GridState: file}, Deps{Conn: nc, Snapshotter: TorqueSnapshotter{},
+		Engine: BuiltinEngine{}, Reserver: MauiReserver{Config: maui.ClientConfig{Prefix: "g"}},
+		JobEnds: torque.AccountingEnds{Dir: "testdata/torque-6.1.3/accounting", Location: time.UTC}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func nextEvent(t *testing.T, sub *nats.Subscription) wire.JobEvent {
+	t.Helper()
+	msg, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev wire.JobEvent
+	if err := json.Unmarshal(msg.Data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// TestGridPartEndedWhileAgentDown: on the captured Torque 6.1.3 session,
+// the agent reports rid1's part (5.vm in reservation grid1.0) started and
+// stops; 5.vm ends. A new agent on the same state file reports the part
+// finished at its first snapshot — whether 5.vm is still listed completed
+// (keep_completed) or gone — at the end the accounting log's E record
+// gives, and only once.
+func TestGridPartEndedWhileAgentDown(t *testing.T) {
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", "rid1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []struct {
+		name string
+		snap forecast.Snapshot
+	}{
+		{"completed job listed", qstatSnapshot(t, "27_qstat_f_x_final.out")},
+		{"completed job gone", forecast.Snapshot{Site: "vm"}},
+	} {
+		t.Run(after.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "grid-parts.json")
+			first := gridAgent(t, nc, file)
+			first.reportGridJobs(qstatSnapshot(t, "15_qstat_f_x_all.out"), 1795317230)
+			if ev := nextEvent(t, sub); ev.Job != "rid1" || ev.State != "started" || ev.Site != "vm" {
+				t.Fatalf("first agent: %+v", ev)
+			}
+			restarted := gridAgent(t, nc, file)
+			restarted.reportGridJobs(after.snap, 1795320000)
+			if ev := nextEvent(t, sub); ev.Job != "rid1" || ev.State != "finished" || ev.Time != 1795317278 {
+				t.Fatalf("restarted agent: %+v, want rid1 finished at 5.vm's accounting end 1795317278", ev)
+			}
+			restarted.reportGridJobs(after.snap, 1795320060)
+			again := gridAgent(t, nc, file)
+			again.reportGridJobs(after.snap, 1795320120)
+			if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
+				t.Fatalf("reported again: %s", msg.Data)
+			}
+		})
+	}
+}
