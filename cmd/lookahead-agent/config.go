@@ -208,9 +208,9 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
-		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack,
+		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
-			StartSlack: c.Dispatch.StartSlack}, GridState: c.gridState()}
+			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {
 		ac.Slack = -1 // 0 in the file turns the slack off
 	}
