@@ -362,19 +362,5 @@ func cancelDispatched(j *Job, e *Event) {
 
 // OwedStops lists (job, site) pairs whose stop is due at now.
 func (s *State) OwedStops(now int64) []Owed {
-	var out []Owed
-	for _, j := range s.Jobs() {
-		for site, after := range j.PendingStop {
-			if now >= after {
-				out = append(out, Owed{Job: j.Req.ID, Site: site})
-			}
-		}
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Job != out[b].Job {
-			return out[a].Job < out[b].Job
-		}
-		return out[a].Site < out[b].Site
-	})
-	return out
+	return s.owed(now, func(j *Job) map[string]int64 { return j.PendingStop })
 }

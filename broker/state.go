@@ -275,9 +275,15 @@ func owe(j *Job, sites []string, after int64) {
 
 // OwedReleases lists (job, site) pairs whose release is due at now.
 func (s *State) OwedReleases(now int64) []Owed {
+	return s.owed(now, func(j *Job) map[string]int64 { return j.PendingRelease })
+}
+
+// owed lists the (job, site) pairs of due's map that are due at now, in
+// job then site order.
+func (s *State) owed(now int64, due func(*Job) map[string]int64) []Owed {
 	var out []Owed
 	for _, j := range s.Jobs() {
-		for site, after := range j.PendingRelease {
+		for site, after := range due(j) {
 			if now >= after {
 				out = append(out, Owed{Job: j.Req.ID, Site: site})
 			}
