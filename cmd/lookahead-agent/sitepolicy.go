@@ -9,12 +9,13 @@ import (
 // sitePolicy is the built-in engine's policy: maui.config names the site's
 // maui.cfg ("none": the policy key only); unset, <maui.home>/maui.cfg is
 // read when it exists — the file the maui engine copies — and the policy
-// key is the fallback.
+// key is the fallback (always, with the simulated backend, whose site
+// runs the policy key).
 func (c Config) sitePolicy() (agent.SitePolicy, error) {
-	switch c.Maui.Config {
-	case "none":
+	switch {
+	case c.Maui.Config == "none" || (c.Maui.Config == "" && c.simulated()):
 		return agent.LoadSitePolicy("", false, c.Policy)
-	case "":
+	case c.Maui.Config == "":
 		return agent.LoadSitePolicy(filepath.Join(c.Maui.Home, "maui.cfg"), false, c.Policy)
 	}
 	return agent.LoadSitePolicy(c.Maui.Config, true, c.Policy)

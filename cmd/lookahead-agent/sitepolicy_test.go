@@ -9,8 +9,9 @@ import (
 	"lookahead/forecast/sim"
 )
 
-// The built-in engine follows <maui.home>/maui.cfg when there is one,
-// maui.config when set ("none": the policy key), and refuses a broken or
+// The built-in engine follows <maui.home>/maui.cfg when there is one
+// (not with the simulated backend), maui.config when set ("none": the
+// policy key), and refuses a broken or
 // missing named file at validation.
 func TestBuiltinEngineFollowsSiteMauiConfig(t *testing.T) {
 	home := t.TempDir()
@@ -28,6 +29,8 @@ func TestBuiltinEngineFollowsSiteMauiConfig(t *testing.T) {
 		{"site: a\npolicy: depth=3\nmaui:\n  home: " + home + "\n  config: none\n", 3, false, 0, true},
 		{"site: a\nmaui:\n  home: " + home + "\n  config: " + other + "\n", 2, false, 0, true},
 		{"site: a\npolicy: depth=3\nmaui:\n  home: " + t.TempDir() + "\n", 3, false, 0, true},
+		// the simulated backend's site runs the policy key, whatever Maui this host has
+		{"site: a\nbackend: simulated\npolicy: depth=3\nmaui:\n  home: " + home + "\n", 3, false, 0, true},
 		{"site: a\nmaui:\n  config: " + other + ".missing\n", 0, false, 0, false},
 	} {
 		cfg, err := loadConfig(writeFile(t, "a.yaml", c.body), true, newRootCommand().Flags())
