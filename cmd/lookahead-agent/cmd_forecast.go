@@ -1,11 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -75,8 +79,8 @@ func runForecast(ctx context.Context, cmd *cobra.Command, opts *forecastOptions,
 // printForecast is the table view: per node, its slots' processor-hours
 // and the cheapest price.
 func printForecast(w io.Writer, f *forecast.Forecast) error {
-	fmt.Fprintf(w, "site %s  generated %d  horizon %d  nodes %d  slots %d\n\n",
-		f.Site, f.Generated, f.Horizon, len(f.Nodes), len(f.Slots))
+	fmt.Fprintf(w, "site %s  generated %s  horizon %s  nodes %d  slots %d\n\n",
+		f.Site, unixUTC(f.Generated), unixUTC(f.Horizon), len(f.Nodes), len(f.Slots))
 	type row struct {
 		slots    int
 		cpuHours float64
@@ -107,5 +111,34 @@ func printForecast(w io.Writer, f *forecast.Forecast) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\n", n, r.slots, r.cpuHours, r.minPrice)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printSlots(w, f.Slots)
+}
+
+// maxSlotRows bounds the slot listing of the table view; -o json has all.
+const maxSlotRows = 40
+
+// printSlots lists the slots by node and start, each with its times.
+func printSlots(w io.Writer, slots []forecast.Slot) error {
+	sorted := slices.Clone(slots)
+	slices.SortStableFunc(sorted, func(a, b forecast.Slot) int {
+		return cmp.Or(strings.Compare(a.Node, b.Node), cmp.Compare(a.Start, b.Start))
+	})
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nNODE\tPROCS\tSTART\tEND\tPRICE")
+	for i, s := range sorted {
+		if i == maxSlotRows {
+			fmt.Fprintf(tw, "… %d more slots (-o json lists every one)\n", len(sorted)-i)
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.2f\n", s.Node, s.Procs, unixUTC(s.Start), unixUTC(s.End), s.Price)
+	}
 	return tw.Flush()
+}
+
+// unixUTC shows Unix seconds as a UTC time.
+func unixUTC(sec int64) string {
+	return time.Unix(sec, 0).UTC().Format("2006-01-02 15:04:05Z")
 }
