@@ -22,6 +22,9 @@ type QsubSpec struct {
 	Name string
 	// Queue (-q), optional.
 	Queue string
+	// Server, optional: the pbs_server ("host" or "host:port") the job
+	// goes to, as qsub's destination `-q [Queue]@Server`.
+	Server string
 	// Nodes are the processors per named node, exactly (-l
 	// nodes=a:ppn=2+b:ppn=4).
 	Nodes []forecast.HostProcs
@@ -60,8 +63,12 @@ func QsubArgs(s QsubSpec) ([]string, error) {
 		args = append(args, "-P", s.User)
 	}
 	args = append(args, "-N", s.Name)
-	if s.Queue != "" {
-		args = append(args, "-q", s.Queue)
+	if s.Queue != "" || s.Server != "" {
+		dest := s.Queue
+		if s.Server != "" {
+			dest += "@" + s.Server
+		}
+		args = append(args, "-q", dest)
 	}
 	args = append(args, "-l", "nodes="+ExactNodes(s.Nodes), "-l", "walltime="+FormatDuration(s.Walltime))
 	args = append(args, s.Bind...)
@@ -94,6 +101,8 @@ func (s QsubSpec) check() error {
 		return bad("job name %q: 1 to 256 printable characters without spaces", s.Name)
 	case s.Queue != "" && !forecast.IsPlainName(s.Queue):
 		return bad("queue %q is not a plain name", s.Queue)
+	case s.Server != "" && !validServer(s.Server):
+		return bad("server %q is not host or host:port", s.Server)
 	case len(s.Nodes) == 0:
 		return bad("no nodes")
 	case s.Walltime <= 0:
@@ -207,3 +216,10 @@ func clipBytes(b []byte) string {
 
 // Args is QsubArgs(s).
 func (s QsubSpec) Args() ([]string, error) { return QsubArgs(s) }
+
+// validServer reports whether s is "host" or "host:port" with a plain
+// host name and a decimal port.
+func validServer(s string) bool {
+	host, port, hasPort := strings.Cut(s, ":")
+	return forecast.IsPlainName(host) && (!hasPort || (port != "" && len(port) <= 5 && isDigits(port)))
+}

@@ -30,9 +30,14 @@ var _ InputRunner = (*FixtureRunner)(nil)
 
 // BatchConfig names the batch commands (defaults "qsub", "qdel",
 // "qstat": looked up by the runner) and the site, for error messages.
+// Server, when set, is the pbs_server ("host" or "host:port", the
+// agent's torque.server) every command goes to: qsub's destination
+// (`-q [queue]@server`), qstat's (`@server`) and qdel's job id
+// (`id@server`); empty, the clients' default (<pbs_home>/server_name).
 type BatchConfig struct {
 	Site              string
 	Qsub, Qdel, Qstat string
+	Server            string
 }
 
 // Batch submits, lists and deletes jobs with qsub, qstat and qdel: each
@@ -62,6 +67,9 @@ func NewBatch(r InputRunner, cfg BatchConfig) *Batch {
 // the new job's id. A refusal by Torque is a *CommandError with qsub's
 // stderr.
 func (b *Batch) Submit(ctx context.Context, spec QsubSpec) (string, []string, error) {
+	if b.cfg.Server != "" {
+		spec.Server = b.cfg.Server
+	}
 	args, err := QsubArgs(spec)
 	if err != nil {
 		return "", nil, err
@@ -85,6 +93,9 @@ func (b *Batch) Submit(ctx context.Context, spec QsubSpec) (string, []string, er
 // (kept for the server's keep_completed) included.
 func (b *Batch) Jobs(ctx context.Context) ([]BatchJob, []string, error) {
 	args := []string{"-f", "-x"}
+	if b.cfg.Server != "" {
+		args = append(args, "@"+b.cfg.Server)
+	}
 	argv := append([]string{b.cfg.Qstat}, args...)
 	res, err := b.run.RunInput(ctx, nil, b.cfg.Qstat, args...)
 	if err != nil {
@@ -111,12 +122,16 @@ func (b *Batch) Delete(ctx context.Context, id string) ([]string, error) {
 	if !looksLikeJobID(id) {
 		return nil, fmt.Errorf("qdel on %s: %w: job id %q", b.cfg.Site, ErrBadSpec, id)
 	}
-	argv := []string{b.cfg.Qdel, id}
-	res, err := b.run.RunInput(ctx, nil, b.cfg.Qdel, id)
+	target := id
+	if b.cfg.Server != "" {
+		target += "@" + b.cfg.Server
+	}
+	argv := []string{b.cfg.Qdel, target}
+	res, err := b.run.RunInput(ctx, nil, b.cfg.Qdel, target)
 	if err != nil {
 		return argv, fmt.Errorf("qdel on %s: %w", b.cfg.Site, err)
 	}
-	if err := ClassifyExit("qdel", []string{id}, res); err != nil {
+	if err := ClassifyExit("qdel", []string{target}, res); err != nil {
 		return argv, fmt.Errorf("qdel on %s: %w", b.cfg.Site, err)
 	}
 	return argv, nil

@@ -308,3 +308,50 @@ func TestBatchJobsAndDeleteLive(t *testing.T) {
 		t.Fatalf("qdel of an option: %v", err)
 	}
 }
+
+// TestBatchServerLive replays qsub, qstat and qdel sent to a named
+// pbs_server (torque.server), captured live: the destination goes as
+// `-q @server`, `@server` and `id@server`, and a server that does not
+// resolve is an error carrying the client's words.
+func TestBatchServerLive(t *testing.T) {
+	const dir = "testdata/qsub/torque-6.1.3-live-server"
+	ctx := context.Background()
+	fr, err := NewFixtureRunner(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := QsubSpec{User: "alice", Name: "la.srv-a.0", Nodes: []forecast.HostProcs{{Node: "vm", Procs: 1}}, Walltime: 60,
+		Output: "/home/alice/la.srv-a.0.out", Error: "/home/alice/la.srv-a.0.err"}
+	b := NewBatch(fr, BatchConfig{Site: "vm", Server: "vm"})
+	if id, argv, err := b.Submit(ctx, spec); err != nil || id != "66.vm" || !slices.Contains(argv, "@vm") {
+		t.Fatalf("qsub @vm: %q %q %v", id, argv, err)
+	}
+	spec.Name, spec.Queue, spec.Output, spec.Error = "la.srv-b.0", "batch", "", ""
+	if id, _, err := b.Submit(ctx, spec); err != nil || id != "67.vm" {
+		t.Fatalf("qsub batch@vm: %q %v", id, err)
+	}
+	jobs, argv, err := b.Jobs(ctx)
+	if err != nil || len(jobs) == 0 || argv[len(argv)-1] != "@vm" {
+		t.Fatalf("qstat @vm: %d jobs, %q, %v", len(jobs), argv, err)
+	}
+	if argv, err := b.Delete(ctx, "66.vm"); err != nil || !slices.Equal(argv, []string{"qdel", "66.vm@vm"}) {
+		t.Fatalf("qdel: %q %v", argv, err)
+	}
+	if _, err := b.Delete(ctx, "999.vm"); !errors.Is(err, ErrUnknownJob) {
+		t.Errorf("qdel of an unknown job at the server: %v, want ErrUnknownJob", err)
+	}
+	bad := NewBatch(fr, BatchConfig{Site: "vm", Server: "nosuchserver"})
+	spec.Name, spec.Queue = "la.srv-c.0", ""
+	if _, _, err := bad.Submit(ctx, spec); err == nil || !strings.Contains(err.Error(), "cannot connect to server nosuchserver") {
+		t.Errorf("qsub to a server that does not resolve: %v", err)
+	}
+	if _, _, err := bad.Jobs(ctx); err == nil || !strings.Contains(err.Error(), "cannot connect to server nosuchserver") {
+		t.Errorf("qstat at a server that does not resolve: %v", err)
+	}
+	if _, err := bad.Delete(ctx, "67.vm"); err == nil || Gone(err) {
+		t.Errorf("qdel at a server that does not resolve: %v, want an error that is not Gone", err)
+	}
+	if _, err := QsubArgs(QsubSpec{Name: "x", Server: "vm;rm", Nodes: spec.Nodes, Walltime: 60}); !errors.Is(err, ErrBadSpec) {
+		t.Errorf("server %q accepted: %v", "vm;rm", err)
+	}
+}

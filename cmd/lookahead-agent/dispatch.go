@@ -15,5 +15,5 @@ func executor(c Config) (agent.Executor, error) {
 		return simulatedSite(c)
 	}
 	run := torque.NewExecInputRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
-	return torque.NewBatch(run, torque.BatchConfig{Site: c.Site, Qsub: c.Torque.Qsub, Qdel: c.Torque.Qdel, Qstat: c.Torque.Qstat}), nil
+	return torque.NewBatch(run, torque.BatchConfig{Site: c.Site, Qsub: c.Torque.Qsub, Qdel: c.Torque.Qdel, Qstat: c.Torque.Qstat, Server: c.Torque.Server}), nil
 }
