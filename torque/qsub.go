@@ -101,7 +101,7 @@ func (s QsubSpec) check() error {
 		return bad("job name %q: 1 to 256 printable characters without spaces", s.Name)
 	case s.Queue != "" && !forecast.IsPlainName(s.Queue):
 		return bad("queue %q is not a plain name", s.Queue)
-	case s.Server != "" && !validServer(s.Server):
+	case s.Server != "" && !ValidServer(s.Server):
 		return bad("server %q is not host or host:port", s.Server)
 	case len(s.Nodes) == 0:
 		return bad("no nodes")
@@ -217,9 +217,9 @@ func clipBytes(b []byte) string {
 // Args is QsubArgs(s).
 func (s QsubSpec) Args() ([]string, error) { return QsubArgs(s) }
 
-// validServer reports whether s is "host" or "host:port" with a plain
+// ValidServer reports whether s is "host" or "host:port" with a plain
 // host name and a decimal port.
-func validServer(s string) bool {
+func ValidServer(s string) bool {
 	host, port, hasPort := strings.Cut(s, ":")
 	return forecast.IsPlainName(host) && (!hasPort || (port != "" && len(port) <= 5 && isDigits(port)))
 }

@@ -191,6 +191,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %q: %w", tz.key, tz.v, err))
 		}
 	}
+	if c.Torque.Server != "" && !torque.ValidServer(c.Torque.Server) {
+		errs = append(errs, fmt.Errorf("torque.server %q: must be host or host:port", c.Torque.Server))
+	}
 	if c.Reservations.Prefix != "" && !forecast.IsPlainName(c.Reservations.Prefix) {
 		errs = append(errs, fmt.Errorf("reservations.prefix %q: must be a plain name", c.Reservations.Prefix))
 	}

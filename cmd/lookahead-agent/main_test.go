@@ -295,3 +295,15 @@ func TestEngineMauiNeedsTheBinaryPath(t *testing.T) {
 		}
 	}
 }
+
+func TestTorqueServerIsHostOrHostPort(t *testing.T) {
+	for server, ok := range map[string]bool{"vm": true, "pbs.example.org:15001": true, "vm:": false, "vm;rm -rf": false, "-q": false, "vm:99999x": false} {
+		c, err := loadConfig(writeFile(t, "a.yaml", "site: a\ntorque:\n  server: \""+server+"\"\n"), true, newRootCommand().Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "torque.server")) {
+			t.Errorf("torque.server %q: %v, want ok=%v", server, err, ok)
+		}
+	}
+}
