@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -36,12 +37,15 @@ over NATS, and plan in cycles. Logs are JSON lines on stderr.`,
 	return cmd
 }
 
+// logOutput is where the daemon logs (tests capture it).
+var logOutput io.Writer = os.Stderr
+
 func newLogger(level string) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Logger{}, cli.Usagef("log_level %q: must be debug, info, warn or error", level)
 	}
-	return zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Str("service", "lookahead-broker").Logger(), nil
+	return zerolog.New(logOutput).Level(lvl).With().Timestamp().Str("service", "lookahead-broker").Logger(), nil
 }
 
 // runRun wires NATS, metrics and the broker and runs them until ctx ends.
@@ -89,23 +93,27 @@ func runRun(ctx context.Context, cfg Config) error {
 
 // followHealth keeps /readyz (and systemd's status) on what the broker
 // reports: ready only while it is connected, can append to its job stream
-// and its planning cycles succeed. A change is logged once.
+// and its planning cycles succeed. A change is logged once; the first
+// "ready" is the caller's (it logs where the broker listens).
 func followHealth(ctx context.Context, b *daemon.Broker, srv *metrics.Server, log zerolog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
-	was, wasWhy := false, "starting"
+	was, wasWhy, first := false, "starting", true
 	for {
 		ok, why := b.Healthy()
 		if ok != was || why != wasWhy {
 			if ok {
 				srv.SetReady()
-				log.Info().Msg("broker ready")
+				if !first {
+					log.Info().Msg("broker ready")
+				}
 			} else {
 				srv.SetNotReady(why)
 				log.Warn().Str("why", why).Msg("broker not ready")
 			}
 			was, wasWhy = ok, why
 		}
+		first = false
 		select {
 		case <-ctx.Done():
 			return

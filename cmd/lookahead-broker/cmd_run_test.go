@@ -1,19 +1,44 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"lookahead/internal/natsembed"
 )
 
+// lockedBuffer is a log sink safe for the daemon's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // TestRunServesAndStops runs the daemon against a real embedded NATS with
-// its metrics listener, scrapes it once ready, and stops it by context.
+// its metrics listener, scrapes it once ready, and stops it by context. It
+// says "broker ready" once.
 func TestRunServesAndStops(t *testing.T) {
+	logs := &lockedBuffer{}
+	logOutput = logs
+	defer func() { logOutput = os.Stderr }()
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +46,7 @@ func TestRunServesAndStops(t *testing.T) {
 	defer srv.Shutdown()
 	cmd := newRunCommand()
 	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
-		"--metrics-listen", "127.0.0.1:19465", "--log-level", "warn"})
+		"--metrics-listen", "127.0.0.1:19465", "--log-level", "info"})
 	cfg, err := loadConfig(cmd.Flags())
 	if err != nil {
 		t.Fatal(err)
@@ -64,5 +89,8 @@ func TestRunServesAndStops(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not stop")
+	}
+	if n := strings.Count(logs.String(), `"message":"broker ready"`); n != 1 {
+		t.Errorf("%d \"broker ready\" lines, want 1:\n%s", n, logs)
 	}
 }
