@@ -36,13 +36,15 @@ type gridTracker struct {
 // observe compares snap with the last snapshot: a grid job with a running
 // local job bound to one of its reservations has started; one that was
 // running and no longer has any has finished (Torque's completed jobs are
-// not in the snapshot). Events are in job order; Site is left to the
-// caller.
-func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, now int64) []wire.JobEvent {
+// not in the snapshot). Jobs skip says are someone else's to report (the
+// parts this agent dispatched: followParts reports them with their real
+// times and exit status) are left out. Events are in job order; Site is
+// left to the caller.
+func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, skip func(forecast.LocalJob) bool, now int64) []wire.JobEvent {
 	running := map[string]bool{}
 	local := map[string][]string{}
 	for _, j := range snap.Jobs {
-		if j.Reservation == "" || !j.Running() {
+		if j.Reservation == "" || !j.Running() || (skip != nil && skip(j)) {
 			continue
 		}
 		if job, ok := namer.JobOf(j.Reservation); ok {
@@ -78,7 +80,7 @@ func (a *Agent) reportGridJobs(snap forecast.Snapshot, now int64) {
 		return
 	}
 	a.loadGridState()
-	evs := a.grid.observe(snap, namer, now)
+	evs := a.grid.observe(snap, namer, a.dispatchedPart, now)
 	a.stampEnds(evs)
 	a.saveGridState()
 	for _, ev := range evs {
@@ -93,4 +95,14 @@ func (a *Agent) reportGridJobs(snap forecast.Snapshot, now int64) {
 		}
 		a.log.Info().Str("job", ev.Job).Str("state", ev.State).Int64("at", ev.Time).Msg("grid job part " + ev.State)
 	}
+}
+
+// dispatchedPart reports whether j is a part this agent dispatched (named
+// la.<job>.<part>) and follows itself, which it does when it can dispatch.
+func (a *Agent) dispatchedPart(j forecast.LocalJob) bool {
+	if a.deps.Executor == nil {
+		return false
+	}
+	_, _, ok := wire.ParsePartName(j.Name)
+	return ok
 }

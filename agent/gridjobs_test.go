@@ -42,7 +42,7 @@ func TestGridJobEventsFromCapturedQstat(t *testing.T) {
 		{"27_qstat_f_x_final.out", nil},
 	}
 	for i, st := range steps {
-		evs := g.observe(qstatSnapshot(t, st.file), namer, int64(100+i))
+		evs := g.observe(qstatSnapshot(t, st.file), namer, nil, int64(100+i))
 		var got []string
 		for _, ev := range evs {
 			if ev.Type != wire.TypeJobEvent || ev.Time != int64(100+i) {
@@ -60,7 +60,39 @@ func TestGridJobEventsFromCapturedQstat(t *testing.T) {
 func TestGridJobEventsIgnoreForeignReservations(t *testing.T) {
 	namer := MauiReserver{Config: maui.ClientConfig{}} // prefix "la."
 	var g gridTracker
-	if evs := g.observe(qstatSnapshot(t, "15_qstat_f_x_all.out"), namer, 1); len(evs) != 0 {
+	if evs := g.observe(qstatSnapshot(t, "15_qstat_f_x_all.out"), namer, nil, 1); len(evs) != 0 {
 		t.Fatalf("events %+v for a reservation lookahead did not make", evs)
+	}
+}
+
+// A part this agent dispatched (la.<job>.<part>, bound to its reservation)
+// is reported by the part follower, with its real times and exit status;
+// the grid job tracker reports it only on a site that does not dispatch
+// (seen live: both reported "started", the broker logged the part twice).
+func TestGridJobEventsLeaveDispatchedPartsToTheFollower(t *testing.T) {
+	f, err := os.Open("testdata/dispatch/19_qstat_f_x_running_in_reservation.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	jobs, err := torque.ParseQstatXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := forecast.Snapshot{Site: "vm", Jobs: jobs}
+	namer := MauiReserver{}
+	for _, c := range []struct {
+		name string
+		deps Deps
+		want int
+	}{
+		{"dispatching site", Deps{Executor: torque.NewBatch(nil, torque.BatchConfig{})}, 0},
+		{"site without dispatch", Deps{}, 2},
+	} {
+		a := &Agent{deps: c.deps}
+		var g gridTracker
+		if evs := g.observe(snap, namer, a.dispatchedPart, 1); len(evs) != c.want {
+			t.Errorf("%s: events %+v, want %d", c.name, evs, c.want)
+		}
 	}
 }
