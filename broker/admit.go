@@ -151,7 +151,7 @@ func DecideCancel(s *State, p Policy, actor, id string, now int64) (Event, wire.
 		reply.Code, reply.Message, reply.State = wire.CodeInvalid, fmt.Sprintf("job %s is %s and cannot be cancelled", id, j.State), j.State
 		return Event{}, reply
 	}
-	e := Event{Kind: EvCancelled, Time: now, Job: id, Actor: actor, Message: "cancelled by " + actor}
+	e := Event{Kind: EvCancelled, Time: now, Job: id, Actor: actor, Message: "cancelled by " + actorName(actor)}
 	if j.State == wire.JobReserved {
 		e.Release = allocSites(j)
 	}
@@ -183,4 +183,13 @@ func (p Policy) identity(actor string) (Allowed, bool) {
 	}
 	a, ok := p.Identities["*"]
 	return a, ok
+}
+
+// actorName is how a NATS user shows in messages: the anonymous user of
+// a server without authentication has the empty name.
+func actorName(actor string) string {
+	if actor == "" {
+		return "the anonymous NATS user"
+	}
+	return actor
 }

@@ -131,3 +131,17 @@ func TestDefaultBudgetAndWildcardIdentity(t *testing.T) {
 		t.Fatalf("unlisted account with default 0: %+v", rep)
 	}
 }
+
+// The cancel message names who cancelled; on a NATS server without
+// authentication that is the anonymous user, not an empty name.
+func TestCancelMessageNamesTheActor(t *testing.T) {
+	p := Policy{Identities: map[string]Allowed{"*": {Users: []string{"*"}, Accounts: []string{"*"}}}}
+	for actor, want := range map[string]string{"alice": "cancelled by alice", "": "cancelled by the anonymous NATS user"} {
+		s := NewState()
+		mustApply(t, s, submitted(req("g1", 1, 60, 1), 1))
+		e, rep := DecideCancel(s, p, actor, "g1", 2)
+		if rep.Code != wire.CodeOK || e.Message != want {
+			t.Errorf("actor %q: %+v, message %q, want %q", actor, rep, e.Message, want)
+		}
+	}
+}
