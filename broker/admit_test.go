@@ -145,3 +145,11 @@ func TestCancelMessageNamesTheActor(t *testing.T) {
 		}
 	}
 }
+
+// Status lists the sites that still owe a release, sorted.
+func TestStatusListsOwedReleases(t *testing.T) {
+	j := &Job{Req: req("g1", 1, 60, 1), State: wire.JobCancelled, PendingRelease: map[string]int64{"b": 5, "a": 9}}
+	if got := j.Status(nil).Releasing; len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("releasing %q, want [a b]", got)
+	}
+}

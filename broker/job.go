@@ -55,11 +55,7 @@ func (j *Job) Active() bool {
 // Holds reports whether the job's allocation holds slots (the planner must
 // not give them to another job).
 func (j *Job) Holds() bool {
-	switch j.State {
-	case wire.JobCommitting, wire.JobReserved, wire.JobDispatched, wire.JobRunning:
-		return j.Alloc != nil
-	}
-	return false
+	return j.Alloc != nil && wire.HoldsReservations(j.State)
 }
 
 // Status renders the job for the status endpoint; plan is the last cycle's
@@ -79,6 +75,10 @@ func (j *Job) Status(plan *forecast.Allocation) wire.JobStatus {
 		a := *j.Alloc
 		st.Plan = &a
 	}
+	for site := range j.PendingRelease {
+		st.Releasing = append(st.Releasing, site)
+	}
+	sort.Strings(st.Releasing)
 	return st
 }
 

@@ -64,6 +64,16 @@ const (
 	JobExpired    = "expired" // reserved, but never showed up before the reservation ended
 )
 
+// HoldsReservations reports whether a job in state keeps its
+// reservations (the others have released them or owe the release).
+func HoldsReservations(state string) bool {
+	switch state {
+	case JobCommitting, JobReserved, JobDispatched, JobRunning:
+		return true
+	}
+	return false
+}
+
 // SubmitRequest adds a grid job to the queue. RequestID is chosen by the
 // client and reused on retries: a retried submission creates one job.
 type SubmitRequest struct {
@@ -135,6 +145,9 @@ type JobStatus struct {
 	// by hand); Parts are the dispatched parts, in part order.
 	ScriptBytes int          `json:"script_bytes,omitempty"`
 	Parts       []PartStatus `json:"parts,omitempty"`
+	// Releasing lists the sites that still owe the release of the job's
+	// reservations (the broker retries until they confirm), sorted.
+	Releasing []string `json:"releasing,omitempty"`
 }
 
 // StatusReply lists jobs, in submission order. Next, when not 0, is the

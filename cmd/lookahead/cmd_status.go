@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -120,7 +121,7 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 		}
 	}
 	for _, res := range j.Reservations {
-		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes))
+		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s%s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes), releaseNote(j, res.Site))
 		if res.Submit != "" && j.ScriptBytes == 0 {
 			fmt.Fprintf(tw, "  qsub\t%s\n", res.Submit)
 		}
@@ -208,4 +209,16 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// releaseNote says, for a job that no longer holds its reservations,
+// whether a site's reservation is released or its release still owed.
+func releaseNote(j wire.JobStatus, site string) string {
+	switch {
+	case wire.HoldsReservations(j.State):
+		return ""
+	case slices.Contains(j.Releasing, site):
+		return " (release pending)"
+	}
+	return " (released)"
 }
