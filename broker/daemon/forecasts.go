@@ -74,7 +74,7 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 			if e.Operation() != jetstream.KeyValuePut {
 				b.forgetSite(e.Key(), e.Operation().String())
 			} else {
-				b.takeForecast(e.Key(), e.Value())
+				b.takeForecast(e.Key(), e.Value(), !live)
 			}
 			if live {
 				b.kick()
@@ -86,8 +86,12 @@ func (b *Broker) watchForecasts(ctx context.Context, kv jetstream.KeyValue) erro
 // takeForecast decodes, validates and takes a forecast site published (its
 // KV key or subject names the site; the NATS permissions bind both to the
 // site's agent). A payload is decoded once: the subject and the bucket
-// carry every forecast twice, and a refused one is not decoded again.
-func (b *Broker) takeForecast(site string, data []byte) {
+// carry every forecast twice, and a refused one is not decoded again. A
+// stored forecast read at start (stored) says nothing of the site's clock:
+// it was received before, at a time the broker does not know, so its
+// clock offset waits for the site's next message (its freshness is
+// bounded by its own generation time either way).
+func (b *Broker) takeForecast(site string, data []byte, stored bool) {
 	if !forecast.IsPlainName(site) {
 		b.badForecasts.Add(1)
 		b.log.Warn().Str("key", wire.Clip(site, 64)).Msg("forecast refused: the key is not a site name")
@@ -114,6 +118,9 @@ func (b *Broker) takeForecast(site string, data []byte) {
 		return
 	}
 	s, v := broker.TakeForecast(cur, site, f, now, b.skew())
+	if stored && v == broker.Taken {
+		s.Offset = 0
+	}
 	b.sites[site] = &s
 	switch v {
 	case broker.Refused:
@@ -193,7 +200,7 @@ func (b *Broker) reread(site string) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ReserveTimeout)
 	defer cancel()
 	if e, err := kv.Get(ctx, site); err == nil {
-		b.takeForecast(site, e.Value())
+		b.takeForecast(site, e.Value(), false)
 	}
 }
 
@@ -208,7 +215,7 @@ func (b *Broker) onForecastMsg(m *nats.Msg) {
 		b.heartbeat(site, m.Data)
 		return
 	}
-	b.takeForecast(site, m.Data)
+	b.takeForecast(site, m.Data, false)
 	b.kick()
 }
 
