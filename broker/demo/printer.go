@@ -194,4 +194,7 @@ func (p *printer) summary(s Summary, interrupted bool) {
 		audit = p.paint(cRed, fmt.Sprintf("%d checked, %d findings, %d sites unanswered", s.AuditChecked, s.AuditFindings, s.AuditErrors))
 	}
 	row("audit", audit)
+	for _, d := range s.AuditDetail {
+		row("", p.paint(cRed, d))
+	}
 }

@@ -2,6 +2,8 @@ package demo
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +41,8 @@ type Summary struct {
 	AuditChecked    int     `json:"audit_reservations_checked"`
 	AuditFindings   int     `json:"audit_findings"`
 	AuditErrors     int     `json:"audit_sites_unanswered"`
+	// AuditDetail says what each finding and unanswered site was.
+	AuditDetail []string `json:"audit_detail,omitempty"`
 }
 
 // stats collects counts from the live stream. Safe for concurrent use.
@@ -97,6 +101,13 @@ func (r *run) finish(_ *client.Client) Summary {
 	sum := Summary{RealSeconds: el.Seconds(), SimulatedHours: el.Hours() * r.o.Speed, Sites: len(Sites),
 		LocalJobs: s.localJobs, Submitted: s.submits, Refused: s.refused, Scripted: s.scripted, Rollbacks: s.rollbacks, Cycles: s.cycles,
 		AuditChecked: audit.Checked, AuditFindings: len(audit.Findings), AuditErrors: len(audit.Errors)}
+	for _, f := range audit.Findings {
+		sum.AuditDetail = append(sum.AuditDetail, strings.TrimSpace(fmt.Sprintf("%s on %s: job %s, reservation %s %s",
+			f.Kind, f.Site, f.Job, f.Reservation, strings.Join(f.Fields, ","))))
+	}
+	for _, e := range audit.Errors {
+		sum.AuditDetail = append(sum.AuditDetail, "no answer: "+e)
+	}
 	if s.cycles > 0 {
 		sum.MeanCycleMicros = float64(s.micros) / float64(s.cycles)
 	}
