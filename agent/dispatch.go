@@ -65,7 +65,7 @@ func (a *Agent) Dispatch(ctx context.Context, data []byte) wire.DispatchReply {
 	}
 	a.countRequest(wire.VerbDispatch, reply.Code)
 	a.log.Info().Str("job", rec.Job).Int("part", req.Part).Str("code", reply.Code).Str("local_id", reply.LocalID).
-		Str("local_user", reply.LocalUser).Str("message", reply.Message).Msg("dispatch")
+		Str("local_user", reply.LocalUser).Str("reply", reply.Message).Msg("dispatch")
 	return reply
 }
 

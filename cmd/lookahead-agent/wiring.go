@@ -62,7 +62,7 @@ func skippedLogger(c Config) func(*torque.ItemError) {
 	}
 	log := base.With().Str("site", c.Site).Str("component", "torque").Logger()
 	return func(it *torque.ItemError) {
-		log.Warn().Str("where", it.Where).Str("item", it.Item).AnErr("error", it.Err).
+		log.Warn().Str("where", it.Where).Str("item", it.Item).Err(it.Err).
 			Msg("torque output item did not parse: skipped, its node is not offered / its job keeps its processors unplaced")
 	}
 }
