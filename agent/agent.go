@@ -143,10 +143,22 @@ func (a *Agent) Run(ctx context.Context) error {
 		g.Go(func() error { return s.Run(gctx) })
 	}
 	err = g.Wait()
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		a.goOffline()
 		return nil
 	}
 	return err
+}
+
+// goOffline tells the broker, on a clean stop, that the site's forecast no
+// longer holds; a failure is only logged (the site then goes stale after
+// the broker's site TTL, as when the agent dies).
+func (a *Agent) goOffline() {
+	if err := a.pub.offline(a.deps.Now()); err != nil {
+		a.log.Warn().Err(err).Msg("offline notice not sent: the broker drops the site after its site TTL")
+		return
+	}
+	a.log.Info().Uint64("seq", a.pub.seq).Msg("offline: told the broker the site leaves planning")
 }
 
 // BuildOnce takes a snapshot and forecasts it, without NATS: what

@@ -352,3 +352,26 @@ func TestLargeForecastFitsDefaultMaxPayload(t *testing.T) {
 	}
 	t.Logf("5,000 nodes x 20 slots: %d bytes on the wire", a.Status().Bytes)
 }
+
+// A clean stop tells the broker the site's forecast no longer holds: an
+// offline heartbeat naming the last revision.
+func TestCleanStopSendsOffline(t *testing.T) {
+	fx := runSimAgent(t, testConfig("beta"))
+	sub, err := fx.nc.SubscribeSync(wire.ForecastSubject("beta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.nc.Flush()
+	fx.stop()
+	for {
+		msg := nextMsg(t, sub)
+		if msg.Header.Get(wire.HeaderType) != wire.TypeHeartbeat {
+			continue // the first forecast may still reach this subscription
+		}
+		var hb wire.Heartbeat
+		if err := json.Unmarshal(msg.Data, &hb); err != nil || !hb.Offline || hb.Seq != 1 || hb.Site != "beta" {
+			t.Fatalf("heartbeat %+v (%v), want beta's offline notice naming revision 1", hb, err)
+		}
+		return
+	}
+}

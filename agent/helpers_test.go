@@ -98,6 +98,8 @@ type fixture struct {
 	agent *agent.Agent
 	kv    jetstream.KeyValue
 	js    jetstream.JetStream
+	// stop cancels the agent's run and waits for it (also at cleanup).
+	stop func()
 }
 
 // runSimAgent starts an agent on a simulated site (4 × 4 procs) with the
@@ -125,12 +127,16 @@ func runSimAgentLog(t *testing.T, cfg agent.Config, log *zerolog.Logger) *fixtur
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- fx.agent.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent run: %v", err)
-		}
-	})
+	var once sync.Once
+	fx.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("agent run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(fx.stop)
 	fx.js, _ = jetstream.New(fx.nc)
 	fx.kv = waitBucket(t, fx.js)
 	waitForecast(t, fx.kv, cfg.Site, 1)

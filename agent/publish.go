@@ -119,7 +119,23 @@ func (p *publisher) publish(ctx context.Context, f *forecast.Forecast, now time.
 }
 
 func (p *publisher) heartbeat(now time.Time) (publishResult, error) {
-	data, err := json.Marshal(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: p.site, Seq: p.seq, Generated: now.Unix()})
+	return p.sendHeartbeat(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: p.site, Seq: p.seq, Generated: now.Unix()})
+}
+
+// offline tells the broker the agent is stopping, so that its site
+// leaves planning at once; it waits for the server to have it (bounded).
+func (p *publisher) offline(now time.Time) error {
+	if p.seq == 0 {
+		return nil // nothing published, nothing to withdraw
+	}
+	if _, err := p.sendHeartbeat(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: p.site, Seq: p.seq, Generated: now.Unix(), Offline: true}); err != nil {
+		return err
+	}
+	return p.nc.FlushTimeout(2 * time.Second)
+}
+
+func (p *publisher) sendHeartbeat(hb wire.Heartbeat) (publishResult, error) {
+	data, err := json.Marshal(hb)
 	if err != nil {
 		return publishResult{}, err
 	}
@@ -129,5 +145,5 @@ func (p *publisher) heartbeat(now time.Time) (publishResult, error) {
 	if err := p.nc.PublishMsg(msg); err != nil {
 		return publishResult{}, fmt.Errorf("publish heartbeat of %s: %w", p.site, err)
 	}
-	return publishResult{kind: "heartbeat", seq: p.seq, bytes: len(data), at: now}, nil
+	return publishResult{kind: "heartbeat", seq: p.seq, bytes: len(data), at: time.Unix(hb.Generated, 0)}, nil
 }

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"time"
 
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -75,6 +76,11 @@ func TakeHeartbeat(cur *Site, name string, hb wire.Heartbeat, received, maxSkew 
 	}
 	if hb.Generated < s.Forecast.Generated {
 		return s, Older
+	}
+	if hb.Offline {
+		s.Offline, s.Problem = true, fmt.Sprintf("the agent stopped (offline at %s): out of planning until its next forecast",
+			time.Unix(hb.Generated, 0).UTC().Format(time.RFC3339))
+		return s, Taken
 	}
 	s.LastSeen = max(s.LastSeen, seenAt(hb.Generated, received, maxSkew))
 	s.Offset, s.Problem = hb.Generated-received, ""

@@ -111,3 +111,28 @@ func TestRefusalIsClipped(t *testing.T) {
 		t.Fatalf("problem of %d bytes", len(s.Problem))
 	}
 }
+
+// A stopping agent's offline heartbeat takes its site out of planning at
+// once, a later plain heartbeat does not bring it back, and the next
+// forecast (the agent started again) does.
+func TestOfflineHeartbeatTakesTheSiteOut(t *testing.T) {
+	s := take(t, nil, fc(3, 1000), 1000, Taken)
+	off := hb(3, 1010)
+	off.Offline = true
+	s, v := TakeHeartbeat(&s, "alpha", off, 1010, skew)
+	if v != Taken || !s.Stale(1011, 300) || !strings.Contains(s.Problem, "agent stopped") {
+		t.Fatalf("after the offline notice: %d %+v", v, s)
+	}
+	if s2, _ := TakeHeartbeat(&s, "alpha", hb(3, 1020), 1020, skew); !s2.Stale(1021, 300) {
+		t.Fatalf("a heartbeat brought an offline site back: %+v", s2)
+	}
+	old := hb(2, 1010)
+	old.Offline = true
+	if s3, v := TakeHeartbeat(&s, "alpha", old, 1010, skew); v != Mismatch {
+		t.Fatalf("an offline notice of another revision: %d %+v", v, s3)
+	}
+	s = take(t, &s, fc(1, 1100), 1100, Taken)
+	if s.Stale(1101, 300) || s.Problem != "" {
+		t.Fatalf("a new forecast did not bring the site back: %+v", s)
+	}
+}

@@ -24,11 +24,14 @@ type Site struct {
 	// when that leaves the site out of planning until a good forecast.
 	Problem  string
 	Excluded bool
+	// Offline: the site's agent said it stopped; the site is out of
+	// planning until its next forecast.
+	Offline bool
 }
 
-// Stale reports whether the site is out of planning at now: excluded, or
-// silent longer than ttl.
-func (s Site) Stale(now, ttl int64) bool { return s.Excluded || now-s.LastSeen > ttl }
+// Stale reports whether the site is out of planning at now: excluded,
+// offline, or silent longer than ttl.
+func (s Site) Stale(now, ttl int64) bool { return s.Excluded || s.Offline || now-s.LastSeen > ttl }
 
 // Fresh splits sites into the forecasts planning may use, the names of
 // stale sites and of excluded ones, all sorted by site name.

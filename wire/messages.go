@@ -176,4 +176,8 @@ type Heartbeat struct {
 	Site      string `json:"site"`
 	Seq       uint64 `json:"seq"`
 	Generated int64  `json:"generated"`
+	// Offline says the agent is stopping (a clean stop): its site leaves
+	// planning now instead of after the broker's site TTL, until its next
+	// forecast.
+	Offline bool `json:"offline,omitempty"`
 }

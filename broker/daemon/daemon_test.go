@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"lookahead/broker"
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -398,5 +400,36 @@ func TestStoredForecastGivesNoClockOffset(t *testing.T) {
 	}
 	if s := r.b.Sites().Sites[0]; s.Seq != 2 || s.Stale || s.ClockOffset != 0 {
 		t.Errorf("after a live forecast: %+v", s)
+	}
+}
+
+// An agent's offline notice on its subject takes the site out of planning
+// at once; its next forecast brings it back.
+func TestOfflineNoticeTakesSiteOut(t *testing.T) {
+	e := newEnv(t)
+	e.publish("a", 1, 2, 4, 1)
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	data, _ := json.Marshal(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: "a", Seq: 1, Generated: e.clock.Now().Unix(), Offline: true})
+	msg := nats.NewMsg(wire.ForecastSubject("a"))
+	msg.Header.Set(wire.HeaderType, wire.TypeHeartbeat)
+	msg.Data = data
+	if err := e.nc.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !r.b.Sites().Sites[0].Stale && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := r.b.Sites().Sites[0]; !s.Stale || !strings.Contains(s.Problem, "agent stopped") {
+		t.Fatalf("after the offline notice: %+v", s)
+	}
+	e.clock.Add(time.Minute)
+	e.publish("a", 1, 2, 4, 1) // the agent started again: a new incarnation
+	for r.b.Sites().Sites[0].Stale && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := r.b.Sites().Sites[0]; s.Stale || s.Problem != "" {
+		t.Fatalf("after the next forecast: %+v", s)
 	}
 }

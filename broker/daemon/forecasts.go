@@ -180,6 +180,10 @@ func (b *Broker) heartbeat(site string, data []byte) {
 	}
 	b.mu.Unlock()
 	switch v {
+	case broker.Taken:
+		if hb.Offline {
+			b.log.Info().Str("site", site).Uint64("seq", hb.Seq).Msg("site offline: its agent stopped; out of planning until its next forecast")
+		}
 	case broker.Refused:
 		b.badForecasts.Add(1)
 		b.log.Warn().Str("site", site).Str("why", s.Problem).Msg("heartbeat refused")
