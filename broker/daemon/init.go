@@ -19,6 +19,8 @@ type InitResult struct {
 	// Note flags an existing stream whose configuration is weaker than
 	// lookahead's (e.g. an audit trail that allows purges).
 	Note string `json:"note,omitempty"`
+	// Missing: Inspect found no such stream or bucket.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Init creates what the broker and the agents use — the audit stream
@@ -57,25 +59,61 @@ func Init(ctx context.Context, nc *nats.Conn, replicas int, siteTTL time.Duratio
 }
 
 func initStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (InitResult, error) {
-	r := InitResult{Name: cfg.Name}
-	s, err := js.Stream(ctx, cfg.Name)
+	r, err := inspectStream(ctx, js, cfg.Name)
+	if err != nil || !r.Missing {
+		return r, err
+	}
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		return InitResult{Name: cfg.Name}, fmt.Errorf("create stream %s: %w", cfg.Name, err)
+	}
+	return InitResult{Name: cfg.Name, Created: true}, nil
+}
+
+// inspectStream says whether stream name exists and, for the audit
+// stream, whether it is append-only.
+func inspectStream(ctx context.Context, js jetstream.JetStream, name string) (InitResult, error) {
+	r := InitResult{Name: name}
+	s, err := js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if _, err := js.CreateStream(ctx, cfg); err != nil {
-			return r, fmt.Errorf("create stream %s: %w", cfg.Name, err)
-		}
-		r.Created = true
+		r.Missing = true
 		return r, nil
 	}
 	if err != nil {
-		return r, fmt.Errorf("stream %s: %w", cfg.Name, err)
+		return r, fmt.Errorf("stream %s: %w", name, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return r, fmt.Errorf("stream %s: %w", cfg.Name, err)
+		return r, fmt.Errorf("stream %s: %w", name, err)
 	}
 	c := info.Config
-	if cfg.Name == wire.AuditStream && (!c.DenyDelete || !c.DenyPurge || c.MaxMsgs > 0 || c.MaxAge > 0 || c.MaxBytes > 0) {
+	if name == wire.AuditStream && (!c.DenyDelete || !c.DenyPurge || c.MaxMsgs > 0 || c.MaxAge > 0 || c.MaxBytes > 0) {
 		r.Note = "exists but is not append-only (deny_delete, deny_purge, no limits): records can be lost"
 	}
 	return r, nil
+}
+
+// Inspect reports, changing nothing, whether the streams and the bucket
+// Init makes exist, and whether the audit stream is append-only.
+func Inspect(ctx context.Context, nc *nats.Conn) ([]InitResult, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	var out []InitResult
+	for _, name := range []string{wire.AuditStream, wire.JobStream} {
+		r, err := inspectStream(ctx, js, name)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	r := InitResult{Name: "KV_" + wire.ForecastBucket}
+	_, err = js.KeyValue(ctx, wire.ForecastBucket)
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+		r.Missing = true
+	case err != nil:
+		return out, fmt.Errorf("kv bucket %s: %w", wire.ForecastBucket, err)
+	}
+	return append(out, r), nil
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -24,12 +22,7 @@ import (
 )
 
 // checkResult is one check of `lookahead-agent check`.
-type checkResult struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
-}
+type checkResult = cli.Check
 
 type checkOptions struct {
 	output string
@@ -98,13 +91,11 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if !skip["nats"] {
 		results = append(results, checkNATS(ctx, c))
 	}
-	if err := printChecks(w, opts.output, results); err != nil {
+	if err := cli.PrintChecks(w, opts.output, results); err != nil {
 		return err
 	}
-	for _, r := range results {
-		if !r.OK {
-			return errors.New("some checks failed")
-		}
+	if !cli.ChecksPassed(results) {
+		return errors.New("some checks failed")
 	}
 	return nil
 }
@@ -257,27 +248,4 @@ func checkNATS(ctx context.Context, c Config) checkResult {
 			Fix: "enable JetStream on the server and for this account"}
 	}
 	return checkResult{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}
-}
-
-// oneLine keeps a table row on one line: commands' stderr spans several.
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' }), " | ")
-}
-
-func printChecks(w io.Writer, format string, results []checkResult) error {
-	if format == cli.FormatJSON {
-		return cli.WriteJSON(w, results)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, r := range results {
-		mark := "ok"
-		if !r.OK {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, r.Name, oneLine(r.Detail))
-		if r.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", r.Fix)
-		}
-	}
-	return tw.Flush()
 }

@@ -32,6 +32,6 @@ defaults (see the packaged broker.yaml for every key).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand())
+	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand(), newCheckCommand())
 	return root
 }

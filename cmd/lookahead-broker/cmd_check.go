@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+
+	"lookahead/broker/daemon"
+	"lookahead/internal/cli"
+	"lookahead/internal/natsconn"
+)
+
+func newCheckCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check the configuration, NATS with JetStream, the streams and the metrics address",
+		Long: `Check what the broker needs before it runs, print what is wrong and how to
+fix it: the configuration; the NATS connection with the broker's identity and
+JetStream; the audit stream (present and append-only), the job stream and
+the forecast bucket that ` + "`lookahead-broker init`" + ` creates; and that the metrics
+address is free. Changes nothing. Exits 0 when everything passed, 1 when a
+check failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cli.CheckFormat(output); err != nil {
+				return err
+			}
+			cfg, loaded, err := readConfig(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			checks := runChecks(cmd.Context(), cfg, loaded.Warnings)
+			if err := cli.PrintChecks(cmd.OutOrStdout(), output, checks); err != nil {
+				return err
+			}
+			if !cli.ChecksPassed(checks) {
+				return errors.New("some checks failed")
+			}
+			return nil
+		},
+	}
+	addConfigFlags(cmd.Flags())
+	cli.AddOutputFlag(cmd, &output)
+	return cmd
+}
+
+// runChecks runs every check; a check that cannot run says why. The
+// configuration's warnings are told, not failed.
+func runChecks(ctx context.Context, cfg Config, warnings []string) []cli.Check {
+	checks := []cli.Check{{Name: "config", OK: true, Detail: "valid"}}
+	if len(warnings) > 0 {
+		checks[0].Detail = "valid; warnings: " + strings.Join(warnings, "; ")
+	}
+	checks = append(checks, checkNATS(ctx, cfg)...)
+	return append(checks, checkMetrics(cfg.Metrics.Listen))
+}
+
+// checkNATS connects as the broker does and inspects what Init makes.
+func checkNATS(ctx context.Context, cfg Config) []cli.Check {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	nc, err := natsconn.Connect(ctx, cfg.NATS)
+	if err != nil {
+		return []cli.Check{{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the broker's credentials and that the server is reachable"}}
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err == nil {
+		_, err = js.AccountInfo(ctx)
+	}
+	if err != nil {
+		return []cli.Check{{Name: "nats", Detail: "connected, but JetStream: " + err.Error(), Fix: "enable JetStream on the server and for the broker's account"}}
+	}
+	out := []cli.Check{{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}}
+	found, err := daemon.Inspect(ctx, nc)
+	if err != nil {
+		return append(out, cli.Check{Name: "streams", Detail: err.Error(), Fix: "the broker's NATS identity needs to read stream and bucket info (packaging/nats/grid.conf)"})
+	}
+	for _, r := range found {
+		c := cli.Check{Name: r.Name, OK: !r.Missing && r.Note == "", Detail: "present"}
+		switch {
+		case r.Missing:
+			c.Detail, c.Fix = "missing", "run `lookahead-broker init` with the NATS admin's identity (docs/security.md)"
+		case r.Note != "":
+			c.Detail, c.Fix = r.Note, "recreate it append-only: docs/security.md says how"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// checkMetrics says whether the metrics address is free to listen on.
+func checkMetrics(addr string) cli.Check {
+	if addr == "" {
+		return cli.Check{Name: "metrics", OK: true, Detail: "off"}
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return cli.Check{Name: "metrics", Detail: fmt.Sprintf("cannot listen on %s: %v", addr, err),
+			Fix: "is a broker already running? Else choose another metrics.listen (or off)"}
+	}
+	l.Close()
+	return cli.Check{Name: "metrics", OK: true, Detail: addr + " is free"}
+}

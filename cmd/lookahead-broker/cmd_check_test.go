@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"testing"
+
+	"lookahead/broker/daemon"
+	"lookahead/internal/natsconn"
+	"lookahead/internal/natsembed"
+)
+
+// check against a real embedded NATS: before init the streams and the
+// bucket are missing (with the fix), after init everything passes; a busy
+// metrics address fails.
+func TestCheckBeforeAndAfterInit(t *testing.T) {
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	run := func(args ...string) (string, error) {
+		cmd := newRootCommand()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"check", "--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL()}, args...))
+		err := cmd.ExecuteContext(context.Background())
+		return out.String(), err
+	}
+	out, err := run("--metrics-listen", "off")
+	if err == nil || !strings.Contains(out, "FAIL  LOOKAHEAD_AUDIT") || !strings.Contains(out, "lookahead-broker init") || !strings.Contains(out, "warnings: identities is empty") {
+		t.Fatalf("before init: %v\n%s", err, out)
+	}
+	nc, err := natsconn.Connect(context.Background(), natsconn.Config{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := daemon.Init(context.Background(), nc, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("--metrics-listen", "off"); err != nil || strings.Contains(out, "FAIL") {
+		t.Fatalf("after init: %v\n%s", err, out)
+	}
+	if out, err := run("--metrics-listen", busy.Addr().String()); err == nil || !strings.Contains(out, "FAIL  metrics") {
+		t.Fatalf("busy metrics address: %v\n%s", err, out)
+	}
+}

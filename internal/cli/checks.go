@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Check is one line of a daemon's `check` command: what was checked,
+// whether it passed, what was found, and how to fix a failure.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// PrintChecks writes checks as a table ("ok"/"FAIL", name, detail, and a
+// "fix:" line under each failure that has one) or, with format json, as
+// a JSON array.
+func PrintChecks(w io.Writer, format string, checks []Check) error {
+	if format == FormatJSON {
+		return WriteJSON(w, checks)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range checks {
+		mark := "ok"
+		if !r.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, r.Name, oneLine(r.Detail))
+		if r.Fix != "" {
+			fmt.Fprintf(tw, "\t\tfix: %s\n", r.Fix)
+		}
+	}
+	return tw.Flush()
+}
+
+// ChecksPassed reports whether every check passed.
+func ChecksPassed(checks []Check) bool {
+	for _, r := range checks {
+		if !r.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLine keeps a table row on one line: commands' stderr spans several.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' }), " | ")
+}
