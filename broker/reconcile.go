@@ -8,11 +8,12 @@ import (
 )
 
 // Believed returns, per site, the reservations the broker believes exist at
-// now: those of reserved and running jobs that have not ended.
+// now: those of jobs that hold them (reserved, dispatched, running; a
+// commit in progress is in flight, see InFlight) and have not ended.
 func (s *State) Believed(now int64) map[string][]wire.Reservation {
 	out := map[string][]wire.Reservation{}
 	for _, j := range s.Jobs() {
-		if j.State != wire.JobReserved && j.State != wire.JobRunning {
+		if j.State == wire.JobCommitting || !wire.HoldsReservations(j.State) {
 			continue
 		}
 		for _, r := range j.Reservations {

@@ -74,3 +74,22 @@ func TestSettledSkipsInFlightAndEnding(t *testing.T) {
 		t.Fatalf("settled %v", got)
 	}
 }
+
+// A dispatched job (every part queued into its reservations, none started
+// yet, or some) holds its reservations: an audit then must not call them
+// orphans (seen in the demo under load: a job dispatched near the end gave
+// one finding).
+func TestBelievedKeepsDispatchedJobs(t *testing.T) {
+	s, j := reservedWithScript(t)
+	for i := range j.Reservations {
+		j.Reservations[i].End = 3700
+	}
+	mustApply(t, s, dispatched("a", "7.vm"))
+	mustApply(t, s, dispatched("b", "3.b"))
+	if j.State != wire.JobDispatched {
+		t.Fatalf("state %s, want dispatched", j.State)
+	}
+	if b := s.Believed(100); len(b["a"]) != 1 || len(b["b"]) != 1 {
+		t.Fatalf("believed %v: the dispatched job's reservations are missing", b)
+	}
+}
