@@ -221,5 +221,9 @@ func (s QsubSpec) Args() ([]string, error) { return QsubArgs(s) }
 // host name and a decimal port.
 func ValidServer(s string) bool {
 	host, port, hasPort := strings.Cut(s, ":")
-	return forecast.IsPlainName(host) && (!hasPort || (port != "" && len(port) <= 5 && isDigits(port)))
+	if !hasPort {
+		return forecast.IsPlainName(host)
+	}
+	n, err := strconv.Atoi(port)
+	return forecast.IsPlainName(host) && err == nil && isDigits(port) && n > 0 && n <= 65535
 }

@@ -297,7 +297,7 @@ func TestEngineMauiNeedsTheBinaryPath(t *testing.T) {
 }
 
 func TestTorqueServerIsHostOrHostPort(t *testing.T) {
-	for server, ok := range map[string]bool{"vm": true, "pbs.example.org:15001": true, "vm:": false, "vm;rm -rf": false, "-q": false, "vm:99999x": false} {
+	for server, ok := range map[string]bool{"vm": true, "pbs.example.org:15001": true, "vm:": false, "vm;rm -rf": false, "-q": false, "vm:99999x": false, "vm:99999": false, "vm:0": false, "vm:15001": true} {
 		c, err := loadConfig(writeFile(t, "a.yaml", "site: a\ntorque:\n  server: \""+server+"\"\n"), true, newRootCommand().Flags())
 		if err != nil {
 			t.Fatal(err)
