@@ -101,15 +101,30 @@ func (a *Agent) stampEnds(evs []wire.JobEvent) {
 		return
 	}
 	for i, ev := range evs {
-		if ev.State != "finished" {
+		if ev.State == "finished" {
+			stampEnd(&evs[i], a.grid.gone[ev.Job], ends)
+		}
+	}
+}
+
+// stampEnd gives a finished grid job event the latest end of its local
+// jobs and their exit status: the first one not 0 makes it failed, with
+// the local job named; all 0 is 0; none recorded leaves it unknown.
+func stampEnd(ev *wire.JobEvent, local []string, ends map[string]torque.JobEnd) {
+	var last int64
+	for _, id := range local {
+		e := ends[id]
+		last = max(last, e.End)
+		if e.ExitStatus == nil || (ev.ExitStatus != nil && *ev.ExitStatus != 0) {
 			continue
 		}
-		var last int64
-		for _, id := range a.grid.gone[ev.Job] {
-			last = max(last, ends[id].End)
+		ev.ExitStatus = e.ExitStatus
+		if *e.ExitStatus != 0 {
+			ev.State, ev.LocalID = "failed", id
+			ev.Message = fmt.Sprintf("%s exited with status %d", id, *e.ExitStatus)
 		}
-		if last > 0 {
-			evs[i].Time = last
-		}
+	}
+	if last > 0 {
+		ev.Time = last
 	}
 }

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +91,51 @@ func TestGridPartEndedWhileAgentDown(t *testing.T) {
 				t.Fatalf("reported again: %s", msg.Data)
 			}
 		})
+	}
+}
+
+// A part submitted by hand into a lookahead reservation that fails (live
+// capture: 70.vm in la.failpart.0, exit 3) is reported failed, with the
+// accounting log's exit status and end, not finished.
+func TestHandSubmittedPartFailureFromAccounting(t *testing.T) {
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", "failpart"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dir = "testdata/torque-6.1.3-live-fail"
+	a, err := New(Config{Site: "vm", GridState: filepath.Join(t.TempDir(), "grid-parts.json")}, Deps{Conn: nc,
+		Snapshotter: TorqueSnapshotter{}, Engine: BuiltinEngine{}, Reserver: MauiReserver{},
+		JobEnds: torque.AccountingEnds{Dir: dir + "/accounting", Location: time.UTC}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(dir + "/03_qstat_f_x_t_running.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	jobs, err := torque.ParseQstatXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.reportGridJobs(forecast.Snapshot{Site: "vm", Jobs: jobs}, 1795568210)
+	if ev := nextEvent(t, sub); ev.State != "started" {
+		t.Fatalf("first report: %+v", ev)
+	}
+	a.reportGridJobs(forecast.Snapshot{Site: "vm"}, 1795568300)
+	ev := nextEvent(t, sub)
+	if ev.State != "failed" || ev.ExitStatus == nil || *ev.ExitStatus != 3 || ev.Time != 1795568238 || ev.LocalID != "70.vm" ||
+		!strings.Contains(ev.Message, "70.vm exited with status 3") {
+		t.Fatalf("end report: %+v, want failed with exit status 3 at 1795568238", ev)
 	}
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"lookahead/forecast"
@@ -218,7 +219,27 @@ func applySite(j *Job, e Event) error {
 	}
 	j.SiteStates[e.Site] = e.State
 	j.State = jobStateFromSites(j)
+	if j.State == wire.JobFinished || j.State == wire.JobFailed {
+		// over: what is left of the reservations (the slack, or the rest
+		// of a job that ended early) goes back to the sites
+		if e.State == SiteFailed && e.Message != "" {
+			j.Message = e.Site + ": " + e.Message
+		}
+		owe(j, reservedSitesAfter(j, e.Time), e.Time)
+	}
 	return nil
+}
+
+// reservedSitesAfter lists, once each, the sites where one of j's
+// reservations lasts past t.
+func reservedSitesAfter(j *Job, t int64) []string {
+	var out []string
+	for _, r := range j.Reservations {
+		if r.End > t && !slices.Contains(out, r.Site) {
+			out = append(out, r.Site)
+		}
+	}
+	return out
 }
 
 // jobStateFromSites: failed if any part failed, finished when every part

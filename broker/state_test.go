@@ -145,3 +145,37 @@ func TestWaitingInPriorityOrder(t *testing.T) {
 		t.Fatalf("order %v", ids)
 	}
 }
+
+// A job whose parts were submitted by hand ends with its sites' reports:
+// what is left of its reservations (the slack, the rest of a job that
+// ended early) is owed back to every site where it lasts; a failed part
+// gives the job its message.
+func TestHandSubmittedJobEndReleasesTheRest(t *testing.T) {
+	for _, c := range []struct {
+		last, msg, state string
+	}{
+		{SiteFinished, "", wire.JobFinished},
+		{SiteFailed, "70.vm exited with status 3", wire.JobFailed},
+	} {
+		s := NewState()
+		mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
+		mustApply(t, s, Event{Kind: EvIntent, Job: "g1", Alloc: twoSiteAlloc("g1")})
+		mustApply(t, s, Event{Kind: EvOutcome, Job: "g1", OK: true, Cost: 10, Reservations: []wire.Reservation{
+			{ID: "la.g1.0", Job: "g1", Site: "a", Start: 100, End: 4000}, {ID: "g1.0", Job: "g1", Site: "b", Start: 100, End: 4000}}})
+		for _, site := range []string{"a", "b"} {
+			mustApply(t, s, Event{Kind: EvSite, Time: 110, Job: "g1", Site: site, State: SiteStarted})
+		}
+		mustApply(t, s, Event{Kind: EvSite, Time: 600, Job: "g1", Site: "a", State: SiteFinished})
+		if j := s.Job("g1"); j.State != wire.JobRunning || len(j.PendingRelease) != 0 {
+			t.Fatalf("one site done: %s, owed %v", j.State, j.PendingRelease)
+		}
+		mustApply(t, s, Event{Kind: EvSite, Time: 700, Job: "g1", Site: "b", State: c.last, Message: c.msg})
+		j := s.Job("g1")
+		if j.State != c.state || len(j.PendingRelease) != 2 || (c.msg != "" && j.Message != "b: "+c.msg) {
+			t.Errorf("%s: state %s, message %q, owed %v", c.last, j.State, j.Message, j.PendingRelease)
+		}
+		if got := s.OwedReleases(700); len(got) != 2 {
+			t.Errorf("%s: owed releases %v, want both sites", c.last, got)
+		}
+	}
+}

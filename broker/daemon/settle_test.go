@@ -83,6 +83,11 @@ func TestSnapshotRetainsAndBoundsTheJobStream(t *testing.T) {
 			}
 		}
 	}
+	// their reservations' rest goes back to the site (owed when a job
+	// ends): a cycle releases it, and only then can they be forgotten
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	e.clock.Add(25 * time.Hour)
 	late := submit(t, r.b, "late", job(1, 60, 1))
 	before := r.b.Status(wire.StatusRequest{All: true})

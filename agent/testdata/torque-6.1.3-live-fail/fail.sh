@@ -1,0 +1,4 @@
+#!/bin/sh
+echo failing part
+sleep 25
+exit 3
