@@ -307,3 +307,24 @@ func TestTorqueServerIsHostOrHostPort(t *testing.T) {
 		}
 	}
 }
+
+// The pricing keys have variables too (LOOKAHEAD_PRICING_BASE), typed, over
+// the file's value and keeping the file's other pricing keys; a value that
+// is not a number is an error naming the variable.
+func TestPricingFromEnvironment(t *testing.T) {
+	file := writeFile(t, "a.yaml", "site: a\npricing:\n  base: 1.5\n  rules:\n    - {queue: urgent, never: true}\n")
+	t.Setenv("LOOKAHEAD_PRICING_BASE", "2.5")
+	t.Setenv("LOOKAHEAD_PRICING_QUEUED_FACTOR", "0.5")
+	c, err := loadConfig(file, true, newRootCommand().Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pricing.Base != 2.5 || c.Pricing.QueuedFactor == nil || *c.Pricing.QueuedFactor != 0.5 ||
+		len(c.Pricing.Rules) != 1 || c.Pricing.Rules[0].Queue != "urgent" {
+		t.Fatalf("pricing %+v", c.Pricing)
+	}
+	t.Setenv("LOOKAHEAD_PRICING_BASE", "cheap")
+	if _, err := loadConfig(file, true, newRootCommand().Flags()); err == nil || !strings.Contains(err.Error(), "LOOKAHEAD_PRICING_BASE") {
+		t.Fatalf("a base that is not a number: %v", err)
+	}
+}

@@ -16,8 +16,9 @@ func EnvName(prefix, key string) string {
 }
 
 // bindEnv binds every scalar key to its variable and checks the values
-// that are set. Keys of types decoded by encoding/json have none (their
-// values would arrive as strings).
+// that are set. Keys of types decoded by encoding/json (pricing) get their
+// variable's value typed, since they would otherwise arrive as strings;
+// lists of them have no variable.
 func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) {
 	if prefix == "" {
 		return
@@ -25,6 +26,7 @@ func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) 
 	bound := map[string]bool{}
 	for _, lf := range s.leaves() {
 		if lf.n.json {
+			setJSONEnv(v, lf, prefix, l, ps, bound)
 			continue
 		}
 		name := EnvName(prefix, lf.key)
@@ -42,6 +44,37 @@ func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) 
 		}
 	}
 	l.Warnings = append(l.Warnings, strayEnv(prefix, bound)...)
+}
+
+// setJSONEnv sets a scalar key of a type decoded by encoding/json from its
+// variable, typed (a number, a bool or a string), when the variable is set.
+func setJSONEnv(v *viper.Viper, lf leaf, prefix string, l *Loaded, ps *problems, bound map[string]bool) {
+	if lf.n.kind == kindSlice || lf.n.kind == kindDuration {
+		return
+	}
+	name := EnvName(prefix, lf.key)
+	bound[name] = true
+	val, ok := os.LookupEnv(name)
+	if !ok || val == "" {
+		return
+	}
+	l.origins[lf.key] = name
+	if err := checkScalar(lf.n.kind, val, false); err != nil {
+		ps.add(name+"="+val, lf.key, "%v", err)
+		return
+	}
+	var typed any = val
+	switch lf.n.kind {
+	case kindFloat:
+		typed, _ = strconv.ParseFloat(val, 64)
+	case kindInt:
+		typed, _ = strconv.ParseInt(val, 0, 64)
+	case kindUint:
+		typed, _ = strconv.ParseUint(val, 0, 64)
+	case kindBool:
+		typed, _ = strconv.ParseBool(val)
+	}
+	v.Set(lf.key, typed)
 }
 
 // checkEnvValue checks a variable's text; a list is comma-separated.
