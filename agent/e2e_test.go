@@ -160,6 +160,11 @@ func TestReserveRetryStaleReleaseAndAudit(t *testing.T) {
 	if got := agent.Available(slots, t0+60, t0+660); got != 0 {
 		t.Fatalf("reserved node still offers %d procs in the reserved interval", got)
 	}
+	// The agent takes revision 2 as its own just after the KV put (a
+	// reply in between names revision 1: seen once on a loaded machine).
+	for deadline := time.Now().Add(10 * time.Second); fx.agent.Revision() < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 
 	again := request[wire.ReserveReply](t, fx.nc, "gamma", wire.VerbReserve,
 		reserveReq("g1", t0+60, 600, wire.NodeProcs{Node: free[0], Procs: 4}))

@@ -167,7 +167,9 @@ func BenchmarkBuild1000Nodes5000Jobs(b *testing.B) {
 	const now = 1_000_000
 	r := rand.New(rand.NewPCG(1, 2))
 	snap := randomSnapshot(r, 1000, 5000, now)
-	for _, pol := range []Policy{EASY, Conservative} {
+	// depth=4: a site's RESERVATIONDEPTH 4 (node-level reservations by
+	// Maui's range code), against EASY in the same run
+	for _, pol := range []Policy{EASY, Conservative, {Depth: 4}} {
 		b.Run(pol.String(), func(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
