@@ -5,64 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"testing"
 	"time"
+
+	"lookahead/internal/logtest"
 )
-
-// duplicateKeys returns the keys that occur more than once in one object
-// of the JSON value in line (encoding/json keeps the last and hides the
-// others, so jq shows one "site" where the line had two).
-func duplicateKeys(line []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	var dups []string
-	var walk func() error
-	walk = func() error {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key := k.(string)
-				if seen[key] {
-					dups = append(dups, key)
-				}
-				seen[key] = true
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token() // '}'
-			return err
-		case json.Delim('['):
-			for dec.More() {
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token() // ']'
-			return err
-		}
-		return nil
-	}
-	err := walk()
-	return dups, err
-}
-
-func TestDuplicateKeysFindsThem(t *testing.T) {
-	dups, err := duplicateKeys([]byte(`{"site":"a","x":{"k":1,"k":2},"site":"a","l":[{"m":1,"m":1}]}`))
-	if err != nil || fmt.Sprint(dups) != "[k m site]" && fmt.Sprint(dups) != "[k site m]" {
-		t.Fatalf("dups %v err %v", dups, err)
-	}
-}
 
 // TestDemoLogHasOneKeyEach runs the demo with its component log on and
 // decodes every line: each is one JSON object with no key twice, and the
@@ -82,7 +30,7 @@ func TestDemoLogHasOneKeyEach(t *testing.T) {
 	n := 0
 	for sc.Scan() {
 		n++
-		dups, err := duplicateKeys(sc.Bytes())
+		dups, err := logtest.DuplicateKeys(sc.Bytes())
 		if err != nil {
 			t.Fatalf("line %d: not JSON: %v: %s", n, err, sc.Text())
 		}

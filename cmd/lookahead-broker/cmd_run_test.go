@@ -1,42 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"lookahead/internal/logtest"
 	"lookahead/internal/natsembed"
 )
-
-// lockedBuffer is a log sink safe for the daemon's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRunServesAndStops runs the daemon against a real embedded NATS with
 // its metrics listener, scrapes it once ready, and stops it by context. It
 // says "broker ready" once.
 func TestRunServesAndStops(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	logOutput = logs
 	defer func() { logOutput = os.Stderr }()
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
