@@ -12,7 +12,14 @@ import (
 
 func qstatSnapshot(t *testing.T, file string) forecast.Snapshot {
 	t.Helper()
-	f, err := os.Open("testdata/torque-6.1.3/" + file)
+	return qstatSnapshotAt(t, "testdata/torque-6.1.3/"+file)
+}
+
+// qstatSnapshotAt is site vm's snapshot of the jobs in the captured
+// qstat -f -x output at path.
+func qstatSnapshotAt(t *testing.T, path string) forecast.Snapshot {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +77,7 @@ func TestGridJobEventsIgnoreForeignReservations(t *testing.T) {
 // the grid job tracker reports it only on a site that does not dispatch
 // (seen live: both reported "started", the broker logged the part twice).
 func TestGridJobEventsLeaveDispatchedPartsToTheFollower(t *testing.T) {
-	f, err := os.Open("testdata/dispatch/19_qstat_f_x_running_in_reservation.out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	jobs, err := torque.ParseQstatXML(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := forecast.Snapshot{Site: "vm", Jobs: jobs}
+	snap := qstatSnapshotAt(t, "testdata/dispatch/19_qstat_f_x_running_in_reservation.out")
 	namer := MauiReserver{}
 	for _, c := range []struct {
 		name string

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +30,27 @@ func gridAgent(t *testing.T, nc *nats.Conn, file string) *Agent {
 	return a
 }
 
+// eventsOf starts a NATS server and follows grid job job's events of
+// site vm on it.
+func eventsOf(t *testing.T, job string) (*nats.Conn, *nats.Subscription) {
+	t.Helper()
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", job))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, sub
+}
+
 func nextEvent(t *testing.T, sub *nats.Subscription) wire.JobEvent {
 	t.Helper()
 	msg, err := sub.NextMsg(5 * time.Second)
@@ -51,20 +71,7 @@ func nextEvent(t *testing.T, sub *nats.Subscription) wire.JobEvent {
 // (keep_completed) or gone — at the end the accounting log's E record
 // gives, and only once.
 func TestGridPartEndedWhileAgentDown(t *testing.T) {
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", "rid1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, sub := eventsOf(t, "rid1")
 	for _, after := range []struct {
 		name string
 		snap forecast.Snapshot
@@ -98,20 +105,7 @@ func TestGridPartEndedWhileAgentDown(t *testing.T) {
 // capture: 70.vm in la.failpart.0, exit 3) is reported failed, with the
 // accounting log's exit status and end, not finished.
 func TestHandSubmittedPartFailureFromAccounting(t *testing.T) {
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", "failpart"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, sub := eventsOf(t, "failpart")
 	const dir = "testdata/torque-6.1.3-live-fail"
 	a, err := New(Config{Site: "vm", GridState: filepath.Join(t.TempDir(), "grid-parts.json")}, Deps{Conn: nc,
 		Snapshotter: TorqueSnapshotter{}, Engine: BuiltinEngine{}, Reserver: MauiReserver{},
@@ -119,16 +113,7 @@ func TestHandSubmittedPartFailureFromAccounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(dir + "/03_qstat_f_x_t_running.out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	jobs, err := torque.ParseQstatXML(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.reportGridJobs(forecast.Snapshot{Site: "vm", Jobs: jobs}, 1795568210)
+	a.reportGridJobs(qstatSnapshotAt(t, dir+"/03_qstat_f_x_t_running.out"), 1795568210)
 	if ev := nextEvent(t, sub); ev.State != "started" {
 		t.Fatalf("first report: %+v", ev)
 	}
