@@ -16,23 +16,24 @@ func EnvName(prefix, key string) string {
 }
 
 // bindEnv binds every scalar key to its variable and checks the values
-// that are set. Keys of types decoded by encoding/json (pricing) get their
-// variable's value typed, since they would otherwise arrive as strings;
-// lists of them have no variable.
+// that are set. Keys of types decoded by encoding/json (pricing) are set
+// from their variable typed, since a bound variable would arrive as a
+// string; lists and durations of those have no variable.
 func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) {
 	if prefix == "" {
 		return
 	}
 	bound := map[string]bool{}
 	for _, lf := range s.leaves() {
-		if lf.n.json {
-			setJSONEnv(v, lf, prefix, l, ps, bound)
+		if lf.n.json && (lf.n.kind == kindSlice || lf.n.kind == kindDuration) {
 			continue
 		}
 		name := EnvName(prefix, lf.key)
 		bound[name] = true
-		if err := v.BindEnv(lf.key, name); err != nil {
-			ps.add(name, lf.key, "%v", err)
+		if !lf.n.json {
+			if err := v.BindEnv(lf.key, name); err != nil {
+				ps.add(name, lf.key, "%v", err)
+			}
 		}
 		val, ok := os.LookupEnv(name)
 		if !ok || val == "" { // viper ignores empty variables
@@ -41,40 +42,31 @@ func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) 
 		l.origins[lf.key] = name
 		if err := checkEnvValue(lf.n, val); err != nil {
 			ps.add(name+"="+val, lf.key, "%v", err)
+		} else if lf.n.json {
+			v.Set(lf.key, typedScalar(lf.n.kind, val))
 		}
 	}
 	l.Warnings = append(l.Warnings, strayEnv(prefix, bound)...)
 }
 
-// setJSONEnv sets a scalar key of a type decoded by encoding/json from its
-// variable, typed (a number, a bool or a string), when the variable is set.
-func setJSONEnv(v *viper.Viper, lf leaf, prefix string, l *Loaded, ps *problems, bound map[string]bool) {
-	if lf.n.kind == kindSlice || lf.n.kind == kindDuration {
-		return
-	}
-	name := EnvName(prefix, lf.key)
-	bound[name] = true
-	val, ok := os.LookupEnv(name)
-	if !ok || val == "" {
-		return
-	}
-	l.origins[lf.key] = name
-	if err := checkScalar(lf.n.kind, val, false); err != nil {
-		ps.add(name+"="+val, lf.key, "%v", err)
-		return
-	}
-	var typed any = val
-	switch lf.n.kind {
+// typedScalar is a checked variable's text as the value encoding/json
+// would decode (a number, a bool, else the text).
+func typedScalar(k kind, val string) any {
+	switch k {
 	case kindFloat:
-		typed, _ = strconv.ParseFloat(val, 64)
+		f, _ := strconv.ParseFloat(val, 64)
+		return f
 	case kindInt:
-		typed, _ = strconv.ParseInt(val, 0, 64)
+		n, _ := strconv.ParseInt(val, 0, 64)
+		return n
 	case kindUint:
-		typed, _ = strconv.ParseUint(val, 0, 64)
+		n, _ := strconv.ParseUint(val, 0, 64)
+		return n
 	case kindBool:
-		typed, _ = strconv.ParseBool(val)
+		b, _ := strconv.ParseBool(val)
+		return b
 	}
-	v.Set(lf.key, typed)
+	return val
 }
 
 // checkEnvValue checks a variable's text; a list is comma-separated.
