@@ -10,13 +10,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"lookahead/agent"
 	"lookahead/internal/cli"
 	"lookahead/internal/execx"
-	"lookahead/internal/natsconn"
 	"lookahead/maui"
 	"lookahead/torque"
 )
@@ -234,18 +232,9 @@ func checkForecast(ctx context.Context, c Config) checkResult {
 func checkNATS(ctx context.Context, c Config) checkResult {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	nc, err := natsconn.Connect(ctx, c.natsConfig())
-	if err != nil {
-		return checkResult{Name: "nats", Detail: err.Error(), Fix: "check nats.url, credentials and that the server is reachable"}
+	r, nc := cli.CheckNATS(ctx, c.natsConfig())
+	if nc != nil {
+		nc.Close()
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err == nil {
-		_, err = js.AccountInfo(ctx)
-	}
-	if err != nil {
-		return checkResult{Name: "nats", Detail: "connected, but JetStream: " + err.Error(),
-			Fix: "enable JetStream on the server and for this account"}
-	}
-	return checkResult{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}
+	return r
 }

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"lookahead/broker/daemon"
 	"lookahead/internal/cli"
-	"lookahead/internal/natsconn"
 )
 
 func newCheckCommand() *cobra.Command {
@@ -66,19 +64,12 @@ func runChecks(ctx context.Context, cfg Config, warnings []string) []cli.Check {
 func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	nc, err := natsconn.Connect(ctx, cfg.NATS)
-	if err != nil {
-		return []cli.Check{{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the broker's credentials and that the server is reachable"}}
+	r, nc := cli.CheckNATS(ctx, cfg.NATS)
+	out := []cli.Check{r}
+	if nc == nil {
+		return out
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err == nil {
-		_, err = js.AccountInfo(ctx)
-	}
-	if err != nil {
-		return []cli.Check{{Name: "nats", Detail: "connected, but JetStream: " + err.Error(), Fix: "enable JetStream on the server and for the broker's account"}}
-	}
-	out := []cli.Check{{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}}
 	found, err := daemon.Inspect(ctx, nc)
 	if err != nil {
 		return append(out, cli.Check{Name: "streams", Detail: err.Error(), Fix: "the broker's NATS identity needs to read stream and bucket info (packaging/nats/grid.conf)"})

@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/internal/natsconn"
 )
 
 // Check is one line of a daemon's `check` command: what was checked,
@@ -50,4 +56,24 @@ func ChecksPassed(checks []Check) bool {
 // oneLine keeps a table row on one line: commands' stderr spans several.
 func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' }), " | ")
+}
+
+// CheckNATS connects as cfg says and asks for the account's JetStream: the
+// "nats" check of the daemons' `check` commands. The connection comes back
+// open when the check passed (the caller closes it), nil otherwise.
+func CheckNATS(ctx context.Context, cfg natsconn.Config) (Check, *nats.Conn) {
+	nc, err := natsconn.Connect(ctx, cfg)
+	if err != nil {
+		return Check{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the credentials and that the server is reachable"}, nil
+	}
+	js, err := jetstream.New(nc)
+	if err == nil {
+		_, err = js.AccountInfo(ctx)
+	}
+	if err != nil {
+		nc.Close()
+		return Check{Name: "nats", Detail: "connected, but JetStream: " + err.Error(),
+			Fix: "enable JetStream on the server and for this account"}, nil
+	}
+	return Check{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}, nc
 }
