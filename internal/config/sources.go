@@ -43,30 +43,10 @@ func bindEnv(v *viper.Viper, s *Schema, prefix string, l *Loaded, ps *problems) 
 		if err := checkEnvValue(lf.n, val); err != nil {
 			ps.add(name+"="+val, lf.key, "%v", err)
 		} else if lf.n.json {
-			v.Set(lf.key, typedScalar(lf.n.kind, val))
+			v.Set(lf.key, typed(lf.n, val))
 		}
 	}
 	l.Warnings = append(l.Warnings, strayEnv(prefix, bound)...)
-}
-
-// typedScalar is a checked variable's text as the value encoding/json
-// would decode (a number, a bool, else the text).
-func typedScalar(k kind, val string) any {
-	switch k {
-	case kindFloat:
-		f, _ := strconv.ParseFloat(val, 64)
-		return f
-	case kindInt:
-		n, _ := strconv.ParseInt(val, 0, 64)
-		return n
-	case kindUint:
-		n, _ := strconv.ParseUint(val, 0, 64)
-		return n
-	case kindBool:
-		b, _ := strconv.ParseBool(val)
-		return b
-	}
-	return val
 }
 
 // checkEnvValue checks a variable's text; a list is comma-separated.
