@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"lookahead/internal/version"
 
 	"github.com/nats-io/nats.go/micro"
 
-	"lookahead/internal/cli"
 	"lookahead/wire"
 )
 
@@ -25,7 +25,7 @@ func (a *Agent) startService(ctx context.Context) error {
 	svc, err := micro.AddService(a.deps.Conn, micro.Config{
 		Name: wire.AgentServiceName, Version: "1.0.0",
 		Description: "lookahead site agent: reservations for grid jobs",
-		Metadata:    map[string]string{"site": a.cfg.Site, "version": cli.Version},
+		Metadata:    map[string]string{"site": a.cfg.Site, "version": version.String()},
 	})
 	if err != nil {
 		return fmt.Errorf("agent service of %s: %w", a.cfg.Site, err)

@@ -65,7 +65,7 @@ mkdir -p "$bindir"
 (
 	cd "$src"
 	CGO_ENABLED=0 GOOS=linux GOARCH=$goarch go build -trimpath \
-		-ldflags "-s -w -X lookahead/internal/cli.Version=$full" \
+		-ldflags "-s -w -X lookahead/internal/version.Stamp=$full" \
 		-o "$bindir/" ./cmd/lookahead-agent ./cmd/lookahead-broker ./cmd/lookahead
 )
 

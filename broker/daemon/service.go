@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"lookahead/internal/version"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -11,7 +12,6 @@ import (
 
 	"lookahead/broker"
 	"lookahead/forecast"
-	"lookahead/internal/cli"
 	"lookahead/wire"
 )
 
@@ -51,7 +51,7 @@ func (b *Broker) serve() (micro.Service, error) {
 }
 
 func serviceVersion() string {
-	if v := cli.Version; v != "" && v != "dev" && !strings.ContainsAny(v, "+") {
+	if v := version.String(); v != "" && v != "dev" && !strings.ContainsAny(v, "+") {
 		return strings.TrimPrefix(v, "v")
 	}
 	return "0.0.0"

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"lookahead/internal/version"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +39,7 @@ variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.
 Unknown keys and durations without a unit (refresh: 60) are errors naming
 the key and the file line, the variable or the flag; ` + "`lookahead-agent config`" + `
 prints the effective configuration.`,
-		Version:       cli.Version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"lookahead/internal/version"
 	"path/filepath"
 	"strings"
 	"time"
@@ -8,9 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rs/zerolog"
 	"os"
 	"os/exec"
+
+	"github.com/rs/zerolog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -131,7 +133,7 @@ func builtinEngine(c Config) agent.BuiltinEngine {
 func agentMetrics() (*metrics.Agent, *prometheus.Registry) {
 	reg := metrics.NewRegistry()
 	m := metrics.NewAgent(reg)
-	m.SetVersion(cli.Version)
+	m.SetVersion(version.String())
 	return m, reg
 }
 

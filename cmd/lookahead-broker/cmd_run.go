@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"lookahead/internal/version"
 	"os"
 	"time"
 
@@ -61,7 +62,7 @@ func runRun(ctx context.Context, cfg Config) error {
 	defer nc.Drain()
 	reg := metrics.NewRegistry()
 	m := metrics.NewBroker(reg)
-	m.SetVersion(cli.Version)
+	m.SetVersion(version.String())
 	srv := &metrics.Server{Addr: cfg.Metrics.Listen, Gatherer: reg}
 	if _, err := srv.Listen(); err != nil {
 		return err

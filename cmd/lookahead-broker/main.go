@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"lookahead/internal/version"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,7 @@ involved sites or none, and appends every action to the audit stream.
 
 Configuration: flags > LOOKAHEAD_* environment > /etc/lookahead/broker.yaml >
 defaults (see the packaged broker.yaml for every key).`,
-		Version:       cli.Version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

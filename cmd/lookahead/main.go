@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"lookahead/internal/version"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ Agents on each cluster publish forecast time slots with prices; a broker
 co-allocates grid jobs across sites and protects the plan with Maui
 reservations. This CLI talks to the broker and also works offline on
 forecast files.`,
-		Version:       cli.Version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
