@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"lookahead/broker/demo"
+	"lookahead/internal/demo"
 	"lookahead/internal/cli"
 )
 
