@@ -114,8 +114,9 @@ type DispatchConfig struct {
 	StartSlack time.Duration     `mapstructure:"start_slack" default:"30s"`
 }
 
-// MetricsConfig is the Prometheus listener ("" turns it off, the default;
-// the packaged agent.yaml turns it on at 127.0.0.1:9464).
+// MetricsConfig is the Prometheus listener ("" or "off" turns it off, the
+// default, as for every listen address: config.ListenAddress; the packaged
+// agent.yaml turns it on at 127.0.0.1:9464).
 type MetricsConfig struct {
 	Listen string `mapstructure:"listen"`
 }
@@ -156,6 +157,9 @@ func readConfig(file string, explicit bool, flags *pflag.FlagSet, validate bool)
 		spec.Validate = func() error { return c.Validate() }
 	}
 	l, err := config.Load(viper.New(), &c, spec)
+	if err == nil {
+		c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
+	}
 	return c, l, err
 }
 
@@ -167,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := newLogger(io.Discard, c.LogLevel); err != nil {
 		errs = append(errs, fmt.Errorf("log_level: %w", err))
+	}
+	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Engine != "builtin" && c.Engine != "maui" {
 		errs = append(errs, fmt.Errorf("engine %q: must be builtin or maui", c.Engine))

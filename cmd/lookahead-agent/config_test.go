@@ -95,3 +95,20 @@ func TestPackagedConfigDocumentsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMetricsListenOff: "off" turns the agent's metrics listener off, as it
+// does the broker's (one rule for every listen address), and a port-less
+// address is refused naming the key.
+func TestMetricsListenOff(t *testing.T) {
+	c, _, err := readConfig(writeFile(t, "a.yaml", "site: alpha\nmetrics: {listen: \"off\"}\n"), true, nil, true)
+	if err != nil {
+		t.Fatalf("metrics.listen off: %v", err)
+	}
+	if c.Metrics.Listen != "" {
+		t.Errorf("metrics.listen off loaded as %q, want off (\"\")", c.Metrics.Listen)
+	}
+	_, _, err = readConfig(writeFile(t, "b.yaml", "site: alpha\nmetrics: {listen: \"9464\"}\n"), true, nil, true)
+	if err == nil || !strings.Contains(err.Error(), "metrics.listen") {
+		t.Errorf("metrics.listen 9464: %v, want an error naming metrics.listen", err)
+	}
+}

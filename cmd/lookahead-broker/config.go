@@ -108,9 +108,7 @@ func readConfig(fs *pflag.FlagSet) (Config, *config.Loaded, error) {
 	if err != nil {
 		return Config{}, l, cli.UsageError{Err: err}
 	}
-	if c.Metrics.Listen == "off" {
-		c.Metrics.Listen = ""
-	}
+	c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
 	if c.NATS.Name == "" {
 		c.NATS.Name = "lookahead-broker"
 	}
@@ -139,6 +137,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("log_level %q: must be debug, info, warn or error", c.LogLevel))
 	}
 	if err := c.NATS.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
 		errs = append(errs, err)
 	}
 	for i, op := range c.Operators {

@@ -1,0 +1,35 @@
+package config
+
+import "testing"
+
+func TestListenAddress(t *testing.T) {
+	cases := []struct {
+		in, want string
+		bad      bool
+	}{
+		{"", "", false},
+		{"off", "", false},
+		{"127.0.0.1:9464", "127.0.0.1:9464", false},
+		{":9464", ":9464", false},
+		{"[::1]:0", "[::1]:0", false},
+		{"9464", "", true},
+		{"OFF", "", true},
+		{"127.0.0.1:http", "", true},
+		{"127.0.0.1:70000", "", true},
+	}
+	for _, c := range cases {
+		got, err := ListenAddress("metrics.listen", c.in)
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("ListenAddress(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.bad)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:1": true, "127.9.0.1:1": true, "[::1]:1": true, "localhost:1": true,
+		":1": false, "0.0.0.0:1": false, "10.0.0.1:1": false, "garbage": false} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
