@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"lookahead/broker"
 	"lookahead/forecast"
@@ -81,10 +82,9 @@ func (b *Broker) failAt(point string) bool {
 func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]broker.Answer, bool) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
 	ch := make(chan broker.Answer, len(reqs))
 	for _, r := range reqs {
-		r.DeadlineMS = deadline.UnixMilli() // the agent refuses it once we stopped waiting
+		r.TimeoutMS = siteTimeout(b.cfg.ReserveTimeout).Milliseconds()
 		go func() {
 			var reply wire.ReserveReply
 			err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), r, &reply)
@@ -104,6 +104,14 @@ func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]
 		}
 	}
 	return answers, false
+}
+
+// siteTimeout is how long a site may take on a reserve request, counted
+// from when it receives it (a relative timeout: the two hosts' clocks are
+// never compared): a tenth (at most 1 s) less than the broker waits, so a
+// site that runs out of time answers expired before the broker gives up.
+func siteTimeout(wait time.Duration) time.Duration {
+	return wait - min(wait/10, time.Second)
 }
 
 // request sends v as JSON to subject and decodes the reply into out.
