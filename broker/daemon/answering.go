@@ -106,3 +106,15 @@ func (b *Broker) unansweredCount() int {
 	}
 	return n
 }
+
+// ignoredEvent logs and counts a job event the broker does not apply: for
+// a job it does not know, or from a site that holds no part of the job
+// (a site reporting on another site's job). b.mu is held.
+func (b *Broker) ignoredEvent(site string, je wire.JobEvent, unknown bool) {
+	reason, msg := "site-not-in-job", "job event ignored: the site holds no part of the job"
+	if unknown {
+		reason, msg = "unknown-job", "job event ignored: no such job"
+	}
+	b.cfg.Metrics.JobEventIgnored(reason)
+	b.log.Warn().Str("site", site).Str("job", je.Job).Str("state", je.State).Msg(msg)
+}

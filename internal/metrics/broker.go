@@ -76,7 +76,7 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 		unanswered: prometheus.NewGauge(gaugeOpts("broker", "sites_unanswered",
 			"Sites out of planning because their agent did not answer a reserve or release request (until it answers again).")),
 		ignoredEvents: prometheus.NewCounterVec(counterOpts("broker", "job_events_ignored_total",
-			"Job events the broker did not apply, by reason (site-not-in-job: the publishing site holds no part of the job)."), []string{"reason"}),
+			"Job events the broker did not apply, by reason (site-not-in-job: the publishing site holds no part of the job; unknown-job: no such job)."), []string{"reason"}),
 		jobStatesSeen: map[string]bool{},
 	}
 	for _, s := range []string{"fresh", "stale"} {
@@ -187,7 +187,7 @@ func (b *Broker) SetUnanswered(n int) {
 }
 
 // JobEventIgnored records a job event the broker did not apply; reason is
-// a stable code (site-not-in-job), never free text.
+// a stable code (site-not-in-job, unknown-job), never free text.
 func (b *Broker) JobEventIgnored(reason string) {
 	if b != nil {
 		b.ignoredEvents.WithLabelValues(reason).Inc()
