@@ -39,7 +39,7 @@ func TestCheckBeforeAndAfterInit(t *testing.T) {
 		return out.String(), err
 	}
 	out, err := run("--metrics-listen", "off")
-	if err != nil || strings.Contains(out, "FAIL") || !strings.Contains(out, "the broker creates it at its first start") || !strings.Contains(out, "warnings: identities is empty") {
+	if err != nil || strings.Contains(out, "FAIL") || !strings.Contains(out, "the broker creates it at its first start") || !strings.Contains(out, "identities is empty") {
 		t.Fatalf("before the first start, without authentication: %v\n%s", err, out)
 	}
 	nc, err := natsconn.Connect(context.Background(), natsconn.Config{URL: srv.ClientURL()})
