@@ -12,6 +12,7 @@ import (
 
 	"lookahead/broker/daemon"
 	"lookahead/internal/cli"
+	"lookahead/internal/natsconn"
 )
 
 func newCheckCommand() *cobra.Command {
@@ -22,8 +23,9 @@ func newCheckCommand() *cobra.Command {
 		Long: `Check what the broker needs before it runs, print what is wrong and how to
 fix it: the configuration; the NATS connection with the broker's identity and
 JetStream; the audit stream (present and append-only), the job stream and
-the forecast bucket that ` + "`lookahead-broker init`" + ` creates; and that the metrics
-address is free. Changes nothing. Exits 0 when everything passed, 1 when a
+the forecast bucket that ` + "`lookahead-broker init`" + ` creates (without NATS
+authentication the broker creates them itself at its first start, so their
+absence passes); and that the metrics address is free. Changes nothing. Exits 0 when everything passed, 1 when a
 check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,6 +79,8 @@ func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 	for _, r := range found {
 		c := cli.Check{Name: r.Name, OK: !r.Missing && r.Note == "", Detail: "present"}
 		switch {
+		case r.Missing && !authenticated(cfg.NATS):
+			c.OK, c.Detail = true, "missing; NATS authentication is off, so the broker creates it at its first start"
 		case r.Missing:
 			c.Detail, c.Fix = "missing", "run `lookahead-broker init` with the NATS admin's identity (docs/security.md)"
 		case r.Note != "":
@@ -85,6 +89,15 @@ func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// authenticated reports whether the broker connects with an identity of
+// its own. Without one (one machine, the quickstart) the broker creates
+// the streams and the bucket itself at start; with one, its NATS user is
+// not allowed to (packaging/nats/grid.conf) and `lookahead-broker init`
+// must have made them.
+func authenticated(c natsconn.Config) bool {
+	return c.Creds != "" || c.NKeySeed != "" || c.User != "" || c.Token != ""
 }
 
 // checkMetrics says whether the metrics address is free to listen on.

@@ -116,3 +116,36 @@ func TestSitesShowsExcludedAndWhy(t *testing.T) {
 		t.Fatalf("sites:\n%s", s)
 	}
 }
+
+// A site that does not answer requests shows SILENT with why and since
+// when; a site never heard shows "never", not the time since 1970.
+func TestSitesShowsSilentAndNever(t *testing.T) {
+	var out bytes.Buffer
+	err := writeSites(&out, wire.SitesReply{Now: 1_800_000_000, Sites: []wire.SiteStatus{
+		{Site: "alpha", Seq: 3, LastSeen: 1_800_000_000 - 20, Age: 20, Stale: true, Excluded: true,
+			Unanswered: "does not answer reserve/release requests: reserve g1: nats: no responders available for request", UnansweredSince: 1_800_000_000 - 90},
+		{Site: "gamma", Stale: true, Excluded: true, Problem: "forecast refused: bad"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"SILENT", "no responders", "for 1m30s: does not answer", "20s ago", "never", "EXCLUDED"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("sites output lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "20833d") {
+		t.Fatalf("a never-heard site shows an age since 1970:\n%s", s)
+	}
+}
+
+// Durations are shown exactly: a 90 s walltime is 1m30s, not 1m.
+func TestFmtDurIsExact(t *testing.T) {
+	for s, want := range map[int64]string{45: "45s", 60: "1m", 90: "1m30s", 3600: "1h00m", 7507: "2h05m07s",
+		3*86400 + 4*3600: "3d4h", 3*86400 + 4*3600 + 300: "3d4h05m"} {
+		if got := fmtDur(s); got != want {
+			t.Errorf("fmtDur(%d) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -149,6 +149,7 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 		return Summary{}, fmt.Errorf("demo: broker did not start: %w", g.Wait())
 	}
 	cl := client.New(obs, "")
+	r.waitForSites(gctx)
 	g.Go(func() error { return r.submitter(gctx, cl) })
 	interrupted := r.wait(ctx, gctx)
 	sum := r.finish(cl)
@@ -247,6 +248,18 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 		return b.Run(ctx)
 	})
 	return nil
+}
+
+// waitForSites waits (at most 30 s) until the broker knows every site's
+// forecast: it refuses a job wider than the sites it knows, so a job
+// submitted before the last site's first forecast could be refused.
+func (r *run) waitForSites(ctx context.Context) {
+	for range 300 {
+		if len(r.b.Sites().Sites) >= len(Sites) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // submitter sends the grid job stream through the broker's NATS endpoint,
