@@ -1,22 +1,57 @@
 package forecast
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
 
+// decodeStrict decodes one JSON value from r into v, refusing unknown
+// fields and trailing data. A syntax or type error names its line and
+// column in the input.
 func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
+	var seen bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(r, &seen))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: %s", ErrInvalid, located(err, seen.Bytes()))
 	}
 	// Token, not More: More reports false for a stray '}' or ']'.
 	if _, err := dec.Token(); err != io.EOF {
 		return invalid("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// located prefixes a JSON error that knows its byte offset with the line
+// and column of that offset in data.
+func located(err error, data []byte) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = int64(len(data))
+	}
+	if off < 0 || off > int64(len(data)) {
+		return err.Error()
+	}
+	line, col := Position(data, off)
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// Position is the 1-based line and column (in bytes) of offset off in data.
+func Position(data []byte, off int64) (line, col int) {
+	before := data[:off]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
 }
 
 // DecodeForecast reads one v1 forecast and validates it.
