@@ -8,9 +8,11 @@ import (
 	"io"
 )
 
-// decodeStrict decodes one JSON value from r into v, refusing unknown
-// fields and trailing data. A syntax or type error names its line and
-// column in the input.
+// DecodeStrictJSON decodes one JSON value from r into v as the v1
+// decoders do: unknown fields and trailing data are refused, a syntax or
+// type error names its line and column; errors wrap ErrInvalid.
+func DecodeStrictJSON(r io.Reader, v any) error { return decodeStrict(r, v) }
+
 func decodeStrict(r io.Reader, v any) error {
 	var seen bytes.Buffer
 	dec := json.NewDecoder(io.TeeReader(r, &seen))
