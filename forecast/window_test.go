@@ -18,7 +18,7 @@ func TestClipToWindow(t *testing.T) {
 		{"starts before generated", []Slot{sl(500, 1500)}, []Slot{sl(g, 1500)}, WindowCount{Clipped: 1}},
 		{"ends past the horizon", []Slot{sl(1500, h+26*3600)}, []Slot{sl(1500, h)}, WindowCount{Clipped: 1}},
 		{"covers the window", []Slot{sl(0, 5000)}, []Slot{sl(g, h)}, WindowCount{Clipped: 1}},
-		{"wholly before", []Slot{sl(g - 9*86400, g - 8*86400), sl(1100, 1200)}, []Slot{sl(1100, 1200)}, WindowCount{Dropped: 1}},
+		{"wholly before", []Slot{sl(g-9*86400, g-8*86400), sl(1100, 1200)}, []Slot{sl(1100, 1200)}, WindowCount{Dropped: 1}},
 		{"ends at generated", []Slot{sl(500, g)}, []Slot{}, WindowCount{Dropped: 1}},
 		{"starts at the horizon", []Slot{sl(h, h+10)}, []Slot{}, WindowCount{Dropped: 1}},
 		{"wholly after, and one clipped", []Slot{sl(h+10, h+20), sl(900, 1100)}, []Slot{sl(g, 1100)}, WindowCount{Clipped: 1, Dropped: 1}},
