@@ -168,3 +168,23 @@ func TestPackagedPolicyWarns(t *testing.T) {
 		t.Fatalf("err %v warnings %q", err, l.Warnings)
 	}
 }
+
+// Issue 23.4: a negative budget was the one broker config error without a
+// file and line.
+func TestNegativeBudgetNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"budgets:\n  default_budget: -5\n":                            ":2: budgets.default_budget: -5",
+		"planning: {cycle: 30s}\nbudgets:\n  users:\n    alice: -1\n": ":4: budgets.users.alice: -1",
+		"budgets:\n  accounts: {proj1: -3}\n":                         ":2: budgets.accounts.proj1: -3",
+	} {
+		file := filepath.Join(dir, "broker.yaml")
+		os.WriteFile(file, []byte(body), 0o600)
+		cmd := newRunCommand()
+		cmd.Flags().Parse([]string{"--config", file})
+		_, err := loadConfig(cmd.Flags())
+		if err == nil || !strings.Contains(err.Error(), file+want) {
+			t.Errorf("%q: %v, want %q", body, err, file+want)
+		}
+	}
+}
