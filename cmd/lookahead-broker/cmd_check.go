@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -23,8 +22,9 @@ func newCheckCommand() *cobra.Command {
 fix it: the configuration; the NATS connection with the broker's identity and
 JetStream; the audit stream (present and append-only), the job stream and
 the forecast bucket that ` + "`lookahead-broker init`" + ` creates; and that the metrics
-address is free. Changes nothing. Exits 0 when everything passed, 1 when a
-check failed.`,
+address is free. Changes nothing. Exits 0 when everything passed, 3 when
+the only failures are services that could not be reached (NATS), 1 when
+another check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cli.CheckFormat(output); err != nil {
@@ -38,10 +38,7 @@ check failed.`,
 			if err := cli.PrintChecks(cmd.OutOrStdout(), output, checks); err != nil {
 				return err
 			}
-			if !cli.ChecksPassed(checks) {
-				return errors.New("some checks failed")
-			}
-			return nil
+			return cli.ChecksError(checks)
 		},
 	}
 	addConfigFlags(cmd.Flags())
