@@ -28,14 +28,16 @@ func decodeStrict(r io.Reader, v any) error {
 }
 
 // located prefixes a JSON error that knows its byte offset with the line
-// and column of that offset in data.
+// and column of that offset in data: the offending byte of a syntax
+// error, the end of the value of a type error.
 func located(err error, data []byte) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	off := int64(-1)
 	switch {
 	case errors.As(err, &syn):
-		off = syn.Offset
+		off = max(syn.Offset-1, 0) // Offset counts the offending byte
+
 	case errors.As(err, &typ):
 		off = typ.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -63,9 +63,9 @@ func ChecksError(checks []Check) error {
 	case failed == 0:
 		return nil
 	case unreachable == failed:
-		return CodedError{Code: ExitUnavailable, Err: fmt.Errorf("%d checks failed: a service could not be reached", failed)}
+		return CodedError{Code: ExitUnavailable, Err: fmt.Errorf("%d of %d checks failed: a service could not be reached", failed, len(checks))}
 	}
-	return fmt.Errorf("%d checks failed", failed)
+	return fmt.Errorf("%d of %d checks failed", failed, len(checks))
 }
 
 // oneLine keeps a table row on one line: commands' stderr spans several.
