@@ -14,11 +14,11 @@ import (
 func DecodeStrictJSON(r io.Reader, v any) error { return decodeStrict(r, v) }
 
 func decodeStrict(r io.Reader, v any) error {
-	var seen bytes.Buffer
-	dec := json.NewDecoder(io.TeeReader(r, &seen))
+	seen := &prefix{max: positionBytes}
+	dec := json.NewDecoder(io.TeeReader(r, seen))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalid, located(err, seen.Bytes()))
+		return fmt.Errorf("%w: %s", ErrInvalid, located(err, seen))
 	}
 	// Token, not More: More reports false for a stray '}' or ']'.
 	if _, err := dec.Token(); err != io.EOF {
@@ -27,10 +27,32 @@ func decodeStrict(r io.Reader, v any) error {
 	return nil
 }
 
+// positionBytes is how much of an input decodeStrict keeps to tell the
+// line and column of an error; past it an error gives its byte offset
+// (the input is a machine's then, and memory stays bounded for the wire).
+const positionBytes = 1 << 20
+
+// prefix keeps the first max bytes written to it and counts the rest.
+type prefix struct {
+	buf bytes.Buffer
+	n   int64
+	max int
+}
+
+func (p *prefix) Write(b []byte) (int, error) {
+	if room := p.max - p.buf.Len(); room > 0 {
+		p.buf.Write(b[:min(room, len(b))])
+	}
+	p.n += int64(len(b))
+	return len(b), nil
+}
+
 // located prefixes a JSON error that knows its byte offset with the line
-// and column of that offset in data: the offending byte of a syntax
-// error, the end of the value of a type error.
-func located(err error, data []byte) string {
+// and column of that offset in the input (the offending byte of a syntax
+// error, the end of the value of a type error), or with the offset alone
+// past the kept prefix.
+func located(err error, seen *prefix) string {
+	data := seen.buf.Bytes()
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	off := int64(-1)
@@ -41,10 +63,13 @@ func located(err error, data []byte) string {
 	case errors.As(err, &typ):
 		off = typ.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		off = int64(len(data))
+		off = seen.n
 	}
-	if off < 0 || off > int64(len(data)) {
+	switch {
+	case off < 0:
 		return err.Error()
+	case off > int64(len(data)):
+		return fmt.Sprintf("byte %d: %v", off, err)
 	}
 	line, col := Position(data, off)
 	return fmt.Sprintf("line %d, column %d: %v", line, col, err)

@@ -83,3 +83,17 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip of a short string: %q", got)
 	}
 }
+
+// Issue 23.4: a JSON syntax error names its line and column (past the
+// first MiB, its byte offset: memory stays bounded).
+func TestSyntaxErrorsKeepTheirPlace(t *testing.T) {
+	_, err := DecodeJobs(strings.NewReader("[\n  {\"id\": \"g1\",\n   \"procs\": N}]"))
+	if err == nil || !strings.Contains(err.Error(), "line 3, column 13: invalid character 'N'") {
+		t.Errorf("syntax error: %v", err)
+	}
+	big := "[" + strings.Repeat(" ", positionBytes+10) + "N]"
+	_, err = DecodeJobs(strings.NewReader(big))
+	if err == nil || !strings.Contains(err.Error(), "byte 1048587: invalid character 'N'") {
+		t.Errorf("syntax error past the first MiB: %v", err)
+	}
+}
