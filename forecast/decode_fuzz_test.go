@@ -57,6 +57,16 @@ func FuzzDecodeForecast(f *testing.F) {
 			return
 		}
 		checkForecast(t, fc)
+		clipped, n := ClipToWindow(*fc)
+		checkForecast(t, &clipped)
+		if len(clipped.Slots) != len(fc.Slots)-n.Dropped {
+			t.Fatalf("ClipToWindow kept %d of %d slots, dropped %d", len(clipped.Slots), len(fc.Slots), n.Dropped)
+		}
+		for _, s := range clipped.Slots {
+			if s.Start < fc.Generated || s.End > fc.Horizon {
+				t.Fatalf("slot %+v outside the window [%d, %d] after ClipToWindow", s, fc.Generated, fc.Horizon)
+			}
+		}
 		out, err := json.Marshal(fc)
 		if err != nil {
 			t.Fatalf("re-encode: %v", err)
