@@ -87,8 +87,11 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if opts.jobs == "" {
 		return cli.Usagef("plan: --jobs is required")
 	}
-	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 {
-		return cli.Usagef("plan: --staging-delay %v: must be whole seconds >= 0", opts.stagingDelay)
+	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 || opts.stagingDelay > time.Duration(forecast.MaxDuration)*time.Second {
+		return cli.Usagef("plan: --staging-delay %v: must be whole seconds in [0, %d s]", opts.stagingDelay, forecast.MaxDuration)
+	}
+	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
+		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)
 	}
 	fcs, err := readForecasts(opts.forecasts, opts.warn)
 	if err != nil {
