@@ -47,8 +47,8 @@ func (ps *problems) add(where, key, format string, args ...any) {
 
 // addErrors adds err (each error of an errors.Join) as problems: the
 // caller's own checks name their keys first ("budgets.default_budget:
-// -5, must be >= 0"), and where tells where that key, or the nearest key
-// above it, was set ("" when unknown).
+// -5, must be >= 0", `log_level "x": must be …`), and where tells where
+// that key, or the nearest key above it, was set ("" when unknown).
 func (ps *problems) addErrors(err error, where func(key string) string) {
 	if err == nil {
 		return
@@ -60,12 +60,10 @@ func (ps *problems) addErrors(err error, where func(key string) string) {
 		return
 	}
 	msg := err.Error()
-	key, rest, ok := strings.Cut(msg, ": ")
-	if ok && !strings.ContainsAny(key, " \t\"") {
-		if at := where(key); at != "" {
-			*ps = append(*ps, Problem{Where: at, Key: key, Msg: rest})
-			return
-		}
+	key := msg[:strings.IndexFunc(msg+" ", func(r rune) bool { return r == ' ' || r == ':' })]
+	if at := where(key); key != "" && at != "" {
+		*ps = append(*ps, Problem{Where: at, Key: key, Msg: strings.TrimPrefix(strings.TrimPrefix(msg, key), ": ")})
+		return
 	}
 	*ps = append(*ps, Problem{Msg: msg})
 }
