@@ -12,8 +12,8 @@ import (
 // Bounds on what one submission may carry, checked before anything echoes
 // a value back.
 const (
-	maxNameBytes   = 64  // job id, user, account, criterion, feature, request_id
-	maxActorBytes  = 128 // a NATS user name
+	maxNameBytes   = forecast.MaxNameBytes // job id, user, account, criterion, feature, request_id
+	maxActorBytes  = 128                   // a NATS user name
 	maxJobFeatures = 32
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -25,8 +24,9 @@ fix it: the configuration; the NATS connection with the broker's identity and
 JetStream; the audit stream (present and append-only), the job stream and
 the forecast bucket that ` + "`lookahead-broker init`" + ` creates (without NATS
 authentication the broker creates them itself at its first start, so their
-absence passes); and that the metrics address is free. Changes nothing. Exits 0 when everything passed, 1 when a
-check failed.`,
+absence passes); and that the metrics address is free. Changes nothing.
+Exits 0 when everything passed, 3 when the only failures are services that
+could not be reached (NATS), 1 when another check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cli.CheckFormat(output); err != nil {
@@ -40,10 +40,7 @@ check failed.`,
 			if err := cli.PrintChecks(cmd.OutOrStdout(), output, checks); err != nil {
 				return err
 			}
-			if !cli.ChecksPassed(checks) {
-				return errors.New("some checks failed")
-			}
-			return nil
+			return cli.ChecksError(checks)
 		},
 	}
 	addConfigFlags(cmd.Flags())

@@ -67,11 +67,18 @@ type Identity struct {
 	Accounts []string `mapstructure:"accounts" json:"accounts"`
 }
 
-// addConfigFlags adds the flags that override config keys.
+// addGlobalFlags adds the flags every command takes (each reads the
+// configuration): persistent on the root, shown as global flags, as the
+// agent's --config, --site, --log-level and --nats-url.
+func addGlobalFlags(pf *pflag.FlagSet) {
+	pf.String("config", "", "config file (default "+DefaultConfigFile+" when it exists)")
+	pf.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
+	pf.String("nats-url", "", "NATS server URL (config key nats.url)")
+}
+
+// addConfigFlags adds the planning flags that override config keys, on
+// the commands that show or check them.
 func addConfigFlags(fs *pflag.FlagSet) {
-	fs.String("config", "", "config file (default "+DefaultConfigFile+" when it exists)")
-	fs.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
-	fs.String("nats-url", "", "NATS server URL (config key nats.url)")
 	fs.Duration("cycle", 0, "planning cycle length, e.g. 30s (config key planning.cycle)")
 	fs.Duration("commit-lead", 0, "reserve jobs planned to start within this lead time, e.g. 10m (config key planning.commit_lead)")
 	fs.Duration("site-ttl", 0, "a site silent longer than this is stale, e.g. 5m (config key planning.site_ttl)")
