@@ -68,7 +68,7 @@ func (fakeBroker) SiteForecasts() []broker.Site {
 		Nodes: []forecast.Node{{Name: "a1", Procs: 2}}, Slots: []forecast.Slot{{Node: "a1", Procs: 2, Start: 0, End: 1000, Price: 1}}}}}
 }
 func (fakeBroker) Status(wire.StatusRequest) wire.StatusReply { return wire.StatusReply{Now: 100} }
-func (fakeBroker) Plan() wire.Plan                           { return wire.Plan{} }
+func (fakeBroker) Plan() wire.Plan                            { return wire.Plan{} }
 
 func serve(t *testing.T, s *Server, method, target string, mod func(*http.Request)) *httptest.ResponseRecorder {
 	t.Helper()
