@@ -202,6 +202,17 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	br.waitTrue(t, "alpha bars", fmt.Sprintf(`document.querySelectorAll('#gantt rect.bar.reserved[data-job="%s"]').length > 0 && document.querySelectorAll('#gantt rect.bar.reserved[data-job="%s"]').length > 0`, small, wide))
 	br.waitTrue(t, "now line", `document.querySelector("#gantt line.now") !== null && document.querySelectorAll("#gantt rect.free").length > 0`)
 
+	// Dragging across the plot zooms to that time window; "now" zooms out.
+	span := eval[int](t, br, `+document.getElementById("gantt").dataset.to - +document.getElementById("gantt").dataset.from`)
+	eval[bool](t, br, `(() => { const s = document.getElementById("gantt"), r = s.getBoundingClientRect();
+		s.dispatchEvent(new MouseEvent("mousedown", {bubbles: true, button: 0, clientX: r.left + 190 + 100, clientY: r.top + 40}));
+		window.dispatchEvent(new MouseEvent("mouseup", {bubbles: true, button: 0, clientX: r.left + 190 + 300, clientY: r.top + 40}));
+		return true; })()`)
+	br.waitTrue(t, "zoomed", fmt.Sprintf(`(() => { const d = document.getElementById("gantt").dataset; const w = d.to - d.from;
+		return w > 0 && w < %d / 3 && document.querySelectorAll("#gantt g.row").length === 4; })()`, span))
+	br.do(t, "zoom out", chromedp.Click(chromedp.ID("gantt-now")))
+	br.waitTrue(t, "zoomed out", fmt.Sprintf(`+document.getElementById("gantt").dataset.to - +document.getElementById("gantt").dataset.from === %d`, span))
+
 	// 5,000 nodes: aggregated into the rows that fit.
 	start := time.Now()
 	br.pick(t, "gantt-site", "huge")

@@ -4,7 +4,7 @@
 
 const POLL_MS = 2000, AUDIT_MS = 10000, ROW_PX = 12, LABEL_PX = 190, AXIS_PX = 22;
 const SVGNS = "http://www.w3.org/2000/svg";
-const view = { tab: "sites", site: "", offset: -900, job: "", now: 0, sites: [] };
+const view = { tab: "sites", site: "", offset: -900, job: "", now: 0, sites: [], zoom: null, geom: null, drag: null };
 
 function $(id) { return document.getElementById(id); }
 
@@ -69,6 +69,7 @@ function drawOverview(o) {
 function maxRows() { return Math.max(20, Math.floor(window.innerHeight * 0.7 / ROW_PX)); }
 
 function windowRange() {
+  if (view.zoom) return view.zoom;
   const w = Number($("gantt-window").value);
   const from = view.now + view.offset;
   return w ? { from: from, to: from + w } : { from: from, to: 0 };
@@ -99,7 +100,8 @@ function drawGantt(g) {
   svg.setAttribute("width", width);
   svg.setAttribute("height", height);
   svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-  Object.assign(svg.dataset, { site: g.site, nodes: g.nodes, rows: g.rows.length, maxRows: g.max_rows, perRow: g.per_row });
+  Object.assign(svg.dataset, { site: g.site, nodes: g.nodes, rows: g.rows.length, maxRows: g.max_rows, perRow: g.per_row, from: g.from, to: g.to });
+  view.geom = { from: g.from, span: span, plot: plot };
   const parts = [axis(g, x, height)];
   g.rows.forEach((row, i) => parts.push(drawRow(g, row, i, x)));
   if (g.now >= g.from && g.now <= g.to) {
@@ -140,6 +142,34 @@ function drawRow(g, row, i, x) {
     r.append(rect);
   }
   return r;
+}
+
+// Drag across the plot to zoom to that time window; "now" or another
+// window length zooms out again.
+function plotTime(ev) {
+  const g = view.geom, x = ev.clientX - $("gantt").getBoundingClientRect().left - LABEL_PX;
+  return g ? Math.round(g.from + Math.max(0, Math.min(g.plot, x)) / g.plot * g.span) : 0;
+}
+
+function dragStart(ev) {
+  if (!view.geom || ev.button !== 0) return;
+  view.drag = plotTime(ev);
+}
+
+function dragEnd(ev) {
+  if (view.drag === null) return;
+  const a = view.drag, b = plotTime(ev);
+  view.drag = null;
+  if (Math.abs(b - a) < 60) return;
+  view.zoom = { from: Math.min(a, b), to: Math.max(a, b) };
+  loadGantt().catch(showError);
+}
+
+function shift(sign) {
+  const r = windowRange(), w = r.to ? r.to - r.from : 21600;
+  if (view.zoom) view.zoom = { from: view.zoom.from + sign * w, to: view.zoom.to + sign * w };
+  else view.offset += sign * (Number($("gantt-window").value) || 21600);
+  loadGantt().catch(showError);
 }
 
 // ---- Queue ----
@@ -218,6 +248,7 @@ async function tick() {
 
 function selectTab(name) {
   view.tab = name;
+  if (location.hash !== "#" + name) history.replaceState(null, "", "#" + name);
   for (const b of $("tabs").querySelectorAll("button")) b.classList.toggle("active", b.dataset.tab === name);
   for (const s of document.querySelectorAll("section.tab")) s.hidden = s.id !== "tab-" + name;
   tick();
@@ -227,13 +258,18 @@ function selectTab(name) {
 function init() {
   for (const b of $("tabs").querySelectorAll("button")) b.addEventListener("click", () => selectTab(b.dataset.tab));
   $("gantt-site").addEventListener("change", e => { view.site = e.target.value; loadGantt().catch(showError); });
-  $("gantt-window").addEventListener("change", () => loadGantt().catch(showError));
-  const step = () => Number($("gantt-window").value) || 21600;
-  $("gantt-prev").addEventListener("click", () => { view.offset -= step(); loadGantt().catch(showError); });
-  $("gantt-next").addEventListener("click", () => { view.offset += step(); loadGantt().catch(showError); });
-  $("gantt-now").addEventListener("click", () => { view.offset = -900; loadGantt().catch(showError); });
-  const hash = location.hash.slice(1);
-  selectTab(["sites", "gantt", "queue", "audit"].includes(hash) ? hash : "sites");
+  $("gantt-window").addEventListener("change", () => { view.zoom = null; loadGantt().catch(showError); });
+  $("gantt-prev").addEventListener("click", () => shift(-1));
+  $("gantt-next").addEventListener("click", () => shift(1));
+  $("gantt-now").addEventListener("click", () => { view.zoom = null; view.offset = -900; loadGantt().catch(showError); });
+  $("gantt").addEventListener("mousedown", dragStart);
+  window.addEventListener("mouseup", dragEnd);
+  const fromHash = () => {
+    const hash = location.hash.slice(1);
+    return ["sites", "gantt", "queue", "audit"].includes(hash) ? hash : "sites";
+  };
+  window.addEventListener("hashchange", () => selectTab(fromHash()));
+  selectTab(fromHash());
   setInterval(tick, POLL_MS);
   setInterval(() => { if (view.tab === "audit") loadAudit().catch(showError); }, AUDIT_MS);
 }
