@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # The whole test suite: what the README calls "the test command" and what CI
-# runs. Installs what it needs (Go modules; Debian's rpm and nfpm for the
-# packaging tests) by itself. LOOKAHEAD_SKIP_PACKAGING=1 skips the packaging
-# step (for quick local runs only; CI runs everything).
+# runs. Installs what it needs (Go modules; Debian's chromium for the web
+# view's browser test; Debian's rpm and nfpm for the packaging tests) by
+# itself. LOOKAHEAD_SKIP_PACKAGING=1 skips the packaging step (for quick
+# local runs only; CI runs everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== go vet"
 go vet ./...
+
+echo "== chromium (the web view's browser test)"
+if chromium_path=$(./scripts/ensure-chromium.sh); then
+	echo "$chromium_path"
+	export LOOKAHEAD_REQUIRE_CHROMIUM=1 # installed: the browser test must run, not skip
+else
+	echo "chromium unavailable: the browser test skips (reason above)"
+fi
 
 echo "== go test"
 go test -count=1 -timeout 15m ./...
