@@ -120,3 +120,23 @@ func TestHoldsOn(t *testing.T) {
 		t.Errorf("holds\n%+v\nwant\n%+v", got, want)
 	}
 }
+
+// BenchmarkBuildGantt5000 cuts a 5,000-node forecast (two slots a node)
+// with 50 reserved jobs into 50 rows, as /api/gantt does for the page.
+func BenchmarkBuildGantt5000(b *testing.B) {
+	f := site(5000, func(i int, n string) []forecast.Slot {
+		cut := int64(100 + i%48*10)
+		return []forecast.Slot{{Node: n, Procs: 4, Start: 0, End: cut, Price: 1 + float64(i%5)}, {Node: n, Procs: 2, Start: cut + 20, End: 1000, Price: 2}}
+	})
+	var holds []Hold
+	for j := range 50 {
+		for k := range 20 {
+			holds = append(holds, Hold{Bar: Bar{Job: fmt.Sprintf("g%d", j), State: wire.JobReserved, Start: 50, End: 400, Procs: 2},
+				Node: fmt.Sprintf("n%04d", (j*97+k*13)%5000)})
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		BuildGantt(f, holds, 0, 1000, 50)
+	}
+}

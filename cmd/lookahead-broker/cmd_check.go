@@ -22,8 +22,8 @@ func newCheckCommand() *cobra.Command {
 		Long: `Check what the broker needs before it runs, print what is wrong and how to
 fix it: the configuration; the NATS connection with the broker's identity and
 JetStream; the audit stream (present and append-only), the job stream and
-the forecast bucket that ` + "`lookahead-broker init`" + ` creates; and that the metrics
-address is free. Changes nothing. Exits 0 when everything passed, 1 when a
+the forecast bucket that ` + "`lookahead-broker init`" + ` creates; that the metrics
+address is free; and the web view's address and token file. Changes nothing. Exits 0 when everything passed, 1 when a
 check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,7 +57,7 @@ func runChecks(ctx context.Context, cfg Config, warnings []string) []cli.Check {
 		checks[0].Detail = "valid; warnings: " + strings.Join(warnings, "; ")
 	}
 	checks = append(checks, checkNATS(ctx, cfg)...)
-	return append(checks, checkMetrics(cfg.Metrics.Listen))
+	return append(checks, checkMetrics(cfg.Metrics.Listen), checkWeb(cfg.Web))
 }
 
 // checkNATS connects as the broker does and inspects what Init makes.

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/tls"
 	"fmt"
+	"net"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -52,4 +53,28 @@ func newWeb(cfg WebConfig, b *daemon.Broker, nc *nats.Conn, log zerolog.Logger) 
 		log.Warn().Str("web", s.URL()).Msg("the web view's token crosses the network in clear: set web.tls_cert_file and web.tls_key_file, or reach it through an SSH tunnel")
 	}
 	return s, nil
+}
+
+// checkWeb says whether the web view can start: off, or its address free
+// and its token file (when set) strict enough to be read.
+func checkWeb(cfg WebConfig) cli.Check {
+	if cfg.Listen == "" {
+		return cli.Check{Name: "web", OK: true, Detail: "off"}
+	}
+	if cfg.TokenFile != "" {
+		if _, err := web.ReadToken(cfg.TokenFile); err != nil {
+			return cli.Check{Name: "web", Detail: err.Error(), Fix: "write one token of 16 or more characters, owned by lookahead-broker, chmod 600"}
+		}
+	}
+	l, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return cli.Check{Name: "web", Detail: fmt.Sprintf("cannot listen on %s: %v", cfg.Listen, err),
+			Fix: "is a broker already running? Else choose another web.listen (or off)"}
+	}
+	l.Close()
+	detail := cfg.Listen + " is free"
+	if cfg.TokenFile != "" {
+		detail += "; token file readable by the broker only"
+	}
+	return cli.Check{Name: "web", OK: true, Detail: detail}
 }
