@@ -2,7 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -94,5 +102,74 @@ func TestRunRefusesAnOpenTokenFile(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the broker started with a token file others may read")
+	}
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "broker"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key = filepath.Join(dir, "web.crt"), filepath.Join(dir, "web.key")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), 0o600)
+	return cert, key
+}
+
+// TestRunServesTheWebViewOverTLSWithAToken: on a non-loopback address
+// with a token and TLS files, the view answers HTTPS only to the token.
+func TestRunServesTheWebViewOverTLSWithAToken(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	token := filepath.Join(dir, "web.token")
+	os.WriteFile(token, []byte("0123456789abcdef0123\n"), 0o600)
+	t.Setenv("LOOKAHEAD_WEB_TOKEN_FILE", token)
+	t.Setenv("LOOKAHEAD_WEB_TLS_CERT_FILE", cert)
+	t.Setenv("LOOKAHEAD_WEB_TLS_KEY_FILE", key)
+	_, port, _ := net.SplitHostPort(freePort(t))
+	done, cancel := startRun(t, "--web-listen", "0.0.0.0:"+port)
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	get := func(tok string) int {
+		req, _ := http.NewRequest("GET", "https://127.0.0.1:"+port+"/api/overview", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		r, err := cl.Do(req)
+		if err != nil {
+			return 0
+		}
+		r.Body.Close()
+		return r.StatusCode
+	}
+	code := 0
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && code == 0; time.Sleep(50 * time.Millisecond) {
+		code = get("0123456789abcdef0123")
+	}
+	if code != 200 {
+		t.Errorf("with the token: %d", code)
+	}
+	if code := get(""); code != http.StatusUnauthorized {
+		t.Errorf("without the token: %d", code)
+	}
+	if r, err := http.Get("http://127.0.0.1:" + port + "/api/overview"); err == nil && r.StatusCode == 200 {
+		t.Error("plain HTTP answered")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
 	}
 }
