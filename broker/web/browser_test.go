@@ -237,6 +237,13 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	br.waitTrue(t, "audit origins", `[...document.querySelectorAll("#audit h3")].map(h => h.dataset.origin).includes("broker")`)
 	br.waitTrue(t, "site audit", `[...document.querySelectorAll("#audit h3")].map(h => h.dataset.origin).includes("alpha")`)
 
+	// The tab is in the address: a link to #sites opens the Sites tab.
+	if h := eval[string](t, br, `location.hash`); h != "#audit" {
+		t.Errorf("address fragment %q after opening the audit tab", h)
+	}
+	eval[bool](t, br, `(() => { location.hash = "#sites"; return true; })()`)
+	br.waitTrue(t, "sites tab from the address", `!document.getElementById("tab-sites").hidden && document.getElementById("tab-audit").hidden`)
+
 	if errs := br.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
