@@ -19,11 +19,11 @@ import (
 
 // chromium finds the browser scripts/ensure-chromium.sh installs. Where it
 // is missing the test skips with the reason, unless
-// LOOKAHEAD_REQUIRE_CHROMIUM=1 (scripts/test.sh sets it once the script
+// LOOKAHEADTEST_REQUIRE_CHROMIUM=1 (scripts/test.sh sets it once the script
 // installed the browser): then a missing browser fails.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{os.Getenv("LOOKAHEAD_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+	for _, name := range []string{os.Getenv("LOOKAHEADTEST_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
 		if name == "" {
 			continue
 		}
@@ -31,7 +31,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("LOOKAHEAD_REQUIRE_CHROMIUM") == "1" {
+	if os.Getenv("LOOKAHEADTEST_REQUIRE_CHROMIUM") == "1" {
 		t.Fatal("chromium not found, though scripts/ensure-chromium.sh reported it installed")
 	}
 	t.Skip("chromium is not installed (scripts/ensure-chromium.sh installs Debian's chromium; it needs root or sudo and apt-get)")
