@@ -24,9 +24,10 @@ fix it: the configuration; the NATS connection with the broker's identity and
 JetStream; the audit stream (present and append-only), the job stream and
 the forecast bucket that ` + "`lookahead-broker init`" + ` creates (without NATS
 authentication the broker creates them itself at its first start, so their
-absence passes); and that the metrics address is free. Changes nothing.
-Exits 0 when everything passed, 3 when the only failures are services that
-could not be reached (NATS), 1 when another check failed.`,
+absence passes); that the metrics address is free; and the web view's
+address and token file. Changes nothing. Exits 0 when everything passed, 3
+when the only failures are services that could not be reached (NATS), 1
+when another check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cli.CheckFormat(output); err != nil {
@@ -56,7 +57,7 @@ func runChecks(ctx context.Context, cfg Config, warnings []string) []cli.Check {
 		checks[0].Detail = "valid; warnings: " + strings.Join(warnings, "; ")
 	}
 	checks = append(checks, checkNATS(ctx, cfg)...)
-	return append(checks, checkMetrics(cfg.Metrics.Listen))
+	return append(checks, checkMetrics(cfg.Metrics.Listen), checkWeb(cfg.Web))
 }
 
 // checkNATS connects as the broker does and inspects what Init makes.

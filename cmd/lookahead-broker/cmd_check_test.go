@@ -56,6 +56,20 @@ func TestCheckBeforeAndAfterInit(t *testing.T) {
 	if out, err := run("--metrics-listen", busy.Addr().String()); err == nil || !strings.Contains(out, "FAIL  metrics") {
 		t.Fatalf("busy metrics address: %v\n%s", err, out)
 	}
+	if out, err := run("--metrics-listen", "off", "--web-listen", busy.Addr().String()); err == nil || !strings.Contains(out, "FAIL  web") {
+		t.Fatalf("busy web address: %v\n%s", err, out)
+	}
+	token := filepath.Join(t.TempDir(), "web.token")
+	os.WriteFile(token, []byte("0123456789abcdef0123\n"), 0o600)
+	os.Chmod(token, 0o644)
+	t.Setenv("LOOKAHEAD_WEB_TOKEN_FILE", token)
+	if out, err := run("--metrics-listen", "off", "--web-listen", "0.0.0.0:0"); err == nil || !strings.Contains(out, "FAIL  web") || !strings.Contains(out, "chmod 600") {
+		t.Fatalf("open token file: %v\n%s", err, out)
+	}
+	os.Chmod(token, 0o600)
+	if out, err := run("--metrics-listen", "off", "--web-listen", "0.0.0.0:0"); err != nil || !strings.Contains(out, "token file readable by the broker only") {
+		t.Fatalf("good token file: %v\n%s", err, out)
+	}
 }
 
 // With authentication the broker's NATS user may not create the streams

@@ -71,8 +71,16 @@ func runRun(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
+	ws, err := newWeb(cfg.Web, b, nc, log)
+	if err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
+	if ws != nil {
+		g.Go(func() error { return ws.Run(gctx) })
+		log.Info().Str("web", ws.URL()).Msg("web view listening")
+	}
 	g.Go(func() error { return b.Run(gctx) })
 	g.Go(func() error {
 		select {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"lookahead/broker"
+	"lookahead/broker/web"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
 	"lookahead/internal/config"
@@ -58,6 +59,19 @@ type Config struct {
 		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
 		Listen string `mapstructure:"listen" json:"listen"`
 	} `mapstructure:"metrics" json:"metrics"`
+	Web WebConfig `mapstructure:"web" json:"web"`
+}
+
+// WebConfig is the operators' web view (broker/web): off by default.
+type WebConfig struct {
+	// Listen is the page's address; "" (the default) or "off" turns it
+	// off. Beyond loopback it needs TokenFile.
+	Listen string `mapstructure:"listen" json:"listen"`
+	// TokenFile holds the operators' token (mode 0600 or stricter).
+	TokenFile string `mapstructure:"token_file" json:"token_file"`
+	// TLSCertFile and TLSKeyFile, both or neither, serve HTTPS.
+	TLSCertFile string `mapstructure:"tls_cert_file" json:"tls_cert_file"`
+	TLSKeyFile  string `mapstructure:"tls_key_file" json:"tls_key_file"`
 }
 
 // Identity says which grid users and accounts a NATS user may submit for.
@@ -83,11 +97,13 @@ func addConfigFlags(fs *pflag.FlagSet) {
 	fs.Duration("commit-lead", 0, "reserve jobs planned to start within this lead time, e.g. 10m (config key planning.commit_lead)")
 	fs.Duration("site-ttl", 0, "a site silent longer than this is stale, e.g. 5m (config key planning.site_ttl)")
 	fs.String("metrics-listen", "", `metrics/health listener address, "off" disables (config key metrics.listen)`)
+	fs.String("web-listen", "", `operators' web view address, e.g. 127.0.0.1:9466; "off" disables (config key web.listen)`)
 }
 
 var flagKeys = map[string]string{
 	"log-level": "log_level", "nats-url": "nats.url", "cycle": "planning.cycle",
 	"commit-lead": "planning.commit_lead", "site-ttl": "planning.site_ttl", "metrics-listen": "metrics.listen",
+	"web-listen": "web.listen",
 }
 
 // loadConfig reads flags > LOOKAHEAD_ env > file > defaults into a
@@ -116,6 +132,7 @@ func readConfig(fs *pflag.FlagSet) (Config, *config.Loaded, error) {
 		return Config{}, l, cli.UsageError{Err: err}
 	}
 	c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
+	c.Web.Listen, _ = config.ListenAddress("web.listen", c.Web.Listen)
 	if c.NATS.Name == "" {
 		c.NATS.Name = "lookahead-broker"
 	}
@@ -149,6 +166,7 @@ func (c Config) Validate() error {
 	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Web.validate()...)
 	for i, op := range c.Operators {
 		if !forecast.IsPlainName(op) {
 			errs = append(errs, fmt.Errorf("operators[%d] %q: must be a plain name", i, op))
@@ -180,4 +198,23 @@ func (c Config) Policy() broker.Policy {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}
 	return p
+}
+
+// validate checks the web keys: the address, TLS files in pairs, and a
+// token beyond loopback (the page shows every user's jobs).
+func (w WebConfig) validate() []error {
+	var errs []error
+	addr, err := config.ListenAddress("web.listen", w.Listen)
+	if err != nil {
+		return []error{err}
+	}
+	if (w.TLSCertFile == "") != (w.TLSKeyFile == "") {
+		errs = append(errs, fmt.Errorf("web.tls_cert_file and web.tls_key_file: set both or neither"))
+	}
+	if addr != "" {
+		if err := web.CheckExposure(addr, w.TokenFile != ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

@@ -56,11 +56,15 @@ budgets:
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	dir := t.TempDir()
 	for body, want := range map[string]string{
-		"planning: {cycle: 0s}":                        "planning.cycle",
-		"identities: [{nats_user: 'a b', users: [x]}]": "identities[0].nats_user",
-		"budgets: {accounts: {p: -1}}":                 "budgets.accounts.p",
-		"nats: {creds: /x, token: y}":                  "choose one",
-		"planning: {multi_site_factor: 0.5}":           "multi_site_factor",
+		"planning: {cycle: 0s}":                         "planning.cycle",
+		"identities: [{nats_user: 'a b', users: [x]}]":  "identities[0].nats_user",
+		"budgets: {accounts: {p: -1}}":                  "budgets.accounts.p",
+		"nats: {creds: /x, token: y}":                   "choose one",
+		"planning: {multi_site_factor: 0.5}":            "multi_site_factor",
+		"web: {listen: ':9466'}":                        "web.listen \":9466\" is not a loopback address: set web.token_file",
+		"web: {listen: '10.0.0.1:9466'}":                "web.listen \"10.0.0.1:9466\" is not a loopback address",
+		"web: {listen: nohost}":                         "web.listen",
+		"web: {listen: '127.0.0.1:1', tls_key_file: k}": "web.tls_cert_file and web.tls_key_file: set both or neither",
 	} {
 		file := filepath.Join(dir, "b.yaml")
 		os.WriteFile(file, []byte(body), 0o600)

@@ -33,6 +33,9 @@ type Options struct {
 	Color    bool          // ANSI colours in the live output
 	Log      io.Writer     // component logs (JSON lines); nil: none
 	Planner  broker.Planner
+	// Web is the web view's address (default 127.0.0.1:0, a free port on
+	// loopback; "off" turns it off): it is printed and up while the demo runs.
+	Web string
 }
 
 func (o *Options) defaults() {
@@ -53,6 +56,9 @@ func (o *Options) defaults() {
 	}
 	if o.Planner == nil {
 		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{})
+	}
+	if o.Web == "" {
+		o.Web = "127.0.0.1:0"
 	}
 }
 
@@ -147,6 +153,11 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	case <-r.b.Ready():
 	case <-gctx.Done():
 		return Summary{}, fmt.Errorf("demo: broker did not start: %w", g.Wait())
+	}
+	if err := r.startWeb(gctx, g, obs); err != nil {
+		stop()
+		g.Wait()
+		return Summary{}, err
 	}
 	cl := client.New(obs, "")
 	r.waitForSites(gctx)
