@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"lookahead/internal/version"
@@ -93,6 +94,9 @@ func runRun(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	err = g.Wait()
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // stopped while starting: a clean stop, like one after start
+	}
 	log.Info().Err(err).Msg("broker stopped")
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)

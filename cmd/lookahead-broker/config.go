@@ -209,7 +209,7 @@ func (w WebConfig) validate() []error {
 		return []error{err}
 	}
 	if (w.TLSCertFile == "") != (w.TLSKeyFile == "") {
-		errs = append(errs, fmt.Errorf("web.tls_cert_file and web.tls_key_file: set both or neither"))
+		errs = append(errs, errors.New("web.tls_cert_file: set it and web.tls_key_file together, or neither"))
 	}
 	if addr != "" {
 		if err := web.CheckExposure(addr, w.TokenFile != ""); err != nil {

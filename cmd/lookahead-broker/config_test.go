@@ -61,10 +61,10 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"budgets: {accounts: {p: -1}}":                  "budgets.accounts.p",
 		"nats: {creds: /x, token: y}":                   "choose one",
 		"planning: {multi_site_factor: 0.5}":            "multi_site_factor",
-		"web: {listen: ':9466'}":                        "web.listen \":9466\" is not a loopback address: set web.token_file",
-		"web: {listen: '10.0.0.1:9466'}":                "web.listen \"10.0.0.1:9466\" is not a loopback address",
+		"web: {listen: ':9466'}":                        "web.listen: \":9466\" is not a loopback address: set web.token_file",
+		"web: {listen: '10.0.0.1:9466'}":                "web.listen: \"10.0.0.1:9466\" is not a loopback address",
 		"web: {listen: nohost}":                         "web.listen",
-		"web: {listen: '127.0.0.1:1', tls_key_file: k}": "web.tls_cert_file and web.tls_key_file: set both or neither",
+		"web: {listen: '127.0.0.1:1', tls_key_file: k}": "web.tls_cert_file: set it and web.tls_key_file together, or neither",
 	} {
 		file := filepath.Join(dir, "b.yaml")
 		os.WriteFile(file, []byte(body), 0o600)

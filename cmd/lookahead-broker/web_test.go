@@ -42,9 +42,11 @@ func startRun(t *testing.T, args ...string) (chan error, context.CancelFunc) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	cmd := newRunCommand()
-	cmd.Flags().Parse(append([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
-		"--metrics-listen", "off"}, args...))
+	cmd := subcommand("run")
+	if err := cmd.Flags().Parse(append([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
+		"--metrics-listen", "off"}, args...)); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := loadConfig(cmd.Flags())
 	if err != nil {
 		t.Fatal(err)

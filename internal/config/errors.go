@@ -62,7 +62,7 @@ func (ps *problems) addErrors(err error, where func(key string) string) {
 	msg := err.Error()
 	key := msg[:strings.IndexFunc(msg+" ", func(r rune) bool { return r == ' ' || r == ':' })]
 	if at := where(key); key != "" && at != "" {
-		*ps = append(*ps, Problem{Where: at, Key: key, Msg: strings.TrimPrefix(strings.TrimPrefix(msg, key), ": ")})
+		*ps = append(*ps, Problem{Where: at, Key: key, Msg: strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(msg, key), ":"), " ")})
 		return
 	}
 	*ps = append(*ps, Problem{Msg: msg})
