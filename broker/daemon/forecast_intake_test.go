@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"lookahead/wire"
 )
@@ -41,5 +43,65 @@ func TestAttackForecastNamingAnotherSite(t *testing.T) {
 	}
 	if s := status(t, r.b, rep.Job); s.State == wire.JobReserved || len(beta.held()) != 0 {
 		t.Fatalf("a job was planned on the forged forecast: %+v, beta holds %v", s, beta.held())
+	}
+}
+
+// missRevision makes the broker hold site's forecast as revision 0 with no
+// digest, as if it had missed the revision stored in the bucket.
+func missRevision(b *Broker, site string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := *b.sites[site]
+	s.Forecast.Seq = 0
+	b.sites[site] = &s
+	delete(b.digests, site)
+}
+
+func heartbeatOf(t *testing.T, e *env, site string, seq uint64) []byte {
+	t.Helper()
+	data, err := json.Marshal(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: site, Seq: seq, Generated: e.clock.Now().Unix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// A heartbeat naming a revision the broker does not hold makes it read the
+// site's key again, however many such heartbeats arrive.
+func TestHeartbeatOfAnotherRevisionRereads(t *testing.T) {
+	e := newEnv(t)
+	e.putForecast("alpha", e.siteForecast("alpha", 1, 1, 8))
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	missRevision(r.b, "alpha")
+	hb := heartbeatOf(t, e, "alpha", 1)
+	for range 50 {
+		if err := e.nc.Publish(wire.ForecastSubject("alpha"), hb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitSite(t, r.b, "alpha", func(s wire.SiteStatus) bool { return s.Seq == 1 && s.Problem == "" })
+}
+
+// The re-reading belongs to the running broker: a heartbeat handled after
+// it stopped reads nothing (it used to start a goroutine of its own, with
+// no deadline but the reserve timeout, that took the forecast into a
+// stopped broker).
+func TestNoRereadAfterStop(t *testing.T) {
+	e := newEnv(t)
+	e.putForecast("alpha", e.siteForecast("alpha", 1, 1, 8))
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	missRevision(r.b, "alpha")
+	r.b.heartbeat("alpha", heartbeatOf(t, e, "alpha", 1))
+	// A reread takes milliseconds on the embedded server: give one every
+	// chance to happen before checking none did.
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if s := siteStatus(t, r.b, "alpha"); s.Seq != 0 {
+			t.Fatalf("a stopped broker re-read alpha's key: %+v", s)
+		}
 	}
 }
