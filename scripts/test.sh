@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 echo "== go vet"
 go vet ./...
 
+echo "== static checks"
+./scripts/static-checks.sh
+
 echo "== go test"
 go test -count=1 -timeout 15m ./...
 

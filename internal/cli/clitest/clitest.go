@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,11 +41,12 @@ func BuildAll(t testing.TB) string {
 	return Build(t, pkgs...)
 }
 
+// goTool is the go command: go test puts its GOROOT/bin first in PATH.
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return "go"
 }
 
 // ExitCode is the exit code of a finished command's error (0 for nil);
