@@ -9,8 +9,8 @@ package sim
 // each kind of event — an instant range, ends, starts — is a phase of
 // rangeMerge. The result has at most maxRanges-1 ranges.
 func mergeRanges(r1, r2 []rng, tmp *[]rng) []rng {
-	m := rangeMerge{c: (*tmp)[:0]}
-	a, b := mergeCursor{r: r1, st: atStart}, mergeCursor{r: r2, st: atStart}
+	m := rangeMerge{c: (*tmp)[:0], a: mergeCursor{r: r1, st: atStart}, b: mergeCursor{r: r2, st: atStart}}
+	a, b := &m.a, &m.b
 	for (a.i < len(r1) || b.i < len(r2)) && m.ci < maxRanges {
 		a.locate()
 		b.locate()
@@ -19,13 +19,13 @@ func mergeRanges(r1, r2 []rng, tmp *[]rng) []rng {
 		b.markInstant(et)
 		switch {
 		case a.is(atInstant, et):
-			m.instantFirst(&a, &b, et)
+			m.instantFirst(et)
 		case b.is(atInstant, et):
-			m.instantSecond(&a, &b, et)
+			m.instantSecond(et)
 		case a.is(atEnd, et) || b.is(atEnd, et):
-			m.ends(&a, &b, et)
+			m.ends(et)
 		default:
-			m.starts(&a, &b, et)
+			m.starts(et)
 		}
 	}
 	ci := min(m.ci, maxRanges-1, len(m.c))
@@ -91,12 +91,14 @@ func (c *mergeCursor) nextStart() int64 {
 	return beyond
 }
 
-// rangeMerge is the merged list being written: c[ci] is the range open
-// (or about to be), tc the count in force.
+// rangeMerge is the merged list being written — c[ci] is the range open
+// (or about to be), tc the count in force — and the cursors on the first
+// (a) and second (b) lists.
 type rangeMerge struct {
-	c  []rng
-	ci int
-	tc int
+	c    []rng
+	ci   int
+	tc   int
+	a, b mergeCursor
 }
 
 // slot is result range k, the list grown to hold it.
@@ -125,7 +127,8 @@ func (m *rangeMerge) resume(et int64) {
 // own counting it with what the second list has in force (an instant
 // range of the second list at et is consumed with it, resetting the count
 // in force), then the count in force resumes.
-func (m *rangeMerge) instantFirst(a, b *mergeCursor, et int64) {
+func (m *rangeMerge) instantFirst(et int64) {
+	a, b := &m.a, &m.b
 	if b.is(atEnd, et) {
 		m.instantMeetsEnd(a, b, et, true)
 	} else {
@@ -151,7 +154,8 @@ func (m *rangeMerge) instantFirst(a, b *mergeCursor, et int64) {
 // list having none there). Unlike instantFirst (as in Maui) the open
 // range is closed first, and an instant range following an end keeps the
 // count in force.
-func (m *rangeMerge) instantSecond(a, b *mergeCursor, et int64) {
+func (m *rangeMerge) instantSecond(et int64) {
+	a, b := &m.a, &m.b
 	if a.is(atEnd, et) {
 		m.instantMeetsEnd(b, a, et, false)
 	} else {
@@ -200,7 +204,8 @@ func (m *rangeMerge) instantMeetsEnd(in, end *mergeCursor, et int64, resetTC boo
 
 // ends is ranges ending at et: the open range closes, their counts leave,
 // and the rest goes on.
-func (m *rangeMerge) ends(a, b *mergeCursor, et int64) {
+func (m *rangeMerge) ends(et int64) {
+	a, b := &m.a, &m.b
 	m.closeAt(et)
 	if a.is(atEnd, et) {
 		m.tc -= a.tc()
@@ -215,7 +220,8 @@ func (m *rangeMerge) ends(a, b *mergeCursor, et int64) {
 
 // starts is ranges starting at et: the open range (if it has a length)
 // closes, their counts join, and a range with the new count opens.
-func (m *rangeMerge) starts(a, b *mergeCursor, et int64) {
+func (m *rangeMerge) starts(et int64) {
+	a, b := &m.a, &m.b
 	if m.tc > 0 && et > m.slot(m.ci).s {
 		m.closeAt(et)
 	}

@@ -11,7 +11,7 @@ import (
 // written).
 func TestMergeRangesPhases(t *testing.T) {
 	const open = 0
-	type phase func(m *rangeMerge, a, b *mergeCursor, et int64)
+	type phase func(m *rangeMerge, et int64)
 	for _, c := range []struct {
 		name           string
 		r1, r2         []rng
@@ -63,15 +63,15 @@ func TestMergeRangesPhases(t *testing.T) {
 			[]rng{{0, 100, 2}}, []rng{{100, 100, 4}}, atEnd, atStart, []rng{{0, open, 2}}, 2, (*rangeMerge).instantSecond,
 			[]rng{{0, 100, 2}, {100, 100, 6}}, 2, 0, 1, 1},
 	} {
-		m := rangeMerge{c: slices.Clone(c.c), ci: max(0, len(c.c)-1), tc: c.tc}
-		a := mergeCursor{r: c.r1, st: c.st1}
-		b := mergeCursor{r: c.r2, st: c.st2}
+		m := rangeMerge{c: slices.Clone(c.c), ci: max(0, len(c.c)-1), tc: c.tc,
+			a: mergeCursor{r: c.r1, st: c.st1}, b: mergeCursor{r: c.r2, st: c.st2}}
+		a, b := &m.a, &m.b
 		a.locate()
 		b.locate()
 		et := min(a.t, b.t)
 		a.markInstant(et)
 		b.markInstant(et)
-		c.run(&m, &a, &b, et)
+		c.run(&m, et)
 		if !slices.Equal(m.c, c.want) || m.ci != c.wantCI || m.tc != c.wantTC || a.i != c.i1 || b.i != c.i2 {
 			t.Errorf("%s: merged %v ci %d tc %d cursors %d %d, want %v %d %d %d %d",
 				c.name, m.c, m.ci, m.tc, a.i, b.i, c.want, c.wantCI, c.wantTC, c.i1, c.i2)

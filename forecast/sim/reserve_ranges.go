@@ -22,11 +22,12 @@ func (e *Engine) reserveRanges(j *job) int64 {
 	k := max(1, j.PPN)
 	q := rangeQuery{s: e.now, e: rangeEnd, k: k, d: j.Walltime, t: j.Procs, count: maxRanges}
 	merged := e.mergeBuf[:0]
+	e.nodeEv.fill(e)
 	for i := range e.nodes {
 		if !e.nodes[i].usable {
 			continue
 		}
-		ar, ok := e.snRange(i, e.nodeEvents(i), q, e.arBuf[:0])
+		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])
 		e.arBuf = ar
 		if !ok {
 			continue
@@ -68,7 +69,7 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 		if !e.nodes[i].usable {
 			continue
 		}
-		ar, ok := e.snRange(i, e.nodeEvents(i), q, e.arBuf[:0])
+		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])
 		e.arBuf = ar
 		if !ok {
 			continue
@@ -101,3 +102,25 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 	e.dropLastBlocked()
 	return false
 }
+
+// nodeEventCache holds every usable node's events (nodeEvents) for one
+// reservation search: they do not change while reserveRanges tries its
+// candidate times (reserveAt adds its reservation only after reading
+// them), so each node's events are gathered and sorted once per search
+// instead of once per candidate.
+type nodeEventCache struct {
+	ev  []nevent
+	off []int // node i's events are ev[off[i]:off[i+1]]
+}
+
+func (c *nodeEventCache) fill(e *Engine) {
+	c.ev, c.off = c.ev[:0], append(c.off[:0], 0)
+	for i := range e.nodes {
+		if e.nodes[i].usable {
+			c.ev = append(c.ev, e.nodeEvents(i)...)
+		}
+		c.off = append(c.off, len(c.ev))
+	}
+}
+
+func (c *nodeEventCache) of(i int) []nevent { return c.ev[c.off[i]:c.off[i+1]] }
