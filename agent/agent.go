@@ -104,9 +104,6 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	return a, nil
 }
 
-// Config returns the agent's effective config (defaults applied).
-func (a *Agent) Config() Config { return a.cfg }
-
 // Notify tells the agent that something changed at the site (source names
 // the event source, for metrics). It never blocks: a burst of calls costs
 // one forecast after the debounce delay.

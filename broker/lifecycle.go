@@ -99,7 +99,13 @@ func applyDispatched(j *Job, e Event) error {
 		return fmt.Errorf("dispatched event without a part")
 	}
 	if p.State != wire.PartPending {
-		return nil // a retry's answer, or the part was seen running first
+		// A retry's answer, or the part was seen running first: the state
+		// stays, but what only the answer tells (the local user and the
+		// output paths) is kept.
+		if e.State != wire.PartFailed {
+			mergePart(p, wire.PartStatus{LocalID: e.Part.LocalID, LocalUser: e.Part.LocalUser, Output: e.Part.Output, Error: e.Part.Error})
+		}
+		return nil
 	}
 	p.LocalID, p.LocalUser, p.Output, p.Error = e.Part.LocalID, e.Part.LocalUser, e.Part.Output, e.Part.Error
 	p.State, p.Message = wire.PartDispatched, e.Message

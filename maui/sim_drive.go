@@ -377,10 +377,10 @@ func (d *driver) checkLoaded(ctx context.Context) error {
 	sort.Strings(stuck)
 	switch {
 	case len(dropped) > 0:
-		return fmt.Errorf("Maui dropped %d of %d jobs when loading the trace: %s%s", len(dropped), len(d.tr.Jobs),
+		return fmt.Errorf("loading the trace, Maui dropped %d of %d jobs: %s%s", len(dropped), len(d.tr.Jobs),
 			strings.Join(dropped, ", "), d.in.logLines("ignoring job"))
 	case len(stuck) > 0:
-		return fmt.Errorf("Maui did not start %d running job(s) on their hosts: %s%s", len(stuck), strings.Join(stuck, ", "),
+		return fmt.Errorf("at the start, Maui did not start %d running job(s) on their hosts: %s%s", len(stuck), strings.Join(stuck, ", "),
 			d.in.logLines(names...))
 	}
 	return nil

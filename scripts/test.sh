@@ -14,6 +14,9 @@ unset LOOKAHEAD_SKIP_PACKAGING
 echo "== go vet"
 go vet ./...
 
+echo "== static checks"
+./scripts/static-checks.sh
+
 echo "== chromium (the web view's browser test)"
 if chromium_path=$(./scripts/ensure-chromium.sh); then
 	echo "$chromium_path"

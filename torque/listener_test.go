@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -208,18 +207,6 @@ func sendFromPrivilegedPort(t *testing.T, addr net.Addr, b []byte) {
 		return
 	}
 	t.Skip("no free privileged source port")
-}
-
-func freePrivilegedPort(t *testing.T) int {
-	for p := 600 + time.Now().Nanosecond()%300; p < 1024; p++ {
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err == nil {
-			l.Close()
-			return p
-		}
-	}
-	t.Skip("no free privileged port")
-	return 0
 }
 
 // Torque 2.5.13 writes its 4 bytes and leaves the connection open (the

@@ -55,6 +55,9 @@ type TailerConfig struct {
 	// OnReject, when set, is told about each line that does not parse;
 	// the line is counted and skipped either way.
 	OnReject func(path string, offset int64, line string, err error)
+	// OnPositionsReset, when set, is told that the positions file was
+	// unusable and kept aside as keptAs (tail.Config.OnPositionsReset).
+	OnPositionsReset func(keptAs string, err error)
 }
 
 // Tailer follows server_logs or accounting and hands each event on. Every
@@ -82,7 +85,8 @@ func NewTailer(cfg TailerConfig, h Handler) (*Tailer, error) {
 	}
 	t := &Tailer{cfg: cfg, handle: h}
 	tl, err := tail.New(tail.Config{Dir: cfg.Dir, Positions: cfg.Positions, Start: cfg.Start,
-		PollInterval: cfg.PollInterval, CommitEvery: cfg.CommitEvery, Sync: cfg.Sync}, t.line)
+		PollInterval: cfg.PollInterval, CommitEvery: cfg.CommitEvery, Sync: cfg.Sync,
+		OnPositionsReset: cfg.OnPositionsReset}, t.line)
 	if err != nil {
 		return nil, fmt.Errorf("torque %s tailer: %w", cfg.Kind, err)
 	}

@@ -163,7 +163,7 @@ func (x xmlJob) fillRun(j *forecast.LocalJob) error {
 	}
 	if x.Priority != "" {
 		if j.Priority, err = strconv.ParseInt(strings.TrimSpace(x.Priority), 10, 64); err != nil {
-			return fmt.Errorf("Priority %q", x.Priority)
+			return fmt.Errorf("job Priority %q: not an integer", x.Priority)
 		}
 	}
 	return nil

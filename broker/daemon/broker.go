@@ -42,8 +42,9 @@ type Broker struct {
 	// copy of a forecast that arrives by the other path is not decoded.
 	digests map[string][32]byte
 
-	kvMu sync.Mutex
-	kv   jetstream.KeyValue // the forecast bucket, once watched
+	kvMu    sync.Mutex
+	kv      jetstream.KeyValue // the forecast bucket, once watched
+	rereads rereadQueue        // sites whose key a heartbeat asks to read again
 
 	trigger      chan struct{}
 	ready        chan struct{}
@@ -119,6 +120,7 @@ func (b *Broker) Run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return b.watchForecasts(gctx, kv) })
 	g.Go(func() error { return b.loop(gctx) })
+	g.Go(func() error { return b.rereadLoop(gctx) })
 	err = g.Wait()
 	if b.crashed.Load() {
 		return ErrCrashed

@@ -77,8 +77,8 @@ func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if j := b.state.Job(req.Job); j == nil || j.Parts[req.Site] == nil || j.Parts[req.Site].State != wire.PartPending {
-		return nil // cancelled, concluded or seen running meanwhile
+	if !answerNews(b.state.Job(req.Job), req.Site, e) {
+		return nil // cancelled, concluded, or a retry's answer already known
 	}
 	if err := b.record(ctx, e); err != nil {
 		return fmt.Errorf("dispatch of %s on %s: %w", req.Job, req.Site, err)
@@ -87,6 +87,27 @@ func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply
 		Str("local_id", reply.LocalID).Str("local_user", reply.LocalUser).Msg("part dispatched")
 	b.concludeLocked(ctx, req.Job)
 	return nil
+}
+
+// answerNews says a dispatch answer e for site's part of job j is still to
+// be recorded: the part is pending, or the site's job events showed it
+// running (or ended) before the answer came back and the answer brings the
+// local user and output paths that only it carries (on a loaded machine
+// the part can start before the broker has handled the answer).
+func answerNews(j *broker.Job, site string, e broker.Event) bool {
+	if j == nil || j.Parts[site] == nil {
+		return false
+	}
+	switch j.State {
+	case wire.JobReserved, wire.JobDispatched, wire.JobRunning:
+	default:
+		return false
+	}
+	p := j.Parts[site]
+	if p.State == wire.PartPending {
+		return true
+	}
+	return e.State != wire.PartFailed && p.LocalUser == "" && e.Part.LocalUser != ""
 }
 
 // siteEvent turns a site's job event into the event to record for job j,

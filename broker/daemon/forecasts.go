@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -196,19 +199,84 @@ func (b *Broker) heartbeat(site string, data []byte) {
 		b.log.Warn().Str("site", site).Str("why", s.Problem).Msg("heartbeat refused")
 	case broker.Mismatch:
 		b.log.Info().Str("site", site).Uint64("seq", hb.Seq).Uint64("holding", s.Forecast.Seq).Msg("heartbeat of another revision; re-reading the site's forecast")
-		go b.reread(site)
+		b.rereads.add(site)
+	}
+}
+
+// rereadQueue is the set of sites whose forecast key is to be read again
+// (a heartbeat named a revision the broker does not hold). It holds each
+// site once however many heartbeats ask, so it is bounded by the sites;
+// one goroutine of Run drains it (rereadLoop).
+type rereadQueue struct {
+	mu      sync.Mutex
+	pending map[string]struct{}
+	wake    chan struct{}
+}
+
+func (q *rereadQueue) init() {
+	if q.wake == nil {
+		q.pending, q.wake = map[string]struct{}{}, make(chan struct{}, 1)
+	}
+}
+
+// add asks for site's key to be read again.
+func (q *rereadQueue) add(site string) {
+	q.mu.Lock()
+	q.init()
+	q.pending[site] = struct{}{}
+	wake := q.wake
+	q.mu.Unlock()
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}
+
+// woken is signalled after an add.
+func (q *rereadQueue) woken() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.init()
+	return q.wake
+}
+
+// take empties the queue, in name order.
+func (q *rereadQueue) take() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	sites := slices.Sorted(maps.Keys(q.pending))
+	clear(q.pending)
+	return sites
+}
+
+// rereadLoop reads again the keys of the sites queued by heartbeats, until
+// ctx ends (the broker stops).
+func (b *Broker) rereadLoop(ctx context.Context) error {
+	woken := b.rereads.woken()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-woken:
+		}
+		for _, site := range b.rereads.take() {
+			if ctx.Err() != nil {
+				return nil
+			}
+			b.reread(ctx, site)
+		}
 	}
 }
 
 // reread fetches a site's forecast from the bucket again.
-func (b *Broker) reread(site string) {
+func (b *Broker) reread(ctx context.Context, site string) {
 	b.kvMu.Lock()
 	kv := b.kv
 	b.kvMu.Unlock()
 	if kv == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ReserveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
 	if e, err := kv.Get(ctx, site); err == nil {
 		b.takeForecast(site, e.Value(), false)

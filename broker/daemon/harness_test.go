@@ -162,7 +162,8 @@ type testSite struct {
 func (e *env) startSite(name string) *testSite {
 	e.t.Helper()
 	s := &testSite{name: name, res: map[string][]wire.Reservation{}, calls: map[string]int{}}
-	svc, err := micro.AddService(connect(e.t, e.srv), micro.Config{Name: wire.AgentServiceName, Version: "0.0.1"})
+	nc := connect(e.t, e.srv)
+	svc, err := micro.AddService(nc, micro.Config{Name: wire.AgentServiceName, Version: "0.0.1"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -170,6 +171,12 @@ func (e *env) startSite(name string) *testSite {
 		if err := svc.AddEndpoint(name+"-"+verb, h, micro.WithEndpointSubject(wire.AgentSubject(name, verb))); err != nil {
 			e.t.Fatal(err)
 		}
+	}
+	// The endpoints' subscriptions are sent asynchronously: a commit
+	// fired right away got "no responders" (issue 23.12). The server has
+	// them once it answered this connection's PING.
+	if err := nc.Flush(); err != nil {
+		e.t.Fatal(err)
 	}
 	s.svc = svc
 	e.t.Cleanup(func() { svc.Stop() })

@@ -201,6 +201,9 @@ func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) (
 			OnReject: func(path string, off int64, _ string, err error) {
 				met.LineRejected(map[torque.LogKind]string{torque.ServerLog: agent.SourceServerLog, torque.AccountingLog: agent.SourceAccounting}[kind])
 				log.Warn().Str("file", path).Int64("offset", off).Err(err).Msg("log line rejected")
+			},
+			OnPositionsReset: func(keptAs string, err error) {
+				log.Warn().Err(err).Str("kept_as", keptAs).Msg("positions file unusable: kept aside, reading the logs from their end")
 			}}, a.TorqueHandler())
 		if err != nil {
 			return nil, err

@@ -121,8 +121,8 @@ func TestOnlineCommands(t *testing.T) {
 		}
 	}
 	out, code = run(t, "sites", "--nats-url", url)
-	if !strings.Contains(out, "alpha") || !strings.Contains(out, "fresh") {
-		t.Fatalf("sites:\n%s", out)
+	if code != 0 || !strings.Contains(out, "alpha") || !strings.Contains(out, "fresh") {
+		t.Fatalf("sites: exit %d\n%s", code, out)
 	}
 	if out, code = run(t, "cancel", rep.Job, "--nats-url", url); code != 0 || !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel: exit %d %s", code, out)

@@ -93,6 +93,7 @@ type Engine struct {
 	tsBuf      []int64
 	freeBuf    []int
 	evBuf      []nevent
+	nodeEv     nodeEventCache // reserveRanges: the nodes' events of one search
 	arBuf      []rng
 	srBuf      []rng
 	mergeBuf   []rng

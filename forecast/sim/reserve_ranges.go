@@ -22,11 +22,12 @@ func (e *Engine) reserveRanges(j *job) int64 {
 	k := max(1, j.PPN)
 	q := rangeQuery{s: e.now, e: rangeEnd, k: k, d: j.Walltime, t: j.Procs, count: maxRanges}
 	merged := e.mergeBuf[:0]
+	e.nodeEv.fill(e)
 	for i := range e.nodes {
 		if !e.nodes[i].usable {
 			continue
 		}
-		ar, ok := e.snRange(i, e.nodeEvents(i), q, e.arBuf[:0])
+		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])
 		e.arBuf = ar
 		if !ok {
 			continue
@@ -68,7 +69,7 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 		if !e.nodes[i].usable {
 			continue
 		}
-		ar, ok := e.snRange(i, e.nodeEvents(i), q, e.arBuf[:0])
+		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])
 		e.arBuf = ar
 		if !ok {
 			continue
@@ -102,175 +103,24 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 	return false
 }
 
-// mergeRanges sums two range lists (MRLMerge): counts add up where ranges
-// overlap; a range ends before another starts at the same instant; an
-// instant range (start = end) counts together with everything in force
-// then, ranges ending at that instant included. tmp is scratch space.
-func mergeRanges(r1, r2 []rng, tmp *[]rng) []rng {
-	const (
-		sNone = iota
-		sStart
-		sEnd
-		sInstant
-	)
-	c := (*tmp)[:0]
-	slot := func(k int) *rng {
-		for len(c) <= k {
-			c = append(c, rng{})
-		}
-		return &c[k]
-	}
-	i1, i2, ci, tc := 0, 0, 0, 0
-	st1, st2 := sStart, sStart
-	const beyond = rangeEnd + 1
-	for i1 < len(r1) || i2 < len(r2) {
-		if ci >= maxRanges {
-			break
-		}
-		t1, t2 := int64(beyond), int64(beyond)
-		if i1 < len(r1) {
-			t1 = r1[i1].s
-			if st1 == sEnd {
-				t1 = r1[i1].e
-			}
-		} else {
-			st1 = sNone
-		}
-		if i2 < len(r2) {
-			t2 = r2[i2].s
-			if st2 == sEnd {
-				t2 = r2[i2].e
-			}
-		} else {
-			st2 = sNone
-		}
-		et := min(t1, t2)
-		if i1 < len(r1) && r1[i1].e == et && r1[i1].s == et {
-			st1 = sInstant
-		}
-		if i2 < len(r2) && r2[i2].e == et && r2[i2].s == et {
-			st2 = sInstant
-		}
-		switch {
-		case (st1 == sInstant && t1 == et) || (st2 == sInstant && t2 == et):
-			if st1 == sInstant && t1 == et {
-				if st2 == sEnd && t2 == et {
-					slot(ci).e = et
-					ci++
-					old := tc
-					tc -= r2[i2].tc
-					i2++
-					st2 = sStart
-					slot(ci).s = et
-					t2 = beyond
-					if i2 < len(r2) {
-						t2 = r2[i2].s
-					}
-					if t2 == et {
-						slot(ci).tc = r1[i1].tc + r2[i2].tc
-						if t2 == r2[i2].e {
-							tc = 0
-							i2++
-							st2 = sStart
-						}
-					} else {
-						slot(ci).tc = r1[i1].tc + old
-					}
-					slot(ci).e = et
-				} else {
-					slot(ci).s, slot(ci).e = et, et
-					switch {
-					case st2 == sInstant:
-						slot(ci).tc = r1[i1].tc + r2[i2].tc
-						tc = 0
-						i2++
-						st2 = sStart
-					case st2 == sStart && t2 == et:
-						slot(ci).tc = r1[i1].tc + r2[i2].tc
-					default:
-						slot(ci).tc = tc + r1[i1].tc
-					}
-				}
-				i1++
-				st1 = sStart
-			} else {
-				if st1 == sEnd && t1 == et {
-					slot(ci).e = et
-					ci++
-					old := tc
-					tc -= r1[i1].tc
-					i1++
-					st1 = sStart
-					slot(ci).s = et
-					t1 = beyond
-					if i1 < len(r1) {
-						t1 = r1[i1].s
-					}
-					if t1 == et {
-						slot(ci).tc = r1[i1].tc + r2[i2].tc
-						if t1 == r1[i1].e {
-							i1++
-							st1 = sStart
-						}
-					} else {
-						slot(ci).tc = r2[i2].tc + old
-					}
-					slot(ci).e = et
-				} else {
-					if tc > 0 {
-						slot(ci).e = et
-						ci++
-					}
-					slot(ci).s = et
-					if st1 == sStart && t1 == et {
-						slot(ci).tc = r2[i2].tc + r1[i1].tc
-					} else {
-						slot(ci).tc = tc + r2[i2].tc
-					}
-					slot(ci).e = et
-				}
-				i2++
-				st2 = sStart
-			}
-			ci++
-			if tc > 0 {
-				slot(ci).s, slot(ci).tc = et, tc
-			}
-		case (st1 == sEnd && t1 == et) || (st2 == sEnd && t2 == et):
-			slot(ci).e = et
-			ci++
-			if st1 == sEnd && t1 == et {
-				tc -= r1[i1].tc
-				i1++
-				st1 = sStart
-			}
-			if st2 == sEnd && t2 == et {
-				tc -= r2[i2].tc
-				i2++
-				st2 = sStart
-			}
-			if tc > 0 {
-				slot(ci).s, slot(ci).tc = et, tc
-			}
-		default: // a start
-			if tc > 0 && et > slot(ci).s {
-				slot(ci).e = et
-				ci++
-			}
-			if st1 == sStart && t1 == et {
-				tc += r1[i1].tc
-				st1 = sEnd
-			}
-			if st2 == sStart && t2 == et {
-				tc += r2[i2].tc
-				st2 = sEnd
-			}
-			if tc > 0 {
-				slot(ci).s, slot(ci).tc = et, tc
-			}
-		}
-	}
-	ci = min(ci, maxRanges-1, len(c))
-	*tmp = c
-	return append(r1[:0], c[:ci]...)
+// nodeEventCache holds every usable node's events (nodeEvents) for one
+// reservation search: they do not change while reserveRanges tries its
+// candidate times (reserveAt adds its reservation only after reading
+// them), so each node's events are gathered and sorted once per search
+// instead of once per candidate.
+type nodeEventCache struct {
+	ev  []nevent
+	off []int // node i's events are ev[off[i]:off[i+1]]
 }
+
+func (c *nodeEventCache) fill(e *Engine) {
+	c.ev, c.off = c.ev[:0], append(c.off[:0], 0)
+	for i := range e.nodes {
+		if e.nodes[i].usable {
+			c.ev = append(c.ev, e.nodeEvents(i)...)
+		}
+		c.off = append(c.off, len(c.ev))
+	}
+}
+
+func (c *nodeEventCache) of(i int) []nevent { return c.ev[c.off[i]:c.off[i+1]] }

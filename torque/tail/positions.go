@@ -27,30 +27,47 @@ type positionsFile struct {
 
 const positionsVersion = 1
 
-// loadPositions reads the positions file; a missing file is empty.
-func loadPositions(path string) (map[string]position, error) {
+// errUnusable marks a positions file whose content cannot be used:
+// corrupt, or written by another version. It is kept aside (setAside) and
+// reading starts as without one; a file that cannot be read at all stays
+// an error.
+var errUnusable = errors.New("unusable positions file")
+
+// loadPositions reads the positions file; a missing file is empty (and
+// found false).
+func loadPositions(path string) (pos map[string]position, found bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]position{}, nil
+		return map[string]position{}, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("positions %s: %w", path, err)
+		return nil, false, fmt.Errorf("positions %s: %w", path, err)
 	}
 	var pf positionsFile
 	if err := json.Unmarshal(data, &pf); err != nil {
-		return nil, fmt.Errorf("positions %s: %w", path, err)
+		return nil, true, fmt.Errorf("positions %s: %w: %w", path, errUnusable, err)
 	}
 	if pf.Version != positionsVersion {
-		return nil, fmt.Errorf("positions %s: version %d, want %d", path, pf.Version, positionsVersion)
+		return nil, true, fmt.Errorf("positions %s: %w: version %d, want %d", path, errUnusable, pf.Version, positionsVersion)
 	}
 	out := make(map[string]position, len(pf.Files))
 	for _, p := range pf.Files {
 		if p.DevIno == "" || p.Offset < 0 {
-			return nil, fmt.Errorf("positions %s: bad entry %+v", path, p)
+			return nil, true, fmt.Errorf("positions %s: %w: bad entry for %q (dev:ino %q, offset %d)", path, errUnusable, p.Path, p.DevIno, p.Offset)
 		}
 		out[p.DevIno] = p
 	}
-	return out, nil
+	return out, true, nil
+}
+
+// setAside renames an unusable positions file to path.bad (replacing an
+// older one) and returns that name.
+func setAside(path string) (string, error) {
+	kept := path + ".bad"
+	if err := os.Rename(path, kept); err != nil {
+		return "", fmt.Errorf("positions %s: keeping it aside: %w", path, err)
+	}
+	return kept, nil
 }
 
 // savePositions writes the positions atomically: a temp file in the same
@@ -90,8 +107,16 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// writeFile writes a new file readable by its owner only (the positions
+// name the server's logs and their layout); a file left over from a crash
+// is replaced, never reused with its old mode.
 func writeFile(path string, data []byte, sync bool) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		if err = os.Remove(path); err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		}
+	}
 	if err != nil {
 		return err
 	}

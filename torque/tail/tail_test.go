@@ -172,6 +172,20 @@ var scenarios = []struct {
 		e.sync()
 		e.want("11/22 first", "11/23 rewritten", "11/23 longer than before")
 	}},
+	{"truncated and regrown with the same head", func(e *env) {
+		// The first line is longer than the head the tailer compares
+		// (headLen): only the size shows the truncation.
+		head := "a first line longer than the 64 bytes the tailer compares as the head\n"
+		e.write("20261122", head+"11/22 old-2\n11/22 old-3\n")
+		e.sync()
+		os.Truncate(filepath.Join(e.dir, "20261122"), 0)
+		e.write("20261122", head+"11/22 new-2\n")
+		e.sync()
+		e.write("20261122", "11/22 new-3 grows the file past the old offset\n")
+		e.sync()
+		first := strings.TrimSuffix(head, "\n")
+		e.want(first, "11/22 old-2", "11/22 old-3", first, "11/22 new-2", "11/22 new-3 grows the file past the old offset")
+	}},
 	{"rewritten in place to the same size", func(e *env) {
 		e.write("20261122", "11/22 a\n")
 		e.sync()

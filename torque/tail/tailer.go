@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sync/atomic"
 	"time"
@@ -73,6 +72,12 @@ type Config struct {
 	// between passes (default 4), so a file deleted or renamed away can
 	// still be drained.
 	KeepOpen int
+	// OnPositionsReset, when set, is told that the positions file could
+	// not be used (corrupt, or written by another version: err says which)
+	// and was renamed to keptAs; reading then starts as without a
+	// positions file (with StartSavedOrEnd: from the end). A positions
+	// file that cannot be read at all still makes New fail.
+	OnPositionsReset func(keptAs string, err error)
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -122,6 +127,8 @@ type Line struct {
 type Handler func(ctx context.Context, l Line) error
 
 // Skip is returned by a Handler for a line it read but did not act on.
+//
+//lint:ignore ST1012 a verdict like filepath.SkipDir, not a failure
 var Skip = errors.New("tail: line skipped")
 
 // Stats are counters, safe to read while Run runs.
@@ -168,13 +175,22 @@ func New(cfg Config, h Handler) (*Tailer, error) {
 	if err != nil {
 		return nil, err
 	}
-	saved, err := loadPositions(cfg.Positions)
+	saved, found, err := loadPositions(cfg.Positions)
+	if errors.Is(err, errUnusable) {
+		kept, aerr := setAside(cfg.Positions)
+		if aerr != nil {
+			return nil, errors.Join(err, aerr)
+		}
+		if cfg.OnPositionsReset != nil {
+			cfg.OnPositionsReset(kept, err)
+		}
+		saved, found, err = map[string]position{}, false, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(cfg.Positions)
 	t := &Tailer{cfg: cfg, handle: h, files: map[string]*tracked{}, saved: saved, missed: map[string]int{},
-		hadPositions: statErr == nil, firstPass: true}
+		hadPositions: found, firstPass: true}
 	if cfg.Start == StartEnd {
 		t.saved = map[string]position{}
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,11 +55,12 @@ func BuildAll(t testing.TB) string {
 	return Build(t, AllPackages()...)
 }
 
+// goTool is the go command: go test puts its GOROOT/bin first in PATH.
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return "go"
 }
 
 // ExitCode is the exit code of a finished command's error (0 for nil);

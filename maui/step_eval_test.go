@@ -5,6 +5,11 @@ import (
 	"sort"
 )
 
+// EvaluatePolicy is a measurement, not something the agent runs: it is the
+// evidence for the step policy's cost model in docs/maui.md (how many
+// exact stops a window costs on Maui's own exact schedule), so it lives
+// with the tests that make those measurements.
+
 // PolicyCost is what a step policy implies on a known event-exact schedule
 // (computed, not measured on Maui).
 type PolicyCost struct {

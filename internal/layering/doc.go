@@ -1,0 +1,9 @@
+// Package layering holds the tests of the module's import layering: which
+// packages may depend on which. It has no code of its own.
+//
+//   - The broker (broker/...) does not depend on the agent (agent/...) nor
+//     on the demo's composition root (internal/demo): a broker build
+//     carries no agent.
+//   - Only the binaries (cmd/...) depend on the CLI helpers (internal/cli):
+//     libraries take the version from internal/version.
+package layering
