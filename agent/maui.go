@@ -60,7 +60,7 @@ func (m MauiReserver) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, 
 	}
 	c, rec := m.client()
 	req := maui.ReserveRequest{Job: spec.Job, Start: spec.Start, End: spec.End, InUse: spec.InUse,
-		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account}
+		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account, Bind: spec.Bind}
 	for _, n := range spec.Nodes {
 		req.Hosts = append(req.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.Procs})
 	}

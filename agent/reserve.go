@@ -100,6 +100,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		return res.Commands
 	}
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
+	a.remember(spec, reply.Reservations)
 	a.Notify(SourceReservation)
 	return res.Commands
 }
@@ -223,6 +224,7 @@ func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.T
 		return res.Commands
 	}
 	reply.Code, reply.Released = wire.CodeOK, res.IDs
+	a.forget(req.Job)
 	if len(res.IDs) == 0 {
 		reply.Note = "nothing to release: job " + req.Job + " holds no reservation here"
 	} else {

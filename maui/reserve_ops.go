@@ -41,6 +41,9 @@ func (c *Client) Reserve(ctx context.Context, req ReserveRequest) (Reservation, 
 		return Reservation{}, err
 	}
 	bind := c.pickBind(st.bindsInUse(append(slices.Clone(req.InUse), req.Account)))
+	if c.keepBind(st, req) {
+		bind = req.Bind
+	}
 	var ids []string
 	for _, call := range plan(req.Hosts) {
 		id, err := c.setres(ctx, req, bind, call)
