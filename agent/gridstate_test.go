@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -82,18 +83,18 @@ func TestGridPartEndedWhileAgentDown(t *testing.T) {
 		t.Run(after.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "grid-parts.json")
 			first := gridAgent(t, nc, file)
-			first.reportGridJobs(qstatSnapshot(t, "15_qstat_f_x_all.out"), 1795317230)
+			first.reportGridJobs(context.Background(), qstatSnapshot(t, "15_qstat_f_x_all.out"), 1795317230)
 			if ev := nextEvent(t, sub); ev.Job != "rid1" || ev.State != "started" || ev.Site != "vm" {
 				t.Fatalf("first agent: %+v", ev)
 			}
 			restarted := gridAgent(t, nc, file)
-			restarted.reportGridJobs(after.snap, 1795320000)
+			restarted.reportGridJobs(context.Background(), after.snap, 1795320000)
 			if ev := nextEvent(t, sub); ev.Job != "rid1" || ev.State != "finished" || ev.Time != 1795317278 {
 				t.Fatalf("restarted agent: %+v, want rid1 finished at 5.vm's accounting end 1795317278", ev)
 			}
-			restarted.reportGridJobs(after.snap, 1795320060)
+			restarted.reportGridJobs(context.Background(), after.snap, 1795320060)
 			again := gridAgent(t, nc, file)
-			again.reportGridJobs(after.snap, 1795320120)
+			again.reportGridJobs(context.Background(), after.snap, 1795320120)
 			if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
 				t.Fatalf("reported again: %s", msg.Data)
 			}
@@ -113,11 +114,11 @@ func TestHandSubmittedPartFailureFromAccounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.reportGridJobs(qstatSnapshotAt(t, dir+"/03_qstat_f_x_t_running.out"), 1795568210)
+	a.reportGridJobs(context.Background(), qstatSnapshotAt(t, dir+"/03_qstat_f_x_t_running.out"), 1795568210)
 	if ev := nextEvent(t, sub); ev.State != "started" {
 		t.Fatalf("first report: %+v", ev)
 	}
-	a.reportGridJobs(forecast.Snapshot{Site: "vm"}, 1795568300)
+	a.reportGridJobs(context.Background(), forecast.Snapshot{Site: "vm"}, 1795568300)
 	ev := nextEvent(t, sub)
 	if ev.State != "failed" || ev.ExitStatus == nil || *ev.ExitStatus != 3 || ev.Time != 1795568238 || ev.LocalID != "70.vm" ||
 		!strings.Contains(ev.Message, "70.vm exited with status 3") {

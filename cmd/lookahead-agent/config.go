@@ -219,6 +219,7 @@ func (c Config) agentConfig() (agent.Config, error) {
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
 		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
+		HoldState: c.stateFile("grid-holds.json"), PartState: c.stateFile("dispatched-parts.json"),
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
 			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {
@@ -258,6 +259,15 @@ func (c Config) gridState() string {
 		return ""
 	}
 	return filepath.Join(c.StateDir, "grid-parts.json")
+}
+
+// stateFile is a file of the agent's under state_dir (none for a
+// simulated site, whose reservations and parts live in the process).
+func (c Config) stateFile(name string) string {
+	if c.simulated() || c.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(c.StateDir, name)
 }
 
 func (c Config) accountingDir() string {
