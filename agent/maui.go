@@ -125,7 +125,7 @@ func (m MauiReserver) List(ctx context.Context) ([]wire.Reservation, error) {
 // joined by ","; Submit is what the grid job's qsub must add.
 func fromMaui(r maui.Reservation) wire.Reservation {
 	w := wire.Reservation{ID: strings.Join(r.IDs, ","), Job: r.Job, Start: r.Start, End: r.End,
-		Identity: wire.Identity{User: r.User, Group: r.Group, Account: r.Account}, Submit: r.QsubString()}
+		Identity: wire.Identity{User: r.User, Group: r.Group, Account: r.Account}, Submit: HandSubmit(r)}
 	for _, h := range r.Hosts {
 		w.Nodes = append(w.Nodes, wire.NodeProcs{Node: h.Node, Procs: h.Procs})
 	}
@@ -133,3 +133,26 @@ func fromMaui(r maui.Reservation) wire.Reservation {
 }
 
 var _ Reserver = MauiReserver{}
+
+// HandSubmit is what a grid user adds to qsub to submit the job's part by
+// hand: the binding options (maui.QsubArgs) and the part name
+// la.<job>.0 (wire.PartName), which is how a hand-submitted job proves it
+// is the part (IsHandPart). It is submitted as the reservation's user.
+func HandSubmit(r maui.Reservation) string {
+	return strings.TrimSpace(r.QsubString() + " -N " + wire.PartName(r.Job, 0))
+}
+
+// bindOptions drops the part name from a reservation's submit options:
+// a dispatched part is named by the agent (la.<job>.<part>).
+func bindOptions(submit string) []string {
+	f := strings.Fields(submit)
+	out := make([]string, 0, len(f))
+	for i := 0; i < len(f); i++ {
+		if f[i] == "-N" {
+			i++
+			continue
+		}
+		out = append(out, f[i])
+	}
+	return out
+}

@@ -50,6 +50,9 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.Time, reply *wire.ReserveReply) [][]string {
 	spec, ref := CheckReserve(req, a.limits(now))
 	if ref == nil {
+		spec.Identity, ref = LocalIdentity(a.cfg.Dispatch, spec.Identity)
+	}
+	if ref == nil {
 		ref = checkDeadline(req, time.Now())
 	}
 	if ref != nil {
