@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -79,8 +80,16 @@ func (m MauiReserver) Release(ctx context.Context, job string) (Released, error)
 	c, rec := m.client()
 	res, err := c.Release(ctx, job)
 	out := Released{IDs: res.Released, Commands: rec.cmds}
+	if err == nil && len(res.NotOurs) > 0 && len(res.Released) == 0 {
+		err = fmt.Errorf("%w: %s carry no lookahead binding account in their ACL: not lookahead's to release (left in place)",
+			ErrNotOurs, strings.Join(res.NotOurs, ","))
+	}
 	return out, schedulerErr(err)
 }
+
+// ErrNotOurs is a release of reservations named like a grid job's whose
+// ACL does not carry lookahead's binding (an admin's): refused.
+var ErrNotOurs = errors.New("not lookahead's reservations")
 
 // JobOf names the grid job of a lookahead reservation id ("la.<job>.N").
 func (m MauiReserver) JobOf(id string) (string, bool) {

@@ -221,7 +221,10 @@ func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.T
 	res, err := a.deps.Reserver.Release(ctx, req.Job)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		if errors.Is(err, ErrScheduler) {
+		switch {
+		case errors.Is(err, ErrNotOurs):
+			reply.Code = wire.CodeForbidden
+		case errors.Is(err, ErrScheduler):
 			reply.Code = wire.CodeSchedulerEr
 		}
 		return res.Commands

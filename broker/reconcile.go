@@ -163,3 +163,47 @@ func nodeKey(nodes []wire.NodeProcs) string {
 	}
 	return s
 }
+
+// RepairOrder is the order in which audit repairs run: orphans (releases)
+// first, then missing reservations (re-reserves), then the rest, each in
+// the findings' order.
+func RepairOrder(fs []wire.AuditFinding) []int {
+	rank := func(kind string) int {
+		switch kind {
+		case wire.DriftOrphaned:
+			return 0
+		case wire.DriftMissing:
+			return 1
+		}
+		return 2
+	}
+	out := make([]int, len(fs))
+	for i := range out {
+		out[i] = i
+	}
+	sort.SliceStable(out, func(a, b int) bool { return rank(fs[out[a]].Kind) < rank(fs[out[b]].Kind) })
+	return out
+}
+
+// RepairRequest is the reserve request that re-creates job j's missing
+// reservation on site: the job's original request there (nodes and
+// identity from its allocation and request, the end without any slack a
+// site added: the site adds its slack again), starting no earlier than
+// now. ok is false when j holds no allocation on site.
+func RepairRequest(j *Job, site string, now int64, actor string) (wire.ReserveRequest, bool) {
+	if j == nil || j.Alloc == nil {
+		return wire.ReserveRequest{}, false
+	}
+	for _, r := range ReserveRequests(j.Req, *j.Alloc, j.Revisions, actor) {
+		if r.Site != site {
+			continue
+		}
+		end := r.Start + r.Duration
+		r.Start = max(r.Start, now)
+		if r.Duration = end - r.Start; r.Duration <= 0 {
+			return wire.ReserveRequest{}, false
+		}
+		return r, true
+	}
+	return wire.ReserveRequest{}, false
+}
