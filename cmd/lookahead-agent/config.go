@@ -159,8 +159,32 @@ func readConfig(file string, explicit bool, flags *pflag.FlagSet, validate bool)
 	l, err := config.Load(viper.New(), &c, spec)
 	if err == nil {
 		c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
+		err = c.absPaths()
 	}
 	return c, l, err
+}
+
+// absPaths makes the directories and files of the config absolute, from
+// the directory the agent was started in: Maui's SIMULATION runs in its
+// own working directory under state_dir, where a relative path means
+// something else (live: state_dir ./alpha-state failed "cannot change
+// directory to 'alpha-state/maui-sim/…'").
+func (c *Config) absPaths() error {
+	for _, p := range []struct {
+		key string
+		v   *string
+	}{{"state_dir", &c.StateDir}, {"torque.pbs_home", &c.Torque.PBSHome}, {"torque.server_logs", &c.Torque.ServerLogs},
+		{"torque.accounting", &c.Torque.Accounting}, {"maui.home", &c.Maui.Home}, {"maui.config", &c.Maui.Config}} {
+		if *p.v == "" || *p.v == "none" || filepath.IsAbs(*p.v) {
+			continue
+		}
+		abs, err := filepath.Abs(*p.v)
+		if err != nil {
+			return fmt.Errorf("%s %q: relative, and the current directory is unknown (%w): give an absolute path", p.key, *p.v, err)
+		}
+		*p.v = abs
+	}
+	return nil
 }
 
 // Validate names every problem with the config and how to fix it.
