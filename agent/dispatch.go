@@ -223,9 +223,14 @@ func (a *Agent) stop(ctx context.Context, req wire.StopRequest, reply *wire.Stop
 		return cmds
 	}
 	reply.Code = wire.CodeOK
+	a.loadPartState()
+	known := a.parts.HasParts(req.Job)
 	for _, j := range jobs {
 		if job, _, ok := wire.ParsePartName(j.Name); !ok || job != req.Job || j.Done() {
 			continue
+		}
+		if pj, mine := a.parts.PartOf(j.ID); known && (!mine || pj != req.Job) {
+			continue // named like a part, not one this agent submitted
 		}
 		argv, err := a.deps.Executor.Delete(ctx, j.ID)
 		cmds = append(cmds, argv)
