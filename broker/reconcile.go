@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"lookahead/wire"
 )
@@ -141,10 +142,23 @@ func differ(w, h wire.Reservation) []string {
 	if nodeKey(w.Nodes) != nodeKey(h.Nodes) {
 		f = append(f, "nodes")
 	}
-	if w.Identity != h.Identity {
+	if w.Identity != h.Identity || submitAccount(w.Submit) != submitAccount(h.Submit) {
 		f = append(f, "acl")
 	}
 	return f
+}
+
+// submitAccount is the account a reservation's parts are charged to (its
+// binding), from its submit options ("-A la.acct0 ..."): part of its ACL.
+// A Maui restart alters it (la.acct0 comes back as la.acct0+).
+func submitAccount(submit string) string {
+	f := strings.Fields(submit)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-A" {
+			return f[i+1]
+		}
+	}
+	return ""
 }
 
 func nodeKey(nodes []wire.NodeProcs) string {

@@ -128,3 +128,21 @@ func TestRepairRequestIsTheOriginalRequest(t *testing.T) {
 		t.Fatal("a site outside the allocation")
 	}
 }
+
+// Issue 22.6: after a Maui restart the restored reservation's ACL names
+// alice+ and la.acct0+ (diagnose -r "USER==alice++*"): the audit compares
+// the binding, not only names, times and nodes.
+func TestReconcileComparesTheBinding(t *testing.T) {
+	made := wire.Reservation{ID: "la.g1.0", Job: "g1", Start: 10, End: 100, Nodes: []wire.NodeProcs{{Node: "vm", Procs: 4}},
+		Identity: wire.Identity{User: "alice", Account: "proj1"}, Submit: "-A la.acct0 -W x=FLAGS:ADVRES:la.g1.0 -N la.g1.0"}
+	restored := made
+	restored.Identity.User = "alice+"
+	rebound := made
+	rebound.Submit = "-A la.acct0+ -W x=FLAGS:ADVRES:la.g1.0 -N la.g1.0"
+	for _, have := range []wire.Reservation{restored, rebound} {
+		fs := Reconcile(map[string][]wire.Reservation{"vm": {made}}, map[string][]wire.Reservation{"vm": {have}})
+		if len(fs) != 1 || fs[0].Kind != wire.DriftDrifted || len(fs[0].Fields) != 1 || fs[0].Fields[0] != "acl" {
+			t.Fatalf("%+v: findings %+v, want drifted on acl", have, fs)
+		}
+	}
+}
