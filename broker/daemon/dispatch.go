@@ -97,6 +97,7 @@ func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply
 func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.Event, bool) {
 	e := broker.Event{Kind: broker.EvSite, Time: now, Job: je.Job, Site: site, State: je.State, Message: je.Message}
 	if je.State == broker.SiteLost || je.State == broker.SiteForeign {
+		e.Message = wire.Clip(je.Message, maxMessage)
 		return e, j.Holds()
 	}
 	if !j.Dispatched() {
