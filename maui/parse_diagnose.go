@@ -159,6 +159,9 @@ func aclTerm(typ, v string) (ACLEntry, bool) {
 	if n := len(name); n > 0 && strings.ContainsRune("+-=", rune(name[n-1])) {
 		name = name[:n-1]
 	}
+	if strings.ContainsAny(name[len(name)-min(len(name), 1):], "^*!") {
+		name = strings.TrimRight(v, "+-=^*!") // not Maui's order: no name keeps a flag
+	}
 	if name == "" {
 		return ACLEntry{}, false
 	}
