@@ -54,6 +54,9 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 		counts[f.Kind]++
 	}
 	b.cfg.Metrics.AuditDone(counts)
+	if m, ok := b.cfg.Metrics.(interface{ AuditRepairsFailed(int) }); ok && repair {
+		m.AuditRepairsFailed(failedRepairs(rep))
+	}
 	b.audit(ctx, wire.AuditRecord{Action: "audit", Code: wire.CodeOK,
 		Message: fmt.Sprintf("%d sites, %d reservations checked, %d findings, repair=%v", len(sites), rep.Checked, len(rep.Findings), repair),
 		Detail:  rep.Findings})
@@ -211,4 +214,16 @@ func reservationIDs(rs []wire.Reservation) string {
 		s += r.ID
 	}
 	return s
+}
+
+// failedRepairs counts the repairs of rep that could not be done: refused
+// or failed, and one per site that did not answer.
+func failedRepairs(rep wire.AuditReport) int {
+	n := len(rep.Errors)
+	for _, f := range rep.Findings {
+		if f.RepairCode == wire.RepairFailed || f.RepairCode == wire.RepairRefused {
+			n++
+		}
+	}
+	return n
 }
