@@ -64,6 +64,10 @@ type Agent struct {
 	// parts follows dispatched parts in the batch system (build loop only).
 	parts partTracker
 	pub   *publisher
+	// ledger is the grid reservations the agent made (resMu); schedDown
+	// says the scheduler did not answer the last check (resMu).
+	ledger    heldLedger
+	schedDown bool
 
 	mu     sync.Mutex // guards the fields below
 	state  Status

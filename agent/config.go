@@ -50,6 +50,13 @@ type Config struct {
 	// it saw running (gridstate.go), so a part that ended while the agent
 	// was down is reported finished at start. Empty: in memory only.
 	GridState string
+	// HoldState is a file where the agent keeps the grid reservations it
+	// made and holds (held.go), so that it re-creates what a scheduler
+	// restart lost also after its own restart. Empty: in memory only.
+	HoldState string
+	// PartState is a file where the agent keeps the parts it dispatched
+	// and what it reported of them (partstate.go). Empty: in memory only.
+	PartState string
 }
 
 // Defaults of Config.

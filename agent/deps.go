@@ -43,6 +43,9 @@ type ReserveSpec struct {
 	Identity wire.Identity
 	Capacity map[string]int
 	InUse    []string
+	// Bind, when set, is the binding account to keep: a repair re-creates
+	// a reservation with the account its parts were told.
+	Bind string `json:",omitempty"`
 }
 
 // Reserved is what a Reserver made: the reservations (verified where the
@@ -107,6 +110,15 @@ type Metrics interface {
 	PublishFailed()
 	ReservationRequest(verb, code string)
 	StartError(predicted, actual time.Time)
+	// ForeignJob counts a local job found running in a grid reservation
+	// that is not the grid job's part.
+	ForeignJob()
+	// SchedulerRestart counts a scheduler restart seen (it answered again
+	// after failing, or restored reservations with altered ACLs).
+	SchedulerRestart()
+	// RepairFailed counts a held reservation the agent could not
+	// re-create.
+	RepairFailed()
 }
 
 type nopMetrics struct{}
@@ -119,3 +131,6 @@ func (nopMetrics) HeartbeatPublished(time.Time)                  {}
 func (nopMetrics) PublishFailed()                                {}
 func (nopMetrics) ReservationRequest(string, string)             {}
 func (nopMetrics) StartError(time.Time, time.Time)               {}
+func (nopMetrics) ForeignJob()                                   {}
+func (nopMetrics) SchedulerRestart()                             {}
+func (nopMetrics) RepairFailed()                                 {}

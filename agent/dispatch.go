@@ -122,6 +122,7 @@ func (a *Agent) findPart(ctx context.Context, req wire.DispatchRequest, u LocalU
 	name := wire.PartName(req.Job, req.Part)
 	for _, j := range jobs {
 		if j.Name == name && j.User == u.Name {
+			a.recordDispatched(j.ID, req.Job)
 			reply.Code, reply.LocalID, reply.Output, reply.Error, reply.Duplicate = wire.CodeOK, j.ID, j.Output, j.Error, true
 			reply.Message = fmt.Sprintf("already submitted as %s (%s): retried request, nothing new submitted", j.ID, j.State)
 			return true, argv
@@ -155,6 +156,7 @@ func (a *Agent) submitPart(ctx context.Context, req wire.DispatchRequest, u Loca
 		}
 		return cmds
 	}
+	a.recordDispatched(id, req.Job)
 	reply.Code, reply.LocalID, reply.Output, reply.Error = wire.CodeOK, id, plan.Spec.Output, plan.Spec.Error
 	reply.Message = strings.TrimSpace("submitted into reservation " + res.ID + ". " + plan.Cut)
 	a.Notify(SourceDispatch)
@@ -221,9 +223,14 @@ func (a *Agent) stop(ctx context.Context, req wire.StopRequest, reply *wire.Stop
 		return cmds
 	}
 	reply.Code = wire.CodeOK
+	a.loadPartState()
+	known := a.parts.HasParts(req.Job)
 	for _, j := range jobs {
 		if job, _, ok := wire.ParsePartName(j.Name); !ok || job != req.Job || j.Done() {
 			continue
+		}
+		if pj, mine := a.parts.PartOf(j.ID); known && (!mine || pj != req.Job) {
+			continue // named like a part, not one this agent submitted
 		}
 		argv, err := a.deps.Executor.Delete(ctx, j.ID)
 		cmds = append(cmds, argv)

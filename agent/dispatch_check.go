@@ -101,7 +101,7 @@ func PlanPart(req wire.DispatchRequest, res wire.Reservation, u LocalUser, cfg D
 	}
 	dir := strings.NewReplacer("{home}", u.Home, "{user}", u.Name).Replace(cfg.OutputDir)
 	name := wire.PartName(req.Job, req.Part)
-	spec := torque.QsubSpec{User: u.Name, Name: name, Walltime: wall, Bind: strings.Fields(res.Submit),
+	spec := torque.QsubSpec{User: u.Name, Name: name, Walltime: wall, Bind: bindOptions(res.Submit),
 		Output: dir + "/" + name + ".out", Error: dir + "/" + name + ".err", Script: req.Script,
 		Env: []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: req.Job}, {Name: "LOOKAHEAD_SITE", Value: req.Site},
 			{Name: "LOOKAHEAD_PART", Value: strconv.Itoa(req.Part)}, {Name: "LOOKAHEAD_PARTS", Value: wire.FormatParts(req.Parts)},

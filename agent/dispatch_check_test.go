@@ -135,3 +135,20 @@ func TestDispatchConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// A mapped grid user's reservations admit the local account its parts run
+// as (live: the ACL named the grid user alice, the part submitted as
+// alice01 stayed queued with [ReserveTime]); root is refused.
+func TestLocalIdentityMapsTheGridUser(t *testing.T) {
+	cfg := DispatchConfig{Users: map[string]string{"alice": "alice01", "eve": "root"}}
+	id, ref := LocalIdentity(cfg, wire.Identity{User: "alice", Account: "proj1"})
+	if ref != nil || id != (wire.Identity{User: "alice01", Account: "proj1"}) {
+		t.Fatalf("alice: %+v %v, want alice01", id, ref)
+	}
+	if id, _ := LocalIdentity(cfg, wire.Identity{User: "bob"}); id.User != "bob" {
+		t.Fatalf("unmapped bob: %+v", id)
+	}
+	if _, ref := LocalIdentity(cfg, wire.Identity{User: "eve"}); ref == nil || ref.Code != wire.CodeForbidden {
+		t.Fatalf("eve → root: %v, want forbidden", ref)
+	}
+}

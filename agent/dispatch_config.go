@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/wire"
 )
 
 // DispatchConfig is how the site runs grid jobs' parts (see
@@ -96,4 +97,19 @@ func SystemUsers(name string) (LocalUser, error) {
 		return LocalUser{}, fmt.Errorf("user %s: uid %q: %w", name, u.Uid, err)
 	}
 	return LocalUser{Name: u.Username, UID: uid, Home: u.HomeDir}, nil
+}
+
+// LocalIdentity is the identity a grid job's reservations admit: the
+// grid user mapped to its local account (Users; a user not listed keeps
+// its name), so that the ACL names the account its parts run as, never a
+// local account that happens to bear the grid user's name. Root is
+// refused. Pure.
+func LocalIdentity(c DispatchConfig, id wire.Identity) (wire.Identity, *Refusal) {
+	if local, ok := c.Users[id.User]; ok {
+		id.User = local
+	}
+	if id.User == "root" {
+		return id, refuse(wire.CodeForbidden, "grid user maps to root: refused")
+	}
+	return id, nil
 }

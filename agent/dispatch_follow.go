@@ -2,24 +2,46 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"lookahead/torque"
 	"lookahead/wire"
 )
 
-// partTracker remembers what was last reported of each dispatched part,
-// by local job id. Not safe for concurrent use (the build loop owns it).
-type partTracker struct{ reported map[string]string }
+// partTracker remembers the parts this agent dispatched (local job id →
+// grid job) and what was last reported of each. Not safe for concurrent
+// use: the build loop and the dispatch handler share it under resMu. With
+// Config.PartState it survives a restart of the agent (partstate.go).
+type partTracker struct {
+	dispatched map[string]string
+	reported   map[string]string
+	loaded     bool
+}
+
+// PartOf is the grid job of a part this agent dispatched.
+func (t *partTracker) PartOf(localID string) (string, bool) {
+	job, ok := t.dispatched[localID]
+	return job, ok
+}
+
+// HasParts reports whether the agent dispatched a part of job.
+func (t *partTracker) HasParts(job string) bool {
+	for _, j := range t.dispatched {
+		if j == job {
+			return true
+		}
+	}
+	return false
+}
 
 // observe compares the batch system's jobs with what was reported: a part
-// (a job named la.<job>.<part>) seen running for the first time has
-// started; one seen completed has finished (exit status 0), or failed
-// (another exit status, or none: deleted or aborted before it ran). A
-// completed part is reported once, with its real start, end and exit
-// status, also when its start was never seen. Parts no longer listed are
-// forgotten. Site is left to the caller.
+// (a job this agent dispatched, by its local id) seen running for the
+// first time has started; one seen completed has finished (exit status
+// 0), or failed (another exit status, or none: deleted or aborted before
+// it ran). A completed part is reported once, with its real start, end
+// and exit status, also when its start was never seen. Other jobs, named
+// like parts or not, are not parts. Parts no longer listed are forgotten.
+// Site is left to the caller.
 func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent {
 	if t.reported == nil {
 		t.reported = map[string]string{}
@@ -27,7 +49,7 @@ func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent
 	listed := map[string]bool{}
 	var out []wire.JobEvent
 	for _, j := range jobs {
-		job, _, ok := wire.ParsePartName(j.Name)
+		job, ok := t.dispatched[j.ID]
 		if !ok {
 			continue
 		}
@@ -36,7 +58,6 @@ func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent
 		if !ok || t.reported[j.ID] == ev.State {
 			continue
 		}
-		t.reported[j.ID] = ev.State
 		out = append(out, ev)
 	}
 	for id := range t.reported {
@@ -44,7 +65,19 @@ func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent
 			delete(t.reported, id)
 		}
 	}
+	for id := range t.dispatched {
+		if !listed[id] {
+			delete(t.dispatched, id)
+		}
+	}
 	return out
+}
+
+// markReported records events as reported.
+func (t *partTracker) markReported(evs []wire.JobEvent) {
+	for _, ev := range evs {
+		t.reported[ev.LocalID] = ev.State
+	}
 }
 
 // partEvent is what to report of one part now (ok false: nothing yet).
@@ -72,8 +105,11 @@ func partEvent(j torque.BatchJob, job string, now int64) (wire.JobEvent, bool) {
 }
 
 // followParts reports what changed for dispatched parts since the last
-// build, from the Executor's job list. A failure is logged: the next build
-// reports what this one missed.
+// build, from the Executor's job list. An event counts as reported once
+// the NATS server has it (a flush after the publish); what was reported is
+// then written to Config.PartState before anything else, so an agent
+// restarted later re-sends only what may not have arrived. A failure is
+// logged: the next build reports what this one missed.
 func (a *Agent) followParts(ctx context.Context, now int64) {
 	if a.deps.Executor == nil || a.deps.Conn == nil {
 		return
@@ -83,17 +119,25 @@ func (a *Agent) followParts(ctx context.Context, now int64) {
 		a.log.Warn().Err(err).Msg("dispatched parts not followed this time")
 		return
 	}
-	for _, ev := range a.parts.observe(jobs, now) {
-		ev.Site = a.cfg.Site
-		data, err := json.Marshal(ev)
-		if err == nil {
-			err = a.deps.Conn.Publish(wire.JobEventSubject(ev.Site, ev.Job), data)
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	a.loadPartState()
+	evs := a.parts.observe(jobs, now)
+	var sent []wire.JobEvent
+	for _, ev := range evs {
+		if a.publishJobEvent(ev) == nil {
+			sent = append(sent, ev)
 		}
-		if err != nil {
-			a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("part event not published")
-			delete(a.parts.reported, ev.LocalID) // report it again next time
-			continue
+	}
+	if len(sent) > 0 {
+		if err := a.deps.Conn.FlushTimeout(a.cfg.RequestTimeout); err != nil {
+			a.log.Warn().Err(err).Msg("part events not confirmed by the NATS server: sent again next time")
+			sent = nil
 		}
+	}
+	a.parts.markReported(sent)
+	a.savePartState()
+	for _, ev := range sent {
 		a.log.Info().Str("job", ev.Job).Str("local_id", ev.LocalID).Str("state", ev.State).Int64("start", ev.Start).
 			Int64("end", ev.End).Msg("dispatched part " + ev.State)
 	}

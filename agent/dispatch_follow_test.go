@@ -22,12 +22,18 @@ func capturedJobs(t *testing.T, name string) []torque.BatchJob {
 	return jobs
 }
 
+// liveParts are the parts the agent dispatched in the live captures.
+func liveParts() *partTracker {
+	return &partTracker{dispatched: map[string]string{"4.vm": "dispatch-p1", "7.vm": "dispatch-f1", "13.vm": "dispatch-p4"}}
+}
+
 // TestPartTrackerOnLiveCaptures follows the live-captured parts: both
 // start, then one exits 0 and the other 3; other jobs are ignored and
 // nothing is reported twice.
 func TestPartTrackerOnLiveCaptures(t *testing.T) {
-	var tr partTracker
+	tr := liveParts()
 	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030)
+	tr.markReported(evs)
 	got := map[string]wire.JobEvent{}
 	for _, ev := range evs {
 		got[ev.LocalID] = ev
@@ -40,6 +46,7 @@ func TestPartTrackerOnLiveCaptures(t *testing.T) {
 		t.Fatalf("reported twice: %+v", again)
 	}
 	evs = tr.observe(capturedJobs(t, "24_qstat_f_x_all_final.out"), 1795545060)
+	tr.markReported(evs)
 	got = map[string]wire.JobEvent{}
 	for _, ev := range evs {
 		got[ev.LocalID] = ev
@@ -58,9 +65,19 @@ func TestPartTrackerOnLiveCaptures(t *testing.T) {
 }
 
 func TestPartTrackerDeletedBeforeItRan(t *testing.T) {
-	var tr partTracker
+	tr := liveParts()
 	evs := tr.observe(capturedJobs(t, "17_qstat_f_x_deleted_queued.out"), 1795545500)
 	if len(evs) != 1 || evs[0].State != "failed" || evs[0].ExitStatus != nil || evs[0].Job != "dispatch-p4" {
 		t.Fatalf("deleted queued part: %+v", evs)
+	}
+}
+
+// A job named like a part (la.<job>.<part>) that the agent did not submit
+// is not a part: only the ids the agent dispatched are followed.
+func TestPartTrackerFollowsOnlyWhatItDispatched(t *testing.T) {
+	tr := &partTracker{dispatched: map[string]string{"4.vm": "dispatch-p1"}}
+	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030)
+	if len(evs) != 1 || evs[0].LocalID != "4.vm" {
+		t.Fatalf("events %+v, want 4.vm's only (7.vm is named la.dispatch-f1.0 but was not dispatched by this agent)", evs)
 	}
 }

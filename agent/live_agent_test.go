@@ -146,7 +146,7 @@ func liveAgentSteps(t *testing.T, nc *nats.Conn, run maui.Runner, now time.Time)
 	}()
 	r1 := ask("maui-a1", 4, start)
 	if r1.Code != wire.CodeOK || len(r1.Reservations) != 1 || r1.Reservations[0].End != start+600+300 ||
-		r1.Reservations[0].Submit != "-A la.acct0 -W x=FLAGS:ADVRES:la.maui-a1.0" ||
+		r1.Reservations[0].Submit != "-A la.acct0 -W x=FLAGS:ADVRES:la.maui-a1.0 -N la.maui-a1.0" ||
 		r1.Reservations[0].Identity != (wire.Identity{User: "alice", Account: "proj1"}) {
 		t.Fatalf("first reservation: %+v", r1)
 	}
@@ -156,7 +156,7 @@ func liveAgentSteps(t *testing.T, nc *nats.Conn, run maui.Runner, now time.Time)
 	if r2 := ask("maui-a2", 6, start); r2.Code != wire.CodeStale {
 		t.Errorf("6 of the 4 procs left: %+v, want stale", r2)
 	}
-	if r3 := ask("maui-a3", 4, start+60); r3.Code != wire.CodeOK || r3.Reservations[0].Submit != "-A la.acct1 -W x=FLAGS:ADVRES:la.maui-a3.0" {
+	if r3 := ask("maui-a3", 4, start+60); r3.Code != wire.CodeOK || r3.Reservations[0].Submit != "-A la.acct1 -W x=FLAGS:ADVRES:la.maui-a3.0 -N la.maui-a3.0" {
 		t.Errorf("the other 4 procs: %+v", r3)
 	}
 	adm := hhmm(start + 3600)

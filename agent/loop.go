@@ -46,6 +46,9 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 	}
 	start, now := time.Now(), a.deps.Now()
 	b, err := a.build(ctx, now)
+	if why != "events" { // at start and every refresh: the agent's poll
+		a.checkHolds(ctx, b.snap, err == nil, now.Unix())
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			a.log.Error().Err(err).Str("trigger", why).Msg("forecast failed")

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func (m MauiReserver) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, 
 	}
 	c, rec := m.client()
 	req := maui.ReserveRequest{Job: spec.Job, Start: spec.Start, End: spec.End, InUse: spec.InUse,
-		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account}
+		User: spec.Identity.User, Group: spec.Identity.Group, Account: spec.Identity.Account, Bind: spec.Bind}
 	for _, n := range spec.Nodes {
 		req.Hosts = append(req.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.Procs})
 	}
@@ -79,8 +80,16 @@ func (m MauiReserver) Release(ctx context.Context, job string) (Released, error)
 	c, rec := m.client()
 	res, err := c.Release(ctx, job)
 	out := Released{IDs: res.Released, Commands: rec.cmds}
+	if err == nil && len(res.NotOurs) > 0 && len(res.Released) == 0 {
+		err = fmt.Errorf("%w: %s carry no lookahead binding account in their ACL: not lookahead's to release (left in place)",
+			ErrNotOurs, strings.Join(res.NotOurs, ","))
+	}
 	return out, schedulerErr(err)
 }
+
+// ErrNotOurs is a release of reservations named like a grid job's whose
+// ACL does not carry lookahead's binding (an admin's): refused.
+var ErrNotOurs = errors.New("not lookahead's reservations")
 
 // JobOf names the grid job of a lookahead reservation id ("la.<job>.N").
 func (m MauiReserver) JobOf(id string) (string, bool) {
@@ -125,7 +134,7 @@ func (m MauiReserver) List(ctx context.Context) ([]wire.Reservation, error) {
 // joined by ","; Submit is what the grid job's qsub must add.
 func fromMaui(r maui.Reservation) wire.Reservation {
 	w := wire.Reservation{ID: strings.Join(r.IDs, ","), Job: r.Job, Start: r.Start, End: r.End,
-		Identity: wire.Identity{User: r.User, Group: r.Group, Account: r.Account}, Submit: r.QsubString()}
+		Identity: wire.Identity{User: r.User, Group: r.Group, Account: r.Account}, Submit: HandSubmit(r)}
 	for _, h := range r.Hosts {
 		w.Nodes = append(w.Nodes, wire.NodeProcs{Node: h.Node, Procs: h.Procs})
 	}
@@ -133,3 +142,26 @@ func fromMaui(r maui.Reservation) wire.Reservation {
 }
 
 var _ Reserver = MauiReserver{}
+
+// HandSubmit is what a grid user adds to qsub to submit the job's part by
+// hand: the binding options (maui.QsubArgs) and the part name
+// la.<job>.0 (wire.PartName), which is how a hand-submitted job proves it
+// is the part (IsHandPart). It is submitted as the reservation's user.
+func HandSubmit(r maui.Reservation) string {
+	return strings.TrimSpace(r.QsubString() + " -N " + wire.PartName(r.Job, 0))
+}
+
+// bindOptions drops the part name from a reservation's submit options:
+// a dispatched part is named by the agent (la.<job>.<part>).
+func bindOptions(submit string) []string {
+	f := strings.Fields(submit)
+	out := make([]string, 0, len(f))
+	for i := 0; i < len(f); i++ {
+		if f[i] == "-N" {
+			i++
+			continue
+		}
+		out = append(out, f[i])
+	}
+	return out
+}

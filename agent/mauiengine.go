@@ -27,6 +27,12 @@ type MauiEngine struct {
 func (e MauiEngine) Forecast(ctx context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
 	t := now.Unix()
 	h := t + int64(e.Horizon.Seconds())
+	if !anyUsable(snap) {
+		// Every node down or offline: no capacity, said with a forecast
+		// (docs/formats.md, "An empty forecast means no capacity"), not
+		// with silence that leaves the broker planning on the last one.
+		return ForecastFromPredictions(snap, nil, t, h, e.Pricing), nil, nil
+	}
 	preds, err := e.Sim.Forecast(ctx, snap, t, h)
 	if err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("maui simulation of %s: %w", snap.Site, err)
@@ -72,3 +78,12 @@ func ForecastFromPredictions(snap forecast.Snapshot, preds []forecast.Prediction
 }
 
 var _ Engine = MauiEngine{}
+
+func anyUsable(snap forecast.Snapshot) bool {
+	for _, n := range snap.Nodes {
+		if n.Usable() {
+			return true
+		}
+	}
+	return false
+}

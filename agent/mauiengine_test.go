@@ -11,6 +11,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/maui"
+	"lookahead/torque"
 )
 
 // replayPredictor hands back a fixed schedule, as Maui would print it.
@@ -81,4 +82,43 @@ func TestRealMauiEngineForecastRepeats(t *testing.T) {
 	if prints[0] != prints[1] || prints[1] != prints[2] {
 		t.Fatal("forecasts of an unchanged site differ: they would be republished instead of a heartbeat")
 	}
+}
+
+// Issue 22.9, captured live (testdata/torque-6.1.3-live-down: pbsnodes -x
+// after `pbsnodes -o vm`): with no usable node the Maui engine publishes a
+// forecast with no capacity (docs/formats.md, "An empty forecast means no
+// capacity") instead of failing "no usable node", which left the broker
+// planning on the last forecast. The predictor here does what the real
+// Simulator does first: it builds Maui's traces, which fail for such a
+// snapshot.
+func TestMauiEngineNoUsableNodeIsAnEmptyForecast(t *testing.T) {
+	f, err := os.Open("testdata/torque-6.1.3-live-down/pbsnodes_x_offline.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nodes, err := torque.ParsePbsnodesXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := forecast.Snapshot{Site: "vm", Nodes: nodes}
+	now := time.Unix(t0, 0)
+	eng := agent.MauiEngine{Sim: tracePredictor{}, Horizon: 24 * time.Hour, Pricing: forecast.DefaultPricing()}
+	got, _, err := eng.Forecast(context.Background(), snap, now)
+	if err != nil {
+		t.Fatalf("forecast of a site with node vm offline: %v", err)
+	}
+	got.Version, got.Site, got.Generated = forecast.Version, "vm", t0
+	if err := got.Validate(); err != nil || len(got.Slots) != 0 || got.Horizon != t0+24*3600 {
+		t.Fatalf("forecast %+v (%v), want a valid one with no slots up to the horizon", got, err)
+	}
+}
+
+// tracePredictor builds Maui's workload traces of the snapshot, as the
+// real Simulator does before it runs Maui, and predicts nothing.
+type tracePredictor struct{}
+
+func (tracePredictor) Forecast(_ context.Context, snap forecast.Snapshot, now, _ int64) ([]forecast.Prediction, error) {
+	_, err := maui.BuildTraces(snap, maui.TraceOptions{Now: now})
+	return nil, err
 }

@@ -51,6 +51,9 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadline time.Time, reply *wire.ReserveReply) [][]string {
 	spec, ref := CheckReserve(req, a.limits(now))
 	if ref == nil {
+		spec.Identity, ref = LocalIdentity(a.cfg.Dispatch, spec.Identity)
+	}
+	if ref == nil {
 		ref = checkDeadline(deadline, time.Now())
 	}
 	if ref != nil {
@@ -101,6 +104,7 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadl
 		return res.Commands
 	}
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()
+	a.remember(spec, reply.Reservations)
 	a.Notify(SourceReservation)
 	return res.Commands
 }
@@ -229,12 +233,16 @@ func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.T
 	res, err := a.deps.Reserver.Release(ctx, req.Job)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		if errors.Is(err, ErrScheduler) {
+		switch {
+		case errors.Is(err, ErrNotOurs):
+			reply.Code = wire.CodeForbidden
+		case errors.Is(err, ErrScheduler):
 			reply.Code = wire.CodeSchedulerEr
 		}
 		return res.Commands
 	}
 	reply.Code, reply.Released = wire.CodeOK, res.IDs
+	a.forget(req.Job)
 	if len(res.IDs) == 0 {
 		reply.Note = "nothing to release: job " + req.Job + " holds no reservation here"
 	} else {

@@ -136,3 +136,19 @@ func TestOfflineHeartbeatTakesTheSiteOut(t *testing.T) {
 		t.Fatalf("a new forecast did not bring the site back: %+v", s)
 	}
 }
+
+// docs/formats.md, "An empty forecast means no capacity": a site whose
+// nodes are all down publishes a forecast with no slots; it replaces the
+// last one and the site stays fresh, offering nothing.
+func TestEmptyForecastIsAFreshSiteWithNoCapacity(t *testing.T) {
+	full := fc(1, 1000)
+	full.Nodes = []forecast.Node{{Name: "vm", Procs: 8}}
+	full.Slots = []forecast.Slot{{Node: "vm", Procs: 8, Start: 1000, End: 4600, Price: 1}}
+	s := take(t, nil, full, 1000, Taken)
+	empty := fc(2, 1060)
+	empty.Nodes = []forecast.Node{{Name: "vm", Procs: 8}}
+	s = take(t, &s, empty, 1060, Taken)
+	if s.Forecast.Seq != 2 || len(s.Forecast.Slots) != 0 || s.LastSeen != 1060 || s.Problem != "" {
+		t.Fatalf("site %+v, want the empty forecast in use, fresh at 1060", s)
+	}
+}

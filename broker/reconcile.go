@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"lookahead/wire"
 )
@@ -141,10 +142,23 @@ func differ(w, h wire.Reservation) []string {
 	if nodeKey(w.Nodes) != nodeKey(h.Nodes) {
 		f = append(f, "nodes")
 	}
-	if w.Identity != h.Identity {
+	if w.Identity != h.Identity || submitAccount(w.Submit) != submitAccount(h.Submit) {
 		f = append(f, "acl")
 	}
 	return f
+}
+
+// submitAccount is the account a reservation's parts are charged to (its
+// binding), from its submit options ("-A la.acct0 ..."): part of its ACL.
+// A Maui restart alters it (la.acct0 comes back as la.acct0+).
+func submitAccount(submit string) string {
+	f := strings.Fields(submit)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-A" {
+			return f[i+1]
+		}
+	}
+	return ""
 }
 
 func nodeKey(nodes []wire.NodeProcs) string {
@@ -162,4 +176,48 @@ func nodeKey(nodes []wire.NodeProcs) string {
 		s += fmt.Sprintf("%s:%d,", k, m[k])
 	}
 	return s
+}
+
+// RepairOrder is the order in which audit repairs run: orphans (releases)
+// first, then missing reservations (re-reserves), then the rest, each in
+// the findings' order.
+func RepairOrder(fs []wire.AuditFinding) []int {
+	rank := func(kind string) int {
+		switch kind {
+		case wire.DriftOrphaned:
+			return 0
+		case wire.DriftMissing:
+			return 1
+		}
+		return 2
+	}
+	out := make([]int, len(fs))
+	for i := range out {
+		out[i] = i
+	}
+	sort.SliceStable(out, func(a, b int) bool { return rank(fs[out[a]].Kind) < rank(fs[out[b]].Kind) })
+	return out
+}
+
+// RepairRequest is the reserve request that re-creates job j's missing
+// reservation on site: the job's original request there (nodes and
+// identity from its allocation and request, the end without any slack a
+// site added: the site adds its slack again), starting no earlier than
+// now. ok is false when j holds no allocation on site.
+func RepairRequest(j *Job, site string, now int64, actor string) (wire.ReserveRequest, bool) {
+	if j == nil || j.Alloc == nil {
+		return wire.ReserveRequest{}, false
+	}
+	for _, r := range ReserveRequests(j.Req, *j.Alloc, j.Revisions, actor) {
+		if r.Site != site {
+			continue
+		}
+		end := r.Start + r.Duration
+		r.Start = max(r.Start, now)
+		if r.Duration = end - r.Start; r.Duration <= 0 {
+			return wire.ReserveRequest{}, false
+		}
+		return r, true
+	}
+	return wire.ReserveRequest{}, false
 }

@@ -93,3 +93,56 @@ func TestBelievedKeepsDispatchedJobs(t *testing.T) {
 		t.Fatalf("believed %v: the dispatched job's reservations are missing", b)
 	}
 }
+
+// Issue 22.6: after a kill -9 of Maui, audit --repair re-reserved the
+// missing reservation before releasing the orphan holding its processors
+// (refused). Orphans are repaired first.
+func TestRepairOrderReleasesOrphansFirst(t *testing.T) {
+	fs := Reconcile(map[string][]wire.Reservation{"alpha": {{ID: "la.g2.0", Job: "g2", End: 100}}},
+		map[string][]wire.Reservation{"alpha": {{ID: "la.g1.0", Job: "g1", End: 100}}})
+	if len(fs) != 2 || fs[0].Kind != wire.DriftMissing {
+		t.Fatalf("findings %+v (sorted by kind: missing first)", fs)
+	}
+	order := RepairOrder(fs)
+	if fs[order[0]].Kind != wire.DriftOrphaned || fs[order[1]].Kind != wire.DriftMissing {
+		t.Fatalf("repair order %v of %+v, want the orphan first", order, fs)
+	}
+}
+
+// The repair of a missing reservation asks for the job's original
+// interval (the site adds its slack again), from now when it started.
+func TestRepairRequestIsTheOriginalRequest(t *testing.T) {
+	s := NewState()
+	mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
+	mustApply(t, s, Event{Kind: EvIntent, Time: 20, Job: "g1", Alloc: twoSiteAlloc("g1"), Revisions: map[string]uint64{"a": 3, "b": 5}})
+	mustApply(t, s, Event{Kind: EvOutcome, Time: 21, Job: "g1", OK: true, Cost: 10,
+		Reservations: []wire.Reservation{{ID: "r1", Job: "g1", Site: "a", Start: 100, End: 3700 + 300}}})
+	r, ok := RepairRequest(s.Job("g1"), "a", 50, "audit")
+	if !ok || r.Start != 100 || r.Duration != 3600 || r.Identity.User != "alice" || len(r.Nodes) != 1 || r.Nodes[0].Node != "a1" {
+		t.Fatalf("repair request %+v %v, want start 100 for 3600 s on a1", r, ok)
+	}
+	if r, _ := RepairRequest(s.Job("g1"), "a", 700, "audit"); r.Start != 700 || r.Duration != 3000 {
+		t.Fatalf("after the start: %+v, want 700 for 3000 s", r)
+	}
+	if _, ok := RepairRequest(s.Job("g1"), "c", 50, "audit"); ok {
+		t.Fatal("a site outside the allocation")
+	}
+}
+
+// Issue 22.6: after a Maui restart the restored reservation's ACL names
+// alice+ and la.acct0+ (diagnose -r "USER==alice++*"): the audit compares
+// the binding, not only names, times and nodes.
+func TestReconcileComparesTheBinding(t *testing.T) {
+	made := wire.Reservation{ID: "la.g1.0", Job: "g1", Start: 10, End: 100, Nodes: []wire.NodeProcs{{Node: "vm", Procs: 4}},
+		Identity: wire.Identity{User: "alice", Account: "proj1"}, Submit: "-A la.acct0 -W x=FLAGS:ADVRES:la.g1.0 -N la.g1.0"}
+	restored := made
+	restored.Identity.User = "alice+"
+	rebound := made
+	rebound.Submit = "-A la.acct0+ -W x=FLAGS:ADVRES:la.g1.0 -N la.g1.0"
+	for _, have := range []wire.Reservation{restored, rebound} {
+		fs := Reconcile(map[string][]wire.Reservation{"vm": {made}}, map[string][]wire.Reservation{"vm": {have}})
+		if len(fs) != 1 || fs[0].Kind != wire.DriftDrifted || len(fs[0].Fields) != 1 || fs[0].Fields[0] != "acl" {
+			t.Fatalf("%+v: findings %+v, want drifted on acl", have, fs)
+		}
+	}
+}

@@ -208,6 +208,9 @@ func applyOutcome(j *Job, e Event) error {
 }
 
 func applySite(j *Job, e Event) error {
+	if ok, err := applyNotice(j, e); ok {
+		return err
+	}
 	if j.Dispatched() {
 		return applyPart(j, e)
 	}

@@ -130,8 +130,12 @@ func diagDetail(d *ResDiag, l string) {
 // parseACL reads "RES==gridres1= USER==griduser+ GROUP==grid+" terms.
 // Several entries of one type are printed as one term joined by ':', each
 // after the first starting with its comparison: "ACCT==proj1+:==la.acct0+*"
-// (Maui 3.3.1 MACLListShow). Mod is what follows the name: the affinity
-// ('+', '=', '-') and the flags ('*' required, '!' deny, '^' XOR).
+// (Maui 3.3.1 MACLListShow). Mod is what follows the name: one affinity
+// ('+', '=', '-') and the flags ('*' required, '!' deny, '^' XOR). Maui
+// prints one affinity character, so anything before it belongs to the
+// name: a reservation restored from Maui's checkpoint shows
+// "USER==alice++*", whose name is "alice+" (Maui re-read "alice+*" as a
+// name), and such an ACL admits no job of alice.
 func parseACL(s string) []ACLEntry {
 	var out []ACLEntry
 	for _, t := range strings.Fields(s) {
@@ -140,12 +144,28 @@ func parseACL(s string) []ACLEntry {
 			continue
 		}
 		for _, v := range strings.Split(rest, ":==") {
-			if name := strings.TrimRight(v, "+-=^*!"); name != "" {
-				out = append(out, ACLEntry{Type: typ, Name: name, Mod: v[len(name):]})
+			if e, ok := aclTerm(typ, v); ok {
+				out = append(out, e)
 			}
 		}
 	}
 	return out
+}
+
+// aclTerm splits "alice+*" into name "alice" and Mod "+*": the flags at
+// the end, then at most one affinity character.
+func aclTerm(typ, v string) (ACLEntry, bool) {
+	name := strings.TrimRight(v, "^*!")
+	if n := len(name); n > 0 && strings.ContainsRune("+-=", rune(name[n-1])) {
+		name = name[:n-1]
+	}
+	if strings.ContainsAny(name[len(name)-min(len(name), 1):], "^*!") {
+		name = strings.TrimRight(v, "+-=^*!") // not Maui's order: no name keeps a flag
+	}
+	if name == "" {
+		return ACLEntry{}, false
+	}
+	return ACLEntry{Type: typ, Name: name, Mod: v[len(name):]}, true
 }
 
 // Required reports whether the entry must match (Maui's '*' flag): a job

@@ -377,3 +377,40 @@ func TestParseWorkloadFixtures(t *testing.T) {
 		t.Errorf("short record: %v", err)
 	}
 }
+
+// Issue 22.6, captured live (testdata/live-restart): after `schedctl -k`
+// and a new start, Maui 3.3.1 restores grid reservations from its
+// checkpoint with the affinity read into the name, "USER==alice++*"
+// ("alice+"); the parser reads one affinity character, so the restored
+// ACL names alice+ and la.acct0+ and no longer looks like the one made.
+func TestParseDiagnoseAfterMauiRestart(t *testing.T) {
+	read := func(file string) map[string]ResDiag {
+		f, err := os.Open("testdata/live-restart/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ds, err := ParseDiagnoseRes(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]ResDiag{}
+		for _, d := range ds {
+			out[d.ID] = d
+		}
+		return out
+	}
+	before, after := read("01_diagnose_r_before.out")["la.r1.0"], read("02_diagnose_r_after_clean_restart.out")["la.r1.0"]
+	u, _, a, b := aclIdentity(before)
+	if u != "alice" || a != "proj1" || b != "la.acct0" {
+		t.Fatalf("before the restart: user %q account %q bind %q", u, a, b)
+	}
+	u, _, a, b = aclIdentity(after)
+	if u != "alice+" || a != "proj1" || b != "la.acct0+" {
+		t.Fatalf("after the restart: user %q account %q bind %q, want alice+ and la.acct0+", u, a, b)
+	}
+	c := NewClient(nil, ClientConfig{})
+	if !c.Bound(after) || !c.Bound(before) {
+		t.Fatal("a restored reservation is still lookahead's (its binding account, altered)")
+	}
+}

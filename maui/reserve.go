@@ -77,6 +77,10 @@ type ReserveRequest struct {
 	Group   string
 	Account string
 	InUse   []string
+	// Bind, when set, is the binding account to use: a repair keeps the
+	// one the job's parts were told. It must be a pool account that no
+	// other grid job's reservation is bound to.
+	Bind string
 }
 
 // Reservation is a grid job's hold on one site: one or more Maui

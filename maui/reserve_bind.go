@@ -40,6 +40,25 @@ func (c *Client) IsBindAccount(account string) bool {
 	return ok && isDigits(rest)
 }
 
+// keepBind reports whether req's own binding account may be used again:
+// a pool account that no other grid job's reservation is bound to (a job
+// reservation of the job's part, charged to it, does not count).
+func (c *Client) keepBind(st *resState, req ReserveRequest) bool {
+	if !c.IsBindAccount(req.Bind) {
+		return false
+	}
+	for _, r := range st.rows {
+		job, ours := c.JobOf(r.ID)
+		if !ours || r.Type != "User" || job == req.Job {
+			continue
+		}
+		if _, _, _, b := aclIdentity(st.diag[r.ID]); strings.TrimRight(b, "+") == req.Bind {
+			return false
+		}
+	}
+	return true
+}
+
 // pickBind returns the first pool account not in use.
 func (c *Client) pickBind(inUse map[string]bool) string {
 	for n := 0; ; n++ {

@@ -41,6 +41,9 @@ func (c *Client) Reserve(ctx context.Context, req ReserveRequest) (Reservation, 
 		return Reservation{}, err
 	}
 	bind := c.pickBind(st.bindsInUse(append(slices.Clone(req.InUse), req.Account)))
+	if c.keepBind(st, req) {
+		bind = req.Bind
+	}
 	var ids []string
 	for _, call := range plan(req.Hosts) {
 		id, err := c.setres(ctx, req, bind, call)
@@ -154,11 +157,14 @@ func abs64(v int64) int64 {
 }
 
 // ReleaseResult says what Release did: Released were removed now, Missing
-// were already gone (Maui could not locate them).
+// were already gone (Maui could not locate them), NotOurs are named like
+// the job's but their ACL carries no binding account (an admin's): left
+// alone.
 type ReleaseResult struct {
 	Job      string   `json:"job"`
 	Released []string `json:"released,omitempty"`
 	Missing  []string `json:"missing,omitempty"`
+	NotOurs  []string `json:"not_ours,omitempty"`
 }
 
 // Release removes every reservation of grid job job. It is idempotent:
@@ -169,22 +175,36 @@ func (c *Client) Release(ctx context.Context, job string) (ReleaseResult, error)
 	if !forecast.IsPlainName(job) {
 		return ReleaseResult{}, refuse(CodeBadIdentity, "job id %q is not a plain name", job)
 	}
-	rows, err := c.showres(ctx)
+	st, err := c.state(ctx)
 	if err != nil {
 		return ReleaseResult{}, err
 	}
-	var ids []string
-	for _, r := range rows {
-		if j, ok := c.JobOf(r.ID); ok && j == job && r.Type == "User" {
+	var ids, notOurs []string
+	for _, r := range st.rows {
+		if j, ok := c.JobOf(r.ID); !ok || j != job || r.Type != "User" {
+			continue
+		}
+		if c.Bound(st.diag[r.ID]) {
 			ids = append(ids, r.ID)
+		} else {
+			notOurs = append(notOurs, r.ID)
 		}
 	}
 	if len(ids) == 0 {
-		return ReleaseResult{Job: job}, nil
+		return ReleaseResult{Job: job, NotOurs: notOurs}, nil
 	}
 	out, err := c.releaseIDs(ctx, ids)
-	out.Job = job
+	out.Job, out.NotOurs = job, notOurs
 	return out, err
+}
+
+// Bound reports whether a reservation's ACL carries lookahead's binding:
+// a required pool account (also as a Maui restart leaves it, with a '+'
+// appended to the name). Only such reservations are lookahead's to
+// release.
+func (c *Client) Bound(d ResDiag) bool {
+	_, _, _, bind := aclIdentity(d)
+	return c.IsBindAccount(strings.TrimRight(bind, "+"))
 }
 
 func (c *Client) releaseIDs(ctx context.Context, ids []string) (ReleaseResult, error) {

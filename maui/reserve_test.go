@@ -272,20 +272,31 @@ func TestListGroupsByJob(t *testing.T) {
 	}
 }
 
+// Release leaves a reservation named like a grid job's whose ACL carries
+// no binding account (overlap1.0, made by hand with -u someone: an
+// admin's) and says so; releasing what does not exist is a success;
+// releaseres' ERROR line is what counts. Issue 22.4: audit --repair
+// released an admin's la.-named reservation for bob.
 func TestReleaseIdempotent(t *testing.T) {
 	r := scenario(t, []step{
 		{"showres", "sim2-setres/33_showres_after", 0},
+		{"showres -n", "sim2-setres/34_showres_n_after", 0},
+		{"diagnose -r", "sim2-setres/35_diagnose_r_after", 0},
 		{"releaseres overlap1.0", "sim2-setres/40_releaseres_overlap1", 0},
 		{"releaseres nosuchres.0", "sim2-setres/41_releaseres_err_unknown", 0},
 	})
 	c := sim2Client(r, nil)
 	got, err := c.Release(context.Background(), "overlap1")
-	if err != nil || !reflect.DeepEqual(got, ReleaseResult{Job: "overlap1", Released: []string{"overlap1.0"}}) {
-		t.Fatalf("release overlap1: %+v %v", got, err)
+	if err != nil || !reflect.DeepEqual(got, ReleaseResult{Job: "overlap1", NotOurs: []string{"overlap1.0"}}) {
+		t.Fatalf("release overlap1: %+v %v, want it left alone (no binding account)", got, err)
 	}
 	got, err = c.Release(context.Background(), "neverreserved")
-	if err != nil || len(got.Released)+len(got.Missing) != 0 {
+	if err != nil || len(got.Released)+len(got.Missing)+len(got.NotOurs) != 0 {
 		t.Fatalf("release of nothing: %+v %v", got, err)
+	}
+	got, err = c.releaseIDs(context.Background(), []string{"overlap1.0"})
+	if err != nil || !reflect.DeepEqual(got.Released, []string{"overlap1.0"}) {
+		t.Fatalf("releaseres overlap1.0: %+v %v", got, err)
 	}
 	// releaseres exits 0 on an unknown id: the ERROR line is what counts.
 	got, err = c.releaseIDs(context.Background(), []string{"nosuchres.0"})

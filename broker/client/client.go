@@ -156,7 +156,10 @@ func (c *Client) Sites(ctx context.Context) (wire.SitesReply, error) {
 func (c *Client) Audit(ctx context.Context, repair bool) (wire.AuditReport, error) {
 	var reply wire.AuditReport
 	saved := c.Timeout
-	c.Timeout = 3 * saved // an audit asks every site
+	// An audit asks every site (up to the broker's reserve_timeout, 30 s
+	// packaged) and may then repair: waiting only 3 × 10 s, the client gave
+	// up as the broker answered "no answer: <site>" (seen live).
+	c.Timeout = max(6*saved, 2*time.Minute)
 	defer func() { c.Timeout = saved }()
 	err := c.request(ctx, wire.BrokerSubject(wire.VerbAudit), wire.AuditRequest{Type: wire.TypeAuditReq, Repair: repair}, &reply)
 	return reply, err

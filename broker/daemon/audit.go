@@ -41,7 +41,10 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 	}
 	rep.Findings = broker.Reconcile(believed, actual)
 	if repair {
-		for i := range rep.Findings {
+		// Orphans first: one may hold the processors a missing
+		// reservation needs (a kill -9 of Maui brings back a released
+		// one and loses a newer one on the same nodes).
+		for _, i := range broker.RepairOrder(rep.Findings) {
 			f := &rep.Findings[i]
 			f.RepairCode, f.Repair = b.repair(ctx, *f, believed)
 		}
@@ -51,6 +54,9 @@ func (b *Broker) Audit(ctx context.Context, repair bool) wire.AuditReport {
 		counts[f.Kind]++
 	}
 	b.cfg.Metrics.AuditDone(counts)
+	if m, ok := b.cfg.Metrics.(interface{ AuditRepairsFailed(int) }); ok && repair {
+		m.AuditRepairsFailed(failedRepairs(rep))
+	}
 	b.audit(ctx, wire.AuditRecord{Action: "audit", Code: wire.CodeOK,
 		Message: fmt.Sprintf("%d sites, %d reservations checked, %d findings, repair=%v", len(sites), rep.Checked, len(rep.Findings), repair),
 		Detail:  rep.Findings})
@@ -149,26 +155,31 @@ func (b *Broker) repair(ctx context.Context, f wire.AuditFinding, believed map[s
 		switch {
 		case err != nil:
 			return wire.RepairFailed, "release failed: " + err.Error()
+		case reply.Code == wire.CodeForbidden:
+			return wire.RepairReported, "not released: " + reply.Message
 		case reply.Code != wire.CodeOK && reply.Code != wire.CodeNotFound:
 			return wire.RepairRefused, fmt.Sprintf("release refused: %s %s", reply.Code, reply.Message)
 		}
 		return wire.RepairDone, fmt.Sprintf("released (%s) %v", reply.Code, reply.Released)
 	case wire.DriftMissing:
-		return b.rereserve(ctx, *f.Broker)
+		b.mu.Lock()
+		req, ok := broker.RepairRequest(b.state.Job(f.Job), f.Site, b.now(), b.cfg.Name+" (audit repair)")
+		if s := b.sites[f.Site]; s != nil {
+			req.Revision = s.Forecast.Seq
+		}
+		b.mu.Unlock()
+		if !ok {
+			return wire.RepairRefused, "not re-reserved: the job no longer holds an allocation on the site"
+		}
+		return b.rereserve(ctx, req)
 	}
 	return wire.RepairReported, "not repaired: release and cancel/resubmit the job to move it"
 }
 
-// rereserve asks a site again for a reservation the broker believes in.
-func (b *Broker) rereserve(ctx context.Context, r wire.Reservation) (string, string) {
-	b.mu.Lock()
-	rev := uint64(0)
-	if s := b.sites[r.Site]; s != nil {
-		rev = s.Forecast.Seq
-	}
-	b.mu.Unlock()
-	req := wire.ReserveRequest{Type: wire.TypeReserve, Job: r.Job, Site: r.Site, Revision: rev, Start: r.Start,
-		Duration: r.End - r.Start, Nodes: r.Nodes, Identity: r.Identity, RequestedBy: b.cfg.Name + " (audit repair)"}
+// rereserve asks a site again for a reservation the broker believes in,
+// with the job's original request (broker.RepairRequest).
+func (b *Broker) rereserve(ctx context.Context, req wire.ReserveRequest) (string, string) {
+	r := wire.Reservation{Job: req.Job, Site: req.Site, Identity: req.Identity}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
 	var reply wire.ReserveReply
@@ -203,4 +214,16 @@ func reservationIDs(rs []wire.Reservation) string {
 		s += r.ID
 	}
 	return s
+}
+
+// failedRepairs counts the repairs of rep that could not be done: refused
+// or failed, and one per site that did not answer.
+func failedRepairs(rep wire.AuditReport) int {
+	n := len(rep.Errors)
+	for _, f := range rep.Findings {
+		if f.RepairCode == wire.RepairFailed || f.RepairCode == wire.RepairRefused {
+			n++
+		}
+	}
+	return n
 }

@@ -117,6 +117,10 @@ func answerNews(j *broker.Job, site string, e broker.Event) bool {
 // ended with) is left to the part follower's report.
 func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.Event, bool) {
 	e := broker.Event{Kind: broker.EvSite, Time: now, Job: je.Job, Site: site, State: je.State, Message: je.Message}
+	if je.State == broker.SiteLost || je.State == broker.SiteForeign {
+		e.Message = wire.Clip(je.Message, maxMessage)
+		return e, j.Holds()
+	}
 	if !j.Dispatched() {
 		return e, j.State == wire.JobReserved || j.State == wire.JobRunning
 	}

@@ -30,14 +30,21 @@ type realSite struct {
 // under the real agent, on the env's clock.
 func (e *env) startAgent(name string, nodes int) *realSite {
 	e.t.Helper()
+	return e.startAgentWith(name, nodes, 200*time.Millisecond)
+}
+
+// startAgentWith is startAgent with the agent's refresh period (its poll,
+// which also re-creates reservations the site lost).
+func (e *env) startAgentWith(name string, nodes int, refresh time.Duration) *realSite {
+	e.t.Helper()
 	site, err := simsite.New(simsite.Config{Site: name, Nodes: nodes, PPN: 8, Speed: 1, MemMB: 1000,
 		Policy: sim.EASY, Start: e.clock.Now().Unix(), Clock: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	lg := zerolog.New(zerolog.NewTestWriter(e.t)).Level(zerolog.WarnLevel)
-	a, err := agent.New(agent.Config{Site: name, Debounce: 20 * time.Millisecond, Refresh: 200 * time.Millisecond,
-		ForecastTTL: time.Minute}, agent.Deps{Conn: connect(e.t, e.srv), Snapshotter: site, Reserver: site,
+	a, err := agent.New(agent.Config{Site: name, Debounce: 20 * time.Millisecond, Refresh: refresh,
+		ForecastTTL: max(time.Minute, 2*refresh)}, agent.Deps{Conn: connect(e.t, e.srv), Snapshotter: site, Reserver: site,
 		Now: e.clock.Now, Log: &lg,
 		Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
 	if err != nil {
@@ -242,9 +249,13 @@ func waitAge(t *testing.T, b *Broker, site string) {
 	t.Fatalf("%s not fresh", site)
 }
 
+// The agents poll once an hour here: alpha would otherwise re-create the
+// reservation removed behind its back itself (held.go) before the audit.
+// The repaired reservation ends where the original did (issue 22.4: the
+// repair added the site's slack a second time).
 func TestE2EAuditFindsReservationsChangedBehindTheBrokersBack(t *testing.T) {
 	e := newEnv(t)
-	a, c := e.startAgent("alpha", 4), e.startAgent("beta", 4)
+	a, c := e.startAgentWith("alpha", 4, time.Hour), e.startAgentWith("beta", 4, time.Hour)
 	r := e.startBroker(nil)
 	e.waitSites(r.b, 2)
 	rep := submit(t, r.b, "k1", job(48, 3600, 2))
@@ -253,6 +264,10 @@ func TestE2EAuditFindsReservationsChangedBehindTheBrokersBack(t *testing.T) {
 	}
 	if got := r.b.Audit(context.Background(), false); len(got.Findings) != 0 || got.Checked != 2 {
 		t.Fatalf("clean audit: %+v", got)
+	}
+	orig := a.held(t)
+	if len(orig) != 1 {
+		t.Fatalf("alpha holds %+v", orig)
 	}
 	if _, err := a.site.Release(context.Background(), rep.Job); err != nil { // removed behind its back
 		t.Fatal(err)
@@ -275,6 +290,9 @@ func TestE2EAuditFindsReservationsChangedBehindTheBrokersBack(t *testing.T) {
 	}
 	if !strings.HasPrefix(miss.Repair, "re-reserved") || !strings.HasPrefix(orphan.Repair, "released") {
 		t.Fatalf("repairs %q / %q", miss.Repair, orphan.Repair)
+	}
+	if now := a.held(t); len(now) != 1 || now[0].Start != orig[0].Start || now[0].End != orig[0].End {
+		t.Fatalf("repaired %+v, was %+v: same start and end wanted", now, orig)
 	}
 	if again := r.b.Audit(context.Background(), false); len(again.Findings) != 0 {
 		t.Fatalf("after repair: %+v", again.Findings)

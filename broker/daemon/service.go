@@ -357,7 +357,7 @@ func jobEventFrom(subject string, data []byte) (string, wire.JobEvent, error) {
 		return "", je, fmt.Errorf("subject names job %s, body %q", tok[3], wire.Clip(je.Job, 64))
 	}
 	switch je.State {
-	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed:
+	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed, broker.SiteLost, broker.SiteForeign:
 	default:
 		return "", je, fmt.Errorf("unknown state %q", wire.Clip(je.State, 32))
 	}

@@ -159,8 +159,32 @@ func readConfig(file string, explicit bool, flags *pflag.FlagSet, validate bool)
 	l, err := config.Load(viper.New(), &c, spec)
 	if err == nil {
 		c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
+		err = c.absPaths()
 	}
 	return c, l, err
+}
+
+// absPaths makes the directories and files of the config absolute, from
+// the directory the agent was started in: Maui's SIMULATION runs in its
+// own working directory under state_dir, where a relative path means
+// something else (live: state_dir ./alpha-state failed "cannot change
+// directory to 'alpha-state/maui-sim/…'").
+func (c *Config) absPaths() error {
+	for _, p := range []struct {
+		key string
+		v   *string
+	}{{"state_dir", &c.StateDir}, {"torque.pbs_home", &c.Torque.PBSHome}, {"torque.server_logs", &c.Torque.ServerLogs},
+		{"torque.accounting", &c.Torque.Accounting}, {"maui.home", &c.Maui.Home}, {"maui.config", &c.Maui.Config}} {
+		if *p.v == "" || *p.v == "none" || filepath.IsAbs(*p.v) {
+			continue
+		}
+		abs, err := filepath.Abs(*p.v)
+		if err != nil {
+			return fmt.Errorf("%s %q: relative, and the current directory is unknown (%w): give an absolute path", p.key, *p.v, err)
+		}
+		*p.v = abs
+	}
+	return nil
 }
 
 // Validate names every problem with the config and how to fix it.
@@ -219,6 +243,7 @@ func (c Config) agentConfig() (agent.Config, error) {
 	ac := agent.Config{Site: c.Site, Debounce: c.Intervals.Debounce, Refresh: refresh,
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
 		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
+		HoldState: c.stateFile("grid-holds.json"), PartState: c.stateFile("dispatched-parts.json"),
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
 			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {
@@ -258,6 +283,15 @@ func (c Config) gridState() string {
 		return ""
 	}
 	return filepath.Join(c.StateDir, "grid-parts.json")
+}
+
+// stateFile is a file of the agent's under state_dir (none for a
+// simulated site, whose reservations and parts live in the process).
+func (c Config) stateFile(name string) string {
+	if c.simulated() || c.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(c.StateDir, name)
 }
 
 func (c Config) accountingDir() string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,5 +111,24 @@ func TestMetricsListenOff(t *testing.T) {
 	_, _, err = readConfig(writeFile(t, "b.yaml", "site: alpha\nmetrics: {listen: \"9464\"}\n"), true, nil, true)
 	if err == nil || !strings.Contains(err.Error(), "metrics.listen") {
 		t.Errorf("metrics.listen 9464: %v, want an error naming metrics.listen", err)
+	}
+}
+
+// Issue 22.9: the quickstart's relative state_dir broke `check` with
+// engine: maui (Maui's simulation runs in its own directory); paths are
+// made absolute at load, from the directory the agent starts in.
+func TestRelativePathsAreMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	file := writeFile(t, "agent.yaml", "site: alpha\nstate_dir: ./alpha-state\nmaui: {home: mauihome}\n")
+	c, err := loadConfig(file, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.StateDir != filepath.Join(dir, "alpha-state") || c.Maui.Home != filepath.Join(dir, "mauihome") {
+		t.Fatalf("state_dir %q, maui.home %q: want them under %s", c.StateDir, c.Maui.Home, dir)
+	}
+	if !filepath.IsAbs(c.gridState()) {
+		t.Fatalf("grid state %q", c.gridState())
 	}
 }

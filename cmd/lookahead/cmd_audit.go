@@ -40,9 +40,15 @@ them from Maui, not from memory) and compare them with its records:
 --repair releases orphans and re-requests missing reservations, and prints
 what it did; drifted reservations are reported only.
 
+Repairs release orphans first (one may hold the processors a missing
+reservation needs), then re-request missing reservations with the job's
+original request. Only reservations whose ACL carries lookahead's binding
+account are released; others named like lookahead's are reported.
+
 Exit codes: 0 no findings (with --repair: every finding repaired),
 4 findings left (without --repair, or repairs the site refused, drifted
-ones) or sites that did not answer, 1 a repair failed (no answer, not
+ones) or, without --repair, sites that did not answer, 1 a repair could
+not be done (a site did not answer, the release or reserve failed, not
 recorded), 3 broker unreachable.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -80,9 +86,10 @@ func runAudit(ctx context.Context, w io.Writer, o *auditOptions) error {
 
 // auditOutcome is the exit of an audit: 0 when every site answered and
 // nothing is wrong (or, with --repair, everything found was repaired); 1
-// when a repair failed for want of machinery; 4 when findings remain
-// (without --repair, or repairs refused or reported only) or sites did not
-// answer.
+// when a repair could not be done (the machinery failed, or, with
+// --repair, a site did not answer); 4 when findings remain (without
+// --repair, or repairs refused or reported only) or, without --repair,
+// sites did not answer.
 func auditOutcome(rep wire.AuditReport, repair bool) error {
 	left, failed := len(rep.Findings), 0
 	if repair {
@@ -96,6 +103,9 @@ func auditOutcome(rep wire.AuditReport, repair bool) error {
 				left++
 			}
 		}
+	}
+	if repair {
+		failed += len(rep.Errors) // a site that did not answer was not repaired
 	}
 	if failed > 0 {
 		return cli.CodedError{Code: cli.ExitFailure, Err: fmt.Errorf("audit: %d repairs failed, %d findings left, %d sites unanswered", failed, left, len(rep.Errors))}

@@ -35,7 +35,9 @@ func TestAuditExitCodes(t *testing.T) {
 		{"drifted, reported", wire.AuditReport{Findings: []wire.AuditFinding{f(wire.RepairReported)}}, true, cli.ExitRefused},
 		{"older broker, no code", wire.AuditReport{Findings: []wire.AuditFinding{f("")}}, true, cli.ExitRefused},
 		{"repair failed", wire.AuditReport{Findings: []wire.AuditFinding{f(wire.RepairRefused), f(wire.RepairFailed)}}, true, cli.ExitFailure},
-		{"repaired but a site silent", wire.AuditReport{Findings: []wire.AuditFinding{f(wire.RepairDone)}, Errors: []string{"beta"}}, true, cli.ExitRefused},
+		// Issue 22.2: "no answer: alpha" with --repair exited 0 live.
+		{"repaired but a site silent", wire.AuditReport{Findings: []wire.AuditFinding{f(wire.RepairDone)}, Errors: []string{"beta"}}, true, cli.ExitFailure},
+		{"repair, a site silent, nothing found", wire.AuditReport{Errors: []string{"alpha: nats: no responders available for request"}}, true, cli.ExitFailure},
 	} {
 		if got := cli.ExitCode(auditOutcome(c.rep, c.repair)); got != c.want {
 			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)

@@ -34,6 +34,9 @@ type Agent struct {
 	reservations      *prometheus.CounterVec
 	startError        prometheus.Histogram
 	startErrorOutcome *prometheus.CounterVec
+	foreignJobs       prometheus.Counter
+	schedRestarts     prometheus.Counter
+	repairFailures    prometheus.Counter
 }
 
 // NewAgent creates the agent metrics and registers them on reg (a private
@@ -79,8 +82,14 @@ func NewAgent(reg prometheus.Registerer) *Agent {
 		}),
 		startErrorOutcome: prometheus.NewCounterVec(counterOpts("agent", "start_forecasts_checked_total",
 			"Forecast start times checked against real starts, by outcome (early: started before the forecast, late, exact)."), []string{"outcome"}),
+		foreignJobs: prometheus.NewCounter(counterOpts("agent", "foreign_jobs_total",
+			"Local jobs seen running in a grid reservation that are not the grid job's part (counted once per job).")),
+		schedRestarts: prometheus.NewCounter(counterOpts("agent", "scheduler_restarts_seen_total",
+			"Scheduler (Maui) restarts seen: it answered again after failing, or restored grid reservations with altered ACLs.")),
+		repairFailures: prometheus.NewCounter(counterOpts("agent", "reservation_repairs_failed_total",
+			"Grid reservations lost or altered by the scheduler that the agent could not re-create.")),
 	}
-	registerer(reg).MustRegister(a.info, a.built, a.buildSeconds, a.buildFailures, a.events,
+	registerer(reg).MustRegister(a.foreignJobs, a.schedRestarts, a.repairFailures, a.info, a.built, a.buildSeconds, a.buildFailures, a.events,
 		a.rejected, a.published, a.publishFailures, a.slots, a.slotsTotal, a.encodedBytes,
 		a.revision, a.lastPublish, a.reservations, a.startError, a.startErrorOutcome)
 	return a
@@ -190,4 +199,26 @@ func counterOpts(subsystem, name, help string) prometheus.CounterOpts {
 
 func gaugeOpts(subsystem, name, help string) prometheus.GaugeOpts {
 	return prometheus.GaugeOpts{Namespace: Namespace, Subsystem: subsystem, Name: name, Help: help}
+}
+
+// ForeignJob records a local job found running in a grid reservation
+// that is not the grid job's part.
+func (a *Agent) ForeignJob() {
+	if a != nil {
+		a.foreignJobs.Inc()
+	}
+}
+
+// SchedulerRestart records a scheduler restart seen.
+func (a *Agent) SchedulerRestart() {
+	if a != nil {
+		a.schedRestarts.Inc()
+	}
+}
+
+// RepairFailed records a grid reservation the agent could not re-create.
+func (a *Agent) RepairFailed() {
+	if a != nil {
+		a.repairFailures.Inc()
+	}
 }

@@ -30,6 +30,7 @@ type Broker struct {
 	rollbacks     *prometheus.CounterVec
 	noShows       prometheus.Counter
 	audits        prometheus.Counter
+	repairsFailed prometheus.Counter
 	drift         *prometheus.CounterVec
 	unanswered    prometheus.Gauge
 	ignoredEvents *prometheus.CounterVec
@@ -69,6 +70,8 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 			"Commits rolled back (reservations released), by reason code."), []string{"reason"}),
 		noShows: prometheus.NewCounter(counterOpts("broker", "no_show_releases_total",
 			"Reservations released at their end because the grid job never showed up.")),
+		repairsFailed: prometheus.NewCounter(counterOpts("broker", "audit_repairs_failed_total",
+			"Audit repairs that could not be done: refused by the site, failed, or a site that did not answer an audit with repair.")),
 		audits: prometheus.NewCounter(counterOpts("broker", "audits_total",
 			"Audit runs comparing the broker's records with every site's reservations.")),
 		drift: prometheus.NewCounterVec(counterOpts("broker", "audit_drift_found_total",
@@ -84,7 +87,7 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 	}
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
-		b.audits, b.drift, b.unanswered, b.ignoredEvents)
+		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed)
 	return b
 }
 
@@ -191,5 +194,12 @@ func (b *Broker) SetUnanswered(n int) {
 func (b *Broker) JobEventIgnored(reason string) {
 	if b != nil {
 		b.ignoredEvents.WithLabelValues(reason).Inc()
+	}
+}
+
+// AuditRepairsFailed records n audit repairs that could not be done.
+func (b *Broker) AuditRepairsFailed(n int) {
+	if b != nil {
+		b.repairsFailed.Add(float64(n))
 	}
 }

@@ -57,11 +57,14 @@ func ExampleServer() {
 	// lookahead_agent_forecast_revision 7
 	// lookahead_agent_forecasts_built_total 1
 	// lookahead_agent_forecasts_published_total{kind="forecast"} 1
+	// lookahead_agent_foreign_jobs_total 0
 	// lookahead_agent_info{version="0.1.0"} 1
 	// lookahead_agent_last_publish_timestamp_seconds 1.76378e+09
 	// lookahead_agent_publish_failures_total 0
 	// lookahead_agent_published_slots 1200
+	// lookahead_agent_reservation_repairs_failed_total 0
 	// lookahead_agent_reservation_requests_total{code="ok",verb="reserve"} 1
+	// lookahead_agent_scheduler_restarts_seen_total 0
 	// lookahead_agent_slots_published_total 1200
 	// lookahead_agent_start_forecast_error_seconds_sum 0
 	// lookahead_agent_start_forecast_error_seconds_count 0

@@ -110,6 +110,7 @@ func TestBrokerRecords(t *testing.T) {
 	b.NoShowReleased()
 	b.AuditDone(map[string]int{DriftMissing: 1, DriftOrphaned: 2})
 	b.AuditDone(map[string]int{DriftOrphaned: 1})
+	b.AuditRepairsFailed(2)
 
 	want := `
 # HELP lookahead_broker_jobs Grid jobs known to the broker, by state.
@@ -125,6 +126,9 @@ lookahead_broker_sites{state="stale"} 1
 # TYPE lookahead_broker_audit_drift_found_total counter
 lookahead_broker_audit_drift_found_total{kind="missing"} 1
 lookahead_broker_audit_drift_found_total{kind="orphaned"} 3
+# HELP lookahead_broker_audit_repairs_failed_total Audit repairs that could not be done: refused by the site, failed, or a site that did not answer an audit with repair.
+# TYPE lookahead_broker_audit_repairs_failed_total counter
+lookahead_broker_audit_repairs_failed_total 2
 # HELP lookahead_broker_audits_total Audit runs comparing the broker's records with every site's reservations.
 # TYPE lookahead_broker_audits_total counter
 lookahead_broker_audits_total 2
@@ -146,7 +150,7 @@ lookahead_broker_submissions_total{code="ok"} 1
 lookahead_broker_submissions_total{code="over-budget"} 1
 `
 	names := []string{"lookahead_broker_jobs", "lookahead_broker_sites",
-		"lookahead_broker_audit_drift_found_total", "lookahead_broker_audits_total",
+		"lookahead_broker_audit_drift_found_total", "lookahead_broker_audit_repairs_failed_total", "lookahead_broker_audits_total",
 		"lookahead_broker_cycles_total", "lookahead_broker_planned_jobs",
 		"lookahead_broker_rollbacks_total", "lookahead_broker_commits_total",
 		"lookahead_broker_submissions_total"}

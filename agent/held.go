@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+
+	"lookahead/wire"
+)
+
+// What the agent does when the scheduler lost or altered a reservation it
+// made (a Maui restart: a kill -9 loses what changed since Maui's last
+// checkpoint, and a clean restart restores reservations whose ACL no
+// longer admits the part, "USER==alice+*" read back as "alice++*").
+//
+// The agent remembers every grid reservation it made and has not
+// released (heldLedger, in Config.HoldState so it survives the agent's own
+// restart) and, at every forecast cycle, compares it with what the
+// scheduler lists. Each one missing or altered is re-created with the same
+// nodes, end, identity and binding account (repaired), or, when the
+// scheduler refuses, reported lost to the broker, which plans the job
+// again.
+
+// heldEntry is one grid job's reservations as the agent made them.
+type heldEntry struct {
+	Spec         ReserveSpec        `json:"spec"`
+	Reservations []wire.Reservation `json:"reservations"`
+}
+
+// heldLedger is the grid reservations the agent made and holds, by job.
+type heldLedger struct {
+	Version int                  `json:"version"`
+	Jobs    map[string]heldEntry `json:"jobs"`
+}
+
+const heldLedgerVersion = 1
+
+// Repair kinds: why a held reservation is re-created.
+const (
+	HeldMissing = "missing"     // the scheduler does not list it
+	HeldAltered = "acl altered" // listed with another ACL, nodes or times
+)
+
+// heldCheck is what to do about one held job.
+type heldCheck struct {
+	Job    string
+	Why    string // HeldMissing or HeldAltered
+	Detail string
+	Entry  heldEntry
+}
+
+// checkHeld compares the ledger with what the scheduler lists at now
+// (listed: its lookahead reservations): entries that ended are dropped
+// (expired), entries whose reservations are missing or differ in ACL
+// (identity and binding), nodes or times beyond tol seconds are to be
+// repaired. Pure; results in job order.
+func checkHeld(l heldLedger, listed []wire.Reservation, now, tol int64) (repair []heldCheck, expired []string) {
+	by := map[string][]wire.Reservation{}
+	for _, r := range listed {
+		by[r.Job] = append(by[r.Job], r)
+	}
+	for job, e := range l.Jobs {
+		if e.Spec.End <= now {
+			expired = append(expired, job)
+			continue
+		}
+		have, ok := by[job]
+		switch {
+		case !ok:
+			repair = append(repair, heldCheck{Job: job, Why: HeldMissing, Entry: e,
+				Detail: "the scheduler no longer lists " + ids(e.Reservations)})
+		default:
+			if d := heldDiff(e.Reservations, have, tol); d != "" {
+				repair = append(repair, heldCheck{Job: job, Why: HeldAltered, Entry: e, Detail: d})
+			}
+		}
+	}
+	slices.SortFunc(repair, func(a, b heldCheck) int { return strings.Compare(a.Job, b.Job) })
+	slices.Sort(expired)
+	return repair, expired
+}
+
+// heldDiff says how what the scheduler lists differs from what the agent
+// made ("" when alike): identity, binding options, nodes, times.
+func heldDiff(made, have []wire.Reservation, tol int64) string {
+	if len(made) != len(have) {
+		return "listed as " + ids(have) + ", made as " + ids(made)
+	}
+	for i, m := range made {
+		h := have[i]
+		switch {
+		case m.Identity != h.Identity:
+			return "ACL " + identityString(h.Identity) + ", made " + identityString(m.Identity)
+		case BindOf(m.Submit) != BindOf(h.Submit):
+			return "binding account " + BindOf(h.Submit) + ", made " + BindOf(m.Submit)
+		case nodesKey(m.Nodes) != nodesKey(h.Nodes):
+			return "nodes " + nodesKey(h.Nodes) + ", made " + nodesKey(m.Nodes)
+		case abs(m.Start-h.Start) > tol || abs(m.End-h.End) > tol:
+			return "times moved"
+		}
+	}
+	return ""
+}
+
+// BindOf is the account a reservation's parts are charged to, read from
+// its submit options ("-A la.acct0 -W ..."); "" when none.
+func BindOf(submit string) string {
+	f := strings.Fields(submit)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-A" {
+			return f[i+1]
+		}
+	}
+	return ""
+}
+
+func identityString(id wire.Identity) string {
+	s := "user=" + id.User
+	if id.Group != "" {
+		s += " group=" + id.Group
+	}
+	if id.Account != "" {
+		s += " account=" + id.Account
+	}
+	return s
+}
+
+func nodesKey(ns []wire.NodeProcs) string {
+	parts := make([]string, 0, len(ns))
+	for _, n := range ns {
+		parts = append(parts, n.Node+":"+itoa(n.Procs))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+func ids(rs []wire.Reservation) string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

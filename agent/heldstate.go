@@ -1,0 +1,214 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// heldTol is how far a listed reservation's times may move before it
+// counts as altered (Maui rounds; relative setres times are taken when
+// the command runs).
+const heldTol = 120
+
+// remember records reservations the agent just made for spec's job
+// (caller holds resMu).
+func (a *Agent) remember(spec ReserveSpec, rs []wire.Reservation) {
+	a.loadHeld()
+	if len(rs) > 0 {
+		spec.Bind = BindOf(rs[0].Submit)
+	}
+	spec.Capacity, spec.InUse = nil, nil // re-read at repair time
+	a.ledger.Jobs[spec.Job] = heldEntry{Spec: spec, Reservations: rs}
+	a.saveHeld()
+}
+
+// forget drops a released job (caller holds resMu).
+func (a *Agent) forget(job string) {
+	a.loadHeld()
+	if _, ok := a.ledger.Jobs[job]; ok {
+		delete(a.ledger.Jobs, job)
+		a.saveHeld()
+	}
+}
+
+// loadHeld reads Config.HoldState once (caller holds resMu). A missing or
+// unreadable file is an empty ledger (logged when unreadable).
+func (a *Agent) loadHeld() {
+	if a.ledger.Jobs != nil {
+		return
+	}
+	a.ledger = heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{}}
+	if a.cfg.HoldState == "" {
+		return
+	}
+	data, err := os.ReadFile(a.cfg.HoldState)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	var l heldLedger
+	if err == nil {
+		err = json.Unmarshal(data, &l)
+		if err == nil && l.Version != heldLedgerVersion {
+			err = fmt.Errorf("version %d, want %d", l.Version, heldLedgerVersion)
+		}
+	}
+	if err != nil || l.Jobs == nil {
+		a.log.Warn().Err(err).Str("file", a.cfg.HoldState).Msg("held reservations not read: a scheduler restart is not repaired for them")
+		return
+	}
+	a.ledger = l
+}
+
+func (a *Agent) saveHeld() {
+	if err := writeJSONFile(a.cfg.HoldState, a.ledger); err != nil {
+		a.log.Warn().Err(err).Str("file", a.cfg.HoldState).Msg("held reservations not written")
+	}
+}
+
+// writeJSONFile writes v to path through a temporary file and a rename;
+// an empty path writes nothing.
+func writeJSONFile(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// checkHolds compares the reservations the agent holds with what the
+// scheduler lists and repairs the difference (see held.go). It runs at
+// start and at every refresh (the agent's poll); the first one after the
+// scheduler answers again repairs everything a restart lost or altered.
+// snap (when snapOK) gives the nodes' processors for the overlap check.
+func (a *Agent) checkHolds(ctx context.Context, snap forecast.Snapshot, snapOK bool, now int64) {
+	if a.deps.Reserver == nil {
+		return
+	}
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	a.loadHeld()
+	if len(a.ledger.Jobs) == 0 {
+		return // nothing held: nothing a restart could take
+	}
+	listed, err := a.deps.Reserver.List(ctx)
+	if err != nil || !snapOK {
+		a.schedDown = true // repair when it answers again, with a snapshot
+		return
+	}
+	repair, expired := checkHeld(a.ledger, listed, now, heldTol)
+	restarted := a.schedDown
+	for _, r := range repair {
+		restarted = restarted || r.Why == HeldAltered
+	}
+	if restarted {
+		a.met.SchedulerRestart()
+		a.log.Warn().Int("to_repair", len(repair)).Msg("scheduler answers again (restart seen): repairing the grid reservations it lost or altered")
+	}
+	a.schedDown = false
+	for _, job := range expired {
+		delete(a.ledger.Jobs, job)
+	}
+	for _, r := range repair {
+		a.repairHeld(ctx, r, snap, now)
+	}
+	if len(expired)+len(repair) > 0 {
+		a.saveHeld()
+	}
+}
+
+// repairHeld re-creates one job's reservations as they were made (an
+// altered one is released first), or reports the job lost to the broker
+// when the scheduler refuses. A failure of the machinery is retried at
+// the next cycle.
+func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snapshot, now int64) {
+	var cmds [][]string
+	if r.Why == HeldAltered {
+		rel, err := a.deps.Reserver.Release(ctx, r.Job)
+		cmds = append(cmds, rel.Commands...)
+		if err != nil {
+			a.repairFailed(ctx, r, cmds, fmt.Errorf("release of the altered reservation: %w", err), false)
+			return
+		}
+	}
+	spec := r.Entry.Spec
+	spec.Start = max(spec.Start, now)
+	spec.Capacity = map[string]int{}
+	for _, n := range snap.Nodes {
+		if n.Usable() {
+			spec.Capacity[n.Name] = n.Procs
+		}
+	}
+	res, err := a.deps.Reserver.Reserve(ctx, spec)
+	cmds = append(cmds, res.Commands...)
+	if err != nil {
+		a.repairFailed(ctx, r, cmds, err, errors.Is(err, ErrScheduler))
+		return
+	}
+	rs := a.stamp(res.Reservations)
+	a.ledger.Jobs[r.Job] = heldEntry{Spec: r.Entry.Spec, Reservations: rs}
+	msg := fmt.Sprintf("reservation %s (%s: %s) re-created as %s", ids(r.Entry.Reservations), r.Why, r.Detail, ids(rs))
+	a.auditRepair(ctx, r.Job, wire.CodeOK, msg, cmds)
+	a.log.Warn().Str("job", r.Job).Str("why", r.Why).Str("detail", r.Detail).Str("now", ids(rs)).Msg("grid reservation repaired")
+	a.Notify(SourceReservation)
+}
+
+// repairFailed audits and counts a failed repair; lost (the scheduler
+// refused) drops the job from the ledger and tells the broker.
+func (a *Agent) repairFailed(ctx context.Context, r heldCheck, cmds [][]string, err error, lost bool) {
+	a.met.RepairFailed()
+	msg := fmt.Sprintf("reservation %s %s (%s); re-creating it failed: %v", ids(r.Entry.Reservations), r.Why, r.Detail, err)
+	code := wire.CodeInternal
+	if lost {
+		code = wire.CodeSchedulerEr
+		delete(a.ledger.Jobs, r.Job)
+		a.publishJobEvent(wire.JobEvent{Type: wire.TypeJobEvent, Job: r.Job, State: PartLost, Time: a.deps.Now().Unix(), Message: msg})
+	}
+	a.auditRepair(ctx, r.Job, code, msg, cmds)
+	a.log.Error().Str("job", r.Job).Bool("lost", lost).Msg(msg)
+}
+
+func (a *Agent) auditRepair(ctx context.Context, job, code, msg string, cmds [][]string) {
+	rec := wire.AuditRecord{Action: "repair", Job: job, Actor: a.cfg.Site + " (held reservations check)", Code: code, Message: msg,
+		Detail: map[string]any{"commands": cmds}}
+	if len(cmds) > 0 {
+		rec.Command = cmds[len(cmds)-1]
+	}
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", job).Msg("audit of repair failed")
+	}
+}
+
+// PartLost is the job event state of a grid job whose reservation here
+// was lost (the scheduler lost it and refused to re-create it): the
+// broker plans the job again.
+const PartLost = "lost"
+
+// publishJobEvent sends one job event on the job's subject; a failure is
+// logged and returned.
+func (a *Agent) publishJobEvent(ev wire.JobEvent) error {
+	if a.deps.Conn == nil {
+		return errors.New("no NATS connection")
+	}
+	ev.Site = a.cfg.Site
+	data, err := json.Marshal(ev)
+	if err == nil {
+		err = a.deps.Conn.Publish(wire.JobEventSubject(ev.Site, ev.Job), data)
+	}
+	if err != nil {
+		a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("job event not published")
+	}
+	return err
+}

@@ -1,0 +1,53 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"lookahead/wire"
+)
+
+// Issue 22.1 and 22.6 over NATS: a site's "foreign" event names the
+// foreign job in the job's status and leaves it reserved; a "lost" event
+// sends the reserved job back to waiting and the next cycle plans it
+// again.
+func TestSiteReportsForeignJobAndLostReservation(t *testing.T) {
+	e := newEnv(t)
+	e.startSite("beta")
+	e.putForecast("beta", e.siteForecast("beta", 1, 2, 8))
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	g := submit(t, r.b, "k1", job(8, 3600, 2))
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, r.b, g.Job, wire.JobReserved)
+	send := func(ev wire.JobEvent) {
+		data, _ := json.Marshal(ev)
+		if err := e.nc.Publish(wire.JobEventSubject("beta", g.Job), data); err != nil {
+			t.Fatal(err)
+		}
+		e.nc.Flush()
+	}
+	send(wire.JobEvent{Type: wire.TypeJobEvent, Site: "beta", Job: g.Job, State: "foreign", LocalID: "0.vm",
+		Message: "foreign job in reservation: local job 0.vm (user alice)"})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(status(t, r.b, g.Job).Message, "foreign job in reservation") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := status(t, r.b, g.Job); s.State != wire.JobReserved || !strings.Contains(s.Message, "beta: foreign job in reservation: local job 0.vm") {
+		t.Fatalf("after foreign: %s %q, want reserved with the foreign job named", s.State, s.Message)
+	}
+	send(wire.JobEvent{Type: wire.TypeJobEvent, Site: "beta", Job: g.Job, State: "lost", Message: "la.k1.0 missing after a Maui restart"})
+	waitState(t, r.b, g.Job, wire.JobWaiting)
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, r.b, g.Job, wire.JobReserved)
+	if s := status(t, r.b, g.Job); s.Attempts < 2 {
+		t.Fatalf("replanned job: %+v, want a second attempt", s)
+	}
+}

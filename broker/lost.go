@@ -1,0 +1,51 @@
+package broker
+
+import (
+	"fmt"
+
+	"lookahead/wire"
+)
+
+// Site-reported states that do not change a part's progress.
+const (
+	// SiteLost: the site's scheduler lost the job's reservation (a Maui
+	// restart) and refused to re-create it.
+	SiteLost = "lost"
+	// SiteForeign: a local job that is not the job's part runs in its
+	// reservation there (it may take the part's processors).
+	SiteForeign = "foreign"
+)
+
+// applyNotice applies a lost or foreign report; ok is false for other
+// states. A foreign job is told to the grid user (the job's message) and
+// changes nothing else: it is never the part. A lost reservation sends a
+// job that has not started back to waiting, owing a release on every site
+// of its allocation, so the next cycle plans it again; a job whose part
+// already runs keeps going (the reservation only protected its start).
+func applyNotice(j *Job, e Event) (bool, error) {
+	switch e.State {
+	case SiteForeign:
+		if !j.Holds() {
+			return true, fmt.Errorf("job holds no reservation")
+		}
+		j.Message = e.Site + ": " + e.Message
+		return true, nil
+	case SiteLost:
+		return true, applyLost(j, e)
+	}
+	return false, nil
+}
+
+func applyLost(j *Job, e Event) error {
+	if !j.Holds() || j.State == wire.JobCommitting {
+		return fmt.Errorf("job holds no reservation")
+	}
+	if j.State != wire.JobReserved {
+		j.Message = e.Site + ": " + e.Message
+		return nil
+	}
+	owe(j, allocSites(j), e.Time)
+	j.State, j.Alloc, j.Revisions, j.Reservations, j.SiteStates, j.Parts = wire.JobWaiting, nil, nil, nil, nil, nil
+	j.Message = "planned again: reservation lost on " + e.Site + ": " + e.Message
+	return nil
+}
