@@ -19,20 +19,6 @@ import (
 	"lookahead/wire"
 )
 
-// gridAgent is an agent of site vm whose reserver names the captured
-// reservation grid1.0's grid job ("rid1", prefix "g"), publishing job
-// events on nc, with its grid part state in file.
-func gridAgent(t *testing.T, nc *nats.Conn, file string) *Agent {
-	t.Helper()
-	a, err := New(Config{Site: "vm", GridState: file}, Deps{Conn: nc, Snapshotter: TorqueSnapshotter{},
-		Engine: BuiltinEngine{}, Reserver: MauiReserver{Config: maui.ClientConfig{Prefix: "g"}},
-		JobEnds: torque.AccountingEnds{Dir: "testdata/torque-6.1.3/accounting", Location: time.UTC}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // eventsOf starts a NATS server and follows grid job job's events of
 // site vm on it.
 func eventsOf(t *testing.T, job string) (*nats.Conn, *nats.Subscription) {
