@@ -59,6 +59,10 @@ type Pool struct {
 	// capacities there; the sweep by default, tests swap in the baseline.
 	stage1     func(sweepSpec) (int64, bool)
 	stage1Caps func() []nodeCap
+	// obs, when set, is told what each placement reads and takes (the
+	// incremental planner's cache; see observe.go).
+	obs    *observer
+	hooked bool
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -200,6 +204,9 @@ func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
 // addPieces records pieces taken by a placement (negative procs, at prices
 // the node has) and inserts their edges.
 func (p *Pool) addPieces(n int32, pcs []piece) {
+	if p.obs != nil {
+		p.obs.took(p.nodeSite[n], p.nodes[n].name, pcs)
+	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
 		for _, e := range p.appendEdges(nil, n, pc) {
