@@ -131,21 +131,26 @@ func BenchmarkNewPool(b *testing.B) {
 
 // BenchmarkPlanQueue: a 1000-job queue over 100k slots, pool built
 // included; with exact tiers (one sweep per node speed) and with one
-// coarse tier (speed >= 1.2, plus the slowest speed).
+// coarse tier (speed >= 1.2, plus the slowest speed). algo=each is the
+// baseline (every job placed with Pool.Place, as before issue 21),
+// algo=queue is PlanQueue (no-fit dominance).
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
 	for _, c := range []struct {
 		name string
 		opts Options
+		plan func([]forecast.Forecast, []forecast.JobRequest, Options) ([]forecast.Allocation, error)
 	}{
-		{"jobs=1000/slots=100k", Options{NotBefore: synthNow}},
-		{"jobs=1000/slots=100k/tiers=1.2", Options{NotBefore: synthNow, Tiers: []float64{1.2}}},
+		{"jobs=1000/slots=100k/algo=each", Options{NotBefore: synthNow}, planEach},
+		{"jobs=1000/slots=100k/algo=queue", Options{NotBefore: synthNow}, PlanQueue},
+		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, planEach},
+		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var placed int
 			loopCPU(b, func() {
-				as, err := PlanQueue(fcs, jobs, c.opts)
+				as, err := c.plan(fcs, jobs, c.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
