@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 )
 
 // Metrics is what the broker reports to Prometheus; *metrics.Broker of
@@ -20,6 +21,7 @@ type Metrics interface {
 	RolledBack(reason string)
 	NoShowReleased()
 	AuditDone(found map[string]int)
+	Replanned(reused int, byReason map[string]int)
 }
 
 type noMetrics struct{}
@@ -32,6 +34,7 @@ func (noMetrics) Committed()                                   {}
 func (noMetrics) RolledBack(string)                            {}
 func (noMetrics) NoShowReleased()                              {}
 func (noMetrics) AuditDone(map[string]int)                     {}
+func (noMetrics) Replanned(int, map[string]int)                {}
 
 // Clock gives the broker its notion of now. The daemon uses the wall clock;
 // the demo an accelerated one; tests a settable one.
@@ -84,9 +87,12 @@ type Config struct {
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
-	Clock   Clock
-	Log     zerolog.Logger
-	Metrics Metrics
+	// PlanStats, when set, says what the planner re-planned in the cycle
+	// just run and why (Planner.TakeStats): logged and counted per cycle.
+	PlanStats func() coalloc.Stats
+	Clock     Clock
+	Log       zerolog.Logger
+	Metrics   Metrics
 	// AppendError, when set, is asked before each append to the job
 	// stream; an error fails the append (tests of a failing stream).
 	AppendError func(broker.Event) error

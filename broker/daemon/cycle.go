@@ -41,9 +41,24 @@ func (b *Broker) Cycle(ctx context.Context) error {
 			return err
 		}
 	}
-	b.log.Debug().Uint64("cycle", plan.Cycle).Int("jobs", len(allocs)).Dur("took", took).Msg("cycle")
+	b.logCycle(plan.Cycle, len(allocs), took)
 	b.updateGauges()
 	return nil
+}
+
+// logCycle logs one line per cycle, and counts, what the planner re-planned
+// and why (when it says: Config.PlanStats).
+func (b *Broker) logCycle(cycle uint64, jobs int, took time.Duration) {
+	if b.cfg.PlanStats == nil {
+		b.log.Debug().Uint64("cycle", cycle).Int("jobs", jobs).Dur("took", took).Msg("cycle")
+		return
+	}
+	st := b.cfg.PlanStats()
+	why := map[string]int{"new": st.New, "time": st.Time, "changed": st.Changed, "full": st.Full}
+	b.cfg.Metrics.Replanned(st.Reused, why)
+	b.log.Info().Uint64("cycle", cycle).Int("jobs", jobs).Int("reused", st.Reused).Int("replanned", st.Replanned()).
+		Int("new", st.New).Int("time_passed", st.Time).Int("slots_changed", st.Changed).Int("full", st.Full).
+		Str("full_why", st.FullWhy).Int("no_sweep", st.Skipped).Dur("took", took).Msg("cycle")
 }
 
 func countPlaced(allocs []forecast.Allocation) int {

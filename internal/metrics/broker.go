@@ -31,6 +31,8 @@ type Broker struct {
 	noShows       prometheus.Counter
 	audits        prometheus.Counter
 	drift         *prometheus.CounterVec
+	replanned     *prometheus.CounterVec
+	reused        prometheus.Counter
 	mu            sync.Mutex
 	jobStatesSeen map[string]bool
 }
@@ -71,14 +73,21 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 			"Audit runs comparing the broker's records with every site's reservations.")),
 		drift: prometheus.NewCounterVec(counterOpts("broker", "audit_drift_found_total",
 			"Discrepancies found by audits, by kind (missing, orphaned, drifted)."), []string{"kind"}),
+		replanned: prometheus.NewCounterVec(counterOpts("broker", "replanned_jobs_total",
+			"Waiting jobs planned again by a cycle, by reason (new: not in the last cycle's queue; time: time passed a start the answer depended on; changed: slots the job may use changed; full: every job, e.g. first cycle or a site's nodes changed)."), []string{"reason"}),
+		reused: prometheus.NewCounter(counterOpts("broker", "reused_answers_total",
+			"Waiting jobs whose last answer a cycle kept (nothing it depends on changed).")),
 		jobStatesSeen: map[string]bool{},
+	}
+	for _, r := range []string{"new", "time", "changed", "full"} {
+		b.replanned.WithLabelValues(r).Add(0)
 	}
 	for _, s := range []string{"fresh", "stale"} {
 		b.sites.WithLabelValues(s).Set(0)
 	}
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
-		b.audits, b.drift)
+		b.audits, b.drift, b.replanned, b.reused)
 	return b
 }
 
@@ -169,5 +178,16 @@ func (b *Broker) AuditDone(found map[string]int) {
 	b.audits.Inc()
 	for kind, n := range found {
 		b.drift.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+// Replanned counts one cycle's kept answers and re-planned jobs by reason.
+func (b *Broker) Replanned(reused int, byReason map[string]int) {
+	if b == nil {
+		return
+	}
+	b.reused.Add(float64(reused))
+	for r, n := range byReason {
+		b.replanned.WithLabelValues(r).Add(float64(n))
 	}
 }
