@@ -142,9 +142,9 @@ func BenchmarkPlanQueue(b *testing.B) {
 		opts Options
 		plan func([]forecast.Forecast, []forecast.JobRequest, Options) ([]forecast.Allocation, error)
 	}{
-		{"jobs=1000/slots=100k/algo=each", Options{NotBefore: synthNow}, planEach},
+		{"jobs=1000/slots=100k/algo=each", Options{NotBefore: synthNow}, PlanEach},
 		{"jobs=1000/slots=100k/algo=queue", Options{NotBefore: synthNow}, PlanQueue},
-		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, planEach},
+		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanEach},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {

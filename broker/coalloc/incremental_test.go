@@ -68,25 +68,6 @@ func stringConsts(d ast.Decl) []string {
 	return out
 }
 
-// planEach is today's (and the from-scratch) algorithm: one pool, every
-// job placed in priority order with Pool.Place.
-func planEach(fcs []forecast.Forecast, jobs []forecast.JobRequest, opts Options) ([]forecast.Allocation, error) {
-	p, err := NewPool(fcs, opts)
-	if err != nil {
-		return nil, err
-	}
-	order := make([]int, len(jobs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return queueCmp(jobs[a], jobs[b]) })
-	out := make([]forecast.Allocation, len(jobs))
-	for _, i := range order {
-		out[i] = p.Place(jobs[i])
-	}
-	return out, nil
-}
-
 // world is the input of one random sequence of cycles.
 type world struct {
 	r      *rand.Rand
@@ -197,7 +178,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 				}
 				for cycle := range 12 {
 					opts.NotBefore = w.now
-					want, err := planEach(w.fcs, w.jobs, opts)
+					want, err := PlanEach(w.fcs, w.jobs, opts)
 					if err != nil {
 						t.Fatal(err)
 					}

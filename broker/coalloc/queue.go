@@ -40,3 +40,24 @@ func PlanQueue(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts O
 	out, _, err := in.Plan(forecasts, jobs, opts.NotBefore)
 	return out, err
 }
+
+// PlanEach is PlanQueue without anything kept or skipped: one pool, every
+// job placed in turn with Pool.Place. It is the reference the incremental
+// planner is tested against and the baseline of the benchmarks (the
+// algorithm before issue 21).
+func PlanEach(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Options) ([]forecast.Allocation, error) {
+	p, err := NewPool(forecasts, opts)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return queueCmp(jobs[a], jobs[b]) })
+	out := make([]forecast.Allocation, len(jobs))
+	for _, i := range order {
+		out[i] = p.Place(jobs[i])
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -100,6 +101,9 @@ type Config struct {
 	// ("intent", "answer:<site>"); returning true makes the broker stop
 	// there as if it died (tests of recovery).
 	FailPoint func(point string) bool
+	// appendHook, when set, sees every append with its context first
+	// (tests of what handlers hold while they append).
+	appendHook func(context.Context, broker.Event)
 }
 
 func (c *Config) setDefaults() {
