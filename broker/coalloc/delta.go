@@ -18,8 +18,7 @@ type delta struct {
 	from      int64
 	nodeClass []int32 // the pool's
 	edges     map[dkey][]dedge
-	// first is, per nonzero key, the earliest instant its difference is
-	// nonzero (any) and positive (pos, MaxInt64 when it never gains).
+	// first is, per nonzero key, where its difference is nonzero.
 	first map[dkey]dfirst
 	// byClass summarises first per node class: the Pareto front of
 	// (price, earliest instant), rebuilt when first changed.
@@ -34,7 +33,9 @@ type dkey struct {
 
 type dedge struct{ at, procs int64 }
 
-type dfirst struct{ any, pos int64 }
+// dfirst: the difference is zero before any and from last on; pos is the
+// earliest instant it is positive.
+type dfirst struct{ any, last, pos int64 }
 
 // classFront is, for one node class, the Pareto fronts of (price, first
 // instant) over the class's nonzero keys: sorted by ascending price with
@@ -84,7 +85,7 @@ func (d *delta) settle(k dkey) {
 		return
 	}
 	d.edges[k] = out
-	f := dfirst{any: out[0].at, pos: math.MaxInt64}
+	f := dfirst{any: out[0].at, last: out[len(out)-1].at, pos: math.MaxInt64}
 	var sum int64
 	for _, e := range out {
 		if sum += e.procs; sum > 0 {
@@ -123,6 +124,17 @@ func (d *delta) touches(classes []bool, maxPrice float64, reach int64, gainOnly 
 			return 1
 		})
 		if i > 0 && fr[i-1].at < reach {
+			return true
+		}
+	}
+	return false
+}
+
+// hits reports whether a nonzero difference priced up to maxPrice
+// overlaps [from, to) on a node for which on(node) holds.
+func (d *delta) hits(on func(int32) bool, maxPrice float64, from, to int64) bool {
+	for k, f := range d.first {
+		if k.price <= maxPrice && f.any < to && f.last > from && on(k.node) {
 			return true
 		}
 	}
