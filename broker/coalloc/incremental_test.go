@@ -166,6 +166,9 @@ func TestIncrementalSameAnswers(t *testing.T) {
 			counts := map[string]int{}
 			for seq := range 300 {
 				fcs, opts := randInstance(r)
+				if r.IntN(4) == 0 {
+					opts.Tiers = []float64{1.7} // coarse tiers: no floors
+				}
 				in, err := NewIncremental(opts)
 				if err != nil {
 					t.Fatal(err)

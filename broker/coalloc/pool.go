@@ -63,6 +63,10 @@ type Pool struct {
 	// incremental planner's cache; see observe.go).
 	obs    *observer
 	hooked bool
+	// floor, when after NotBefore, is an instant before which the job
+	// being placed has no feasible start (the incremental planner knows it
+	// from an earlier job the job asks more than): sweeps begin there.
+	floor int64
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -73,7 +77,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("coalloc options: %w", err)
 	}
-	p := &Pool{opts: opts}
+	p := &Pool{opts: opts, floor: math.MinInt64}
 	p.stage1, p.stage1Caps = p.sweep, p.capacities
 	seen := map[string]int{}
 	classIdx := map[string]int32{}

@@ -21,6 +21,7 @@ type walk struct {
 	// noFit lists requests that did not fit this cycle and that no other
 	// listed one dominates (see dominates).
 	noFit   []forecast.JobRequest
+	floors  []floorOf
 	classes []bool // scratch: the classes the current job may use
 }
 
@@ -145,6 +146,7 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	}
 	if !o.alloc.Placed() {
 		st.Reused++
+		w.learn(o.job, o.alloc, o.lower)
 		return *o
 	}
 	e, ok := w.reapply(o)
@@ -152,7 +154,19 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 		return w.plan(o.job, o, &st.Changed, st)
 	}
 	st.Reused++
+	w.learn(e.job, e.alloc, e.lower)
 	return e
+}
+
+// learn keeps what this cycle's answer for job tells about the jobs after
+// it (see dominate.go).
+func (w *walk) learn(job forecast.JobRequest, a forecast.Allocation, lower int64) {
+	switch {
+	case a.Error == NoFitCapacity:
+		w.addNoFit(job)
+	case a.Placed():
+		w.addFloor(job, lower)
+	}
 }
 
 // plan places job on the pool (or finds that a job it dominates did not
@@ -166,11 +180,11 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 		st.Skipped++
 		a, o.lower, o.reach = forecast.Allocation{Job: job.ID, Error: reason}, lowerNone, math.MaxInt64
 	} else {
+		w.p.floor = w.floorFor(job)
 		a = w.p.placeWatched(job, o)
+		w.p.floor = math.MinInt64
 	}
-	if a.Error == NoFitCapacity {
-		w.addNoFit(job)
-	}
+	w.learn(job, a, o.lower)
 	if w.d != nil {
 		if old != nil {
 			w.gone(old)
