@@ -54,6 +54,8 @@ type Stats struct {
 	Full    int    // every job, because of FullWhy
 	FullWhy string // first cycle, sites or nodes changed, options, clock went back
 	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
+	// Differ counts the re-planned jobs (not new) whose answer changed.
+	Differ int
 }
 
 // Replanned is the number of jobs planned again this cycle.

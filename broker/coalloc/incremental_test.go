@@ -214,6 +214,7 @@ func addStats(t *Stats, s Stats) {
 	t.Changed += s.Changed
 	t.Full += s.Full
 	t.Skipped += s.Skipped
+	t.Differ += s.Differ
 }
 
 // TestSameJobComparesEveryField: sameJob must look at every field of a

@@ -185,6 +185,9 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 		w.p.floor = math.MinInt64
 	}
 	w.learn(job, a, o.lower)
+	if old != nil && !sameAlloc(old.alloc, a) {
+		st.Differ++
+	}
 	if w.d != nil {
 		if old != nil {
 			w.gone(old)
@@ -282,4 +285,9 @@ func (w *walk) onlyLostElsewhere(o *entry) bool {
 	multi := len(sites) > 1
 	on := func(n int32) bool { return used[n] || (multi && sites[w.p.nodeSite[n]]) }
 	return !w.d.hits(on, o.job.MaxPrice, o.alloc.Start, o.reach)
+}
+
+func sameAlloc(a, b forecast.Allocation) bool {
+	return a.Job == b.Job && a.Start == b.Start && a.End == b.End && a.Cost == b.Cost &&
+		a.Error == b.Error && slices.Equal(a.Parts, b.Parts)
 }

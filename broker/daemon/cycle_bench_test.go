@@ -122,6 +122,7 @@ func benchNext(b *testing.B, in broker.CycleInput, change string) {
 	}
 	b.ReportMetric(float64(st.Replanned()), "replanned")
 	b.ReportMetric(float64(st.Reused), "reused")
+	b.ReportMetric(float64(st.Differ), "changed-answers")
 }
 
 // nextInput is the input of the next cycle after one change.
