@@ -137,6 +137,12 @@ func (w *walk) run(jobs []forecast.JobRequest, st *Stats) *memo {
 // keep re-uses o's answer when nothing it depends on changed, else plans
 // the job again.
 func (w *walk) keep(o *entry, st *Stats) entry {
+	if w.d != nil && len(w.d.first) > maxDelta {
+		w.d = nil // the change spread: every job from here on is planned again
+	}
+	if w.d == nil {
+		return w.plan(o.job, o, &st.Changed, st)
+	}
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
@@ -251,6 +257,11 @@ func (w *walk) usable(job forecast.JobRequest) []bool {
 	}
 	return w.classes
 }
+
+// maxDelta bounds the difference the walk follows (nonzero node × price
+// keys): beyond it, testing every job against it costs more than planning
+// the rest of the queue again, which is what the walk then does.
+const maxDelta = 2048
 
 // keepsWhenOthersLost lists the criteria whose answer stays when the pool
 // loses processors the answer does not use: the chosen allocation stays
