@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -72,16 +73,23 @@ func countPlaced(allocs []forecast.Allocation) int {
 }
 
 // snapshot takes the cycle's input under the lock: fresh forecasts, holds
-// and the waiting jobs in priority order. Planned starts are kept at least
-// StartMargin ahead.
+// and the waiting jobs, in priority order (State.Waiting's: sorted after
+// the lock is released, from one pass over the jobs in submission order).
+// Planned starts are kept at least StartMargin ahead.
 func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	fresh, stale, excluded := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
-	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh, Holds: b.state.Holds()}
-	for _, j := range b.state.Waiting() {
-		in.Jobs = append(in.Jobs, j.Req)
+	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh}
+	for _, j := range b.state.Jobs() {
+		switch {
+		case j.State == wire.JobWaiting:
+			in.Jobs = append(in.Jobs, j.Req)
+		case j.Holds():
+			in.Holds = append(in.Holds, broker.Hold{Alloc: *j.Alloc, Revisions: j.Revisions})
+		}
 	}
+	b.mu.Unlock()
+	coalloc.SortQueue(in.Jobs) // max_price, submitted, id; stable: the order of State.Waiting
 	return in, stale, excluded
 }
 

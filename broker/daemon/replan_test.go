@@ -3,7 +3,9 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,5 +96,36 @@ func TestCycleReportsReplans(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), `"replanned":`); n != 3 {
 		t.Errorf("%d cycle lines with re-planning figures at info level, want 3:\n%s", n, logs.String())
+	}
+}
+
+// TestSnapshotKeepsThePriorityOrder: the cycle's input lists the waiting
+// jobs in State.Waiting's order and the holds State.Holds lists.
+func TestSnapshotKeepsThePriorityOrder(t *testing.T) {
+	e := newEnv(t)
+	e.publish("a", 1, 2, 8, 1)
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	for i, price := range []float64{1, 3, 2, 3, 1, 2.5} {
+		j := job(8, 3600, price)
+		j.Submitted = int64(100 - i%3)
+		if rep := submit(t, r.b, fmt.Sprintf("p-%d", i), j); rep.Code != "ok" {
+			t.Fatalf("submit: %+v", rep)
+		}
+	}
+	in, _, _ := r.b.snapshot(r.b.now())
+	r.b.mu.Lock()
+	var want []string
+	for _, j := range r.b.state.Waiting() {
+		want = append(want, j.Req.ID)
+	}
+	holds := r.b.state.Holds()
+	r.b.mu.Unlock()
+	var got []string
+	for _, j := range in.Jobs {
+		got = append(got, j.ID)
+	}
+	if !slices.Equal(got, want) || len(in.Holds) != len(holds) {
+		t.Fatalf("snapshot order %v, State.Waiting %v; holds %d, want %d", got, want, len(in.Holds), len(holds))
 	}
 }
