@@ -115,7 +115,7 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	w := newWalk(p, prev, fcs, notBefore)
 	st.FullWhy = w.why
 	next := w.run(jobs, &st)
-	next.sites = memoSites(fcs, prev)
+	next.sites = memoSites(fcs)
 	in.prev = next
 	return slices.Clone(next.out), st, nil
 }
@@ -174,14 +174,13 @@ func sameJob(a, b forecast.JobRequest) bool {
 		a.Submitted == b.Submitted && slices.Equal(a.Features, b.Features)
 }
 
-// memoSites keeps the forecasts' nodes and slots (sharing prev's copy of a
-// site whose slots did not change).
-func memoSites(fcs []forecast.Forecast, prev *memo) []siteMemo {
+// memoSites keeps the forecasts' names, nodes and slots (references: the
+// caller does not modify them).
+func memoSites(fcs []forecast.Forecast) []siteMemo {
 	out := make([]siteMemo, len(fcs))
 	for i, f := range fcs {
 		out[i] = siteMemo{name: f.Site, nodes: f.Nodes, slots: f.Slots}
 	}
-	_ = prev
 	return out
 }
 
