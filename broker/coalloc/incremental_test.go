@@ -166,6 +166,13 @@ func TestIncrementalSameAnswers(t *testing.T) {
 			counts := map[string]int{}
 			for seq := range 300 {
 				fcs, opts := randInstance(r)
+				if r.IntN(3) == 0 { // more sites: allocations over several of them
+					more, _ := randInstance(r)
+					for i := range more {
+						more[i].Site = fmt.Sprintf("x%d", i)
+					}
+					fcs = append(fcs, more...)
+				}
 				if r.IntN(4) == 0 {
 					opts.Tiers = []float64{1.7} // coarse tiers: no floors
 				}
@@ -242,5 +249,44 @@ func TestSameJobComparesEveryField(t *testing.T) {
 		if sameJob(base, changed) {
 			t.Errorf("sameJob ignores field %s", v.Type().Field(i).Name)
 		}
+	}
+}
+
+// TestIncrementalSitesRankedByCapacity: an allocation over several sites
+// takes the largest sites first, so a node it does not use on a site it
+// uses can change the answer by losing processors (site b falls behind
+// site c). The cached answer must not be kept.
+func TestIncrementalSitesRankedByCapacity(t *testing.T) {
+	site := func(name string, procs ...int) forecast.Forecast {
+		f := forecast.Forecast{Version: 1, Site: name, Horizon: 1000}
+		for i, p := range procs {
+			n := fmt.Sprintf("%s%d", name, i)
+			f.Nodes = append(f.Nodes, forecast.Node{Name: n, Procs: p, Speed: 1, MemMB: 1000})
+			f.Slots = append(f.Slots, forecast.Slot{Node: n, Procs: p, Start: 0, End: 1000, Price: 1})
+		}
+		return f
+	}
+	fcs := []forecast.Forecast{site("a", 8), site("b", 4, 3), site("c", 6)}
+	jobs := []forecast.JobRequest{{ID: "j", Procs: 12, Walltime: 100, MaxPrice: 1}}
+	in, err := NewIncremental(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := in.Plan(fcs, jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := slices.Clone(fcs)
+	next[1].Slots = next[1].Slots[:1] // b1 (unused by the answer) loses its slot
+	got, st, err := in.Plan(next, jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := PlanEach(next, jobs, Options{})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after b1 lost its slot (%+v): incremental %+v, from scratch %+v (first %+v)", st, got, want, first)
+	}
+	if reflect.DeepEqual(first, want) {
+		t.Fatalf("the case does not change the answer: %+v", want)
 	}
 }
