@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+
+	"lookahead/forecast"
 )
 
 // delta is what the incremental planner knows of the difference between
@@ -24,6 +27,17 @@ type delta struct {
 	// (price, earliest instant), rebuilt when first changed.
 	byClass map[int32]*classFront
 	dirty   bool
+	// gone is what sites that left the pool offered: per node kind and
+	// price, the earliest instant (losses only; their nodes have no index
+	// in this pool).
+	gone map[goneKey]int64
+}
+
+type goneKey struct {
+	speed    float64
+	memMB    int64
+	features string // sorted, joined by NUL
+	price    float64
 }
 
 type dkey struct {
@@ -96,8 +110,41 @@ func (d *delta) settle(k dkey) {
 	d.first[k] = f
 }
 
-// empty reports whether nothing differs.
-func (d *delta) empty() bool { return len(d.first) == 0 }
+// left records the slots of a site that left the pool as lost.
+func (d *delta) left(nodes []forecast.Node, slots []forecast.Slot) {
+	kind := make(map[string]goneKey, len(nodes))
+	for _, n := range nodes {
+		feats := slices.Clone(n.Features)
+		slices.Sort(feats)
+		kind[n.Name] = goneKey{speed: n.Speed, memMB: n.MemMB, features: strings.Join(slices.Compact(feats), "\x00")}
+	}
+	if d.gone == nil {
+		d.gone = map[goneKey]int64{}
+	}
+	for _, s := range slots {
+		k, ok := kind[s.Node]
+		if !ok || s.End <= d.from || s.Procs == 0 {
+			continue
+		}
+		k.price = s.Price
+		at := max(s.Start, d.from)
+		if f, seen := d.gone[k]; !seen || at < f {
+			d.gone[k] = at
+		}
+	}
+}
+
+// lostGone reports whether a site that left offered, before reach, slots
+// the job may use (a loss: it does not matter to a job that did not fit).
+func (d *delta) lostGone(job forecast.JobRequest, reach int64) bool {
+	for k, at := range d.gone {
+		if at < reach && k.price <= job.MaxPrice && k.speed >= job.MinSpeed && k.memMB >= job.MemMB &&
+			hasAll(splitFeatures(k.features), job.Features) {
+			return true
+		}
+	}
+	return false
+}
 
 // touches reports whether a job whose answer reads the slots before reach
 // on nodes of the classes ok at prices up to maxPrice may answer otherwise
@@ -183,4 +230,11 @@ func pushFront(fr []front, f front) []front {
 		}
 	}
 	return append(fr, f)
+}
+
+func splitFeatures(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
 }

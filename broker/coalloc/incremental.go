@@ -184,23 +184,31 @@ func memoSites(fcs []forecast.Forecast) []siteMemo {
 	return out
 }
 
-// fullWhy is why no cached answer can be kept ("" when some can).
+// fullWhy is why no cached answer can be kept ("" when some can). Sites
+// may come and go (matched by name), but the sites both cycles have must
+// keep their order (the node choice breaks ties by it) and their nodes.
 func fullWhy(prev *memo, fcs []forecast.Forecast, notBefore int64) string {
 	switch {
 	case prev == nil:
 		return "first cycle"
 	case notBefore < prev.notBefore:
 		return "clock went back"
-	case len(fcs) != len(prev.sites):
-		return "sites changed"
 	}
-	for i, f := range fcs {
-		if f.Site != prev.sites[i].name {
-			return "sites changed"
-		}
-		if !sameNodes(f.Nodes, prev.sites[i].nodes) {
+	last := -1
+	for _, f := range fcs {
+		k := slices.IndexFunc(prev.sites, func(s siteMemo) bool { return s.name == f.Site })
+		switch {
+		case k < 0:
+			continue
+		case k < last:
+			return "sites reordered"
+		case !sameNodes(f.Nodes, prev.sites[k].nodes):
 			return "nodes changed"
 		}
+		last = k
+	}
+	if last < 0 {
+		return "no site in common"
 	}
 	return ""
 }

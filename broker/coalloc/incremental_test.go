@@ -81,6 +81,25 @@ type world struct {
 	last   []forecast.Allocation
 	opts   Options
 	counts map[string]int
+	away   []forecast.Forecast // sites that left (stale, say)
+}
+
+// siteComesOrGoes takes a site out of planning or brings one back, at any
+// place in the list.
+func (w *world) siteComesOrGoes() {
+	if len(w.away) > 0 && (len(w.fcs) == 1 || w.r.IntN(2) == 0) {
+		w.counts["site back"]++
+		f := w.away[0]
+		w.away = w.away[1:]
+		w.fcs = slices.Insert(slices.Clone(w.fcs), w.r.IntN(len(w.fcs)+1), f)
+		return
+	}
+	if len(w.fcs) > 1 {
+		w.counts["site gone"]++
+		i := w.r.IntN(len(w.fcs))
+		w.away = append(w.away, w.fcs[i])
+		w.fcs = slices.Delete(slices.Clone(w.fcs), i, i+1)
+	}
 }
 
 // step changes the world by one random event, as a broker sees them
@@ -99,6 +118,8 @@ func (w *world) step() {
 		w.jobs = slices.Delete(w.jobs, i, i+1)
 	case k < 8:
 		w.commit()
+	case k < 9 && w.r.IntN(2) == 0:
+		w.siteComesOrGoes()
 	default:
 		w.counts["time"]++
 		w.now += int64(w.r.IntN(12))
@@ -169,6 +190,10 @@ func TestIncrementalSameAnswers(t *testing.T) {
 			var total Stats
 			counts := map[string]int{}
 			ties, maxDiff, cycles := 0, 0.0, 0
+			var dbgNow int64
+			var dbgFcs []forecast.Forecast
+			var dbgJobs []forecast.JobRequest
+			var dbgGot []forecast.Allocation
 			for seq := range sequences() {
 				fcs, opts := randInstance(r)
 				if r.IntN(3) == 0 { // more sites: allocations over several of them
@@ -204,6 +229,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 					if !reflect.DeepEqual(got, want) {
 						d, ok := roundingTie(got, want, w.jobs)
 						if !ok {
+							t.Logf("DEBUG prev now %d fcs %+v\nprev jobs %+v\nprev got %+v\nnow %d events %v", dbgNow, dbgFcs, dbgJobs, dbgGot, w.now, counts)
 							t.Fatalf("sequence %d cycle %d (%+v): incremental\n%+v\nfrom scratch\n%+v\njobs %+v\nforecasts %+v",
 								seq, cycle, st, got, want, w.jobs, w.fcs)
 						}
@@ -213,6 +239,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 						maxDiff = max(maxDiff, d)
 						in, _ = NewIncremental(opts)
 					}
+					dbgNow, dbgFcs, dbgJobs, dbgGot = w.now, slices.Clone(w.fcs), slices.Clone(w.jobs), got
 					cycles++
 					addStats(&total, st)
 					w.last = want

@@ -45,3 +45,28 @@ func (w *walk) onlyLostElsewhere(o *entry) bool {
 	on := func(n int32) bool { return used[n] || (multi && sites[w.p.nodeSite[n]]) }
 	return !w.d.hits(on, o.job.MaxPrice, o.alloc.Start, o.reach)
 }
+
+// nodesMoved reports whether sites that came or left change what o's
+// answer rests on besides their slots: whether any node meets the job's
+// requirements (the two no-fit answers), and, for a placed job of a
+// criterion not in keepsWhenOthersLost or planned with coarse tiers, the
+// speed tiers its search uses.
+func (w *walk) nodesMoved(o *entry) bool {
+	switch o.alloc.Error {
+	case NoFitCapacity:
+		return !slices.Contains(w.usable(o.job), true)
+	case NoFitRequirements:
+		return slices.Contains(w.usable(o.job), true)
+	}
+	// With exact tiers a tier that came or went with a site's nodes only
+	// adds or drops candidates no better than another tier's; coarse tiers
+	// always include the slowest usable speed, so a site that brings or
+	// takes that speed changes which nodes a coarse tier plans with.
+	exact := len(w.p.opts.Tiers) == 0
+	if !o.alloc.Placed() || len(w.moved) == 0 || (exact && slices.Contains(keepsWhenOthersLost, o.job.CriterionOrDefault())) {
+		return false
+	}
+	return slices.ContainsFunc(w.moved, func(n forecast.Node) bool {
+		return n.Speed >= o.job.MinSpeed && n.MemMB >= o.job.MemMB && hasAll(n.Features, o.job.Features)
+	})
+}

@@ -22,9 +22,10 @@ type observer struct {
 	taken []taken
 }
 
-// taken is a piece a placement took (negative procs) on node of site.
+// taken is a piece a placement took (negative procs) on node of site (by
+// name: pools of other cycles number sites and nodes otherwise).
 type taken struct {
-	site int32
+	site string
 	node string
 	pc   piece
 }
@@ -61,7 +62,7 @@ func (o *observer) searched(sp sweepSpec, t int64, ok bool) {
 	}
 }
 
-func (o *observer) took(site int32, node string, pcs []piece) {
+func (o *observer) took(site, node string, pcs []piece) {
 	for _, pc := range pcs {
 		o.taken = append(o.taken, taken{site: site, node: node, pc: pc})
 	}

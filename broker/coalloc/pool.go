@@ -209,7 +209,7 @@ func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
 // the node has) and inserts their edges.
 func (p *Pool) addPieces(n int32, pcs []piece) {
 	if p.obs != nil {
-		p.obs.took(p.nodeSite[n], p.nodes[n].name, pcs)
+		p.obs.took(p.sites[p.nodeSite[n]].fc.Site, p.nodes[n].name, pcs)
 	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)

@@ -23,16 +23,36 @@ type walk struct {
 	noFit   []forecast.JobRequest
 	floors  []floorOf
 	classes []bool // scratch: the classes the current job may use
+	// moved lists the nodes of the sites that came or left since the last
+	// cycle (their speeds are tiers of the jobs that may use them).
+	moved []forecast.Node
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
 	w := &walk{p: p, why: fullWhy(prev, fcs, notBefore)}
-	if w.why == "" {
-		w.prev, w.d = prev, newDelta(notBefore, p.nodeClass)
-		for i, f := range fcs {
-			if old := prev.sites[i].slots; !sameSlots(f.Slots, old) {
-				w.diffSite(int32(i), old, f.Slots)
-			}
+	if w.why != "" {
+		return w
+	}
+	w.prev, w.d = prev, newDelta(notBefore, p.nodeClass)
+	kept := map[string]bool{}
+	for i, f := range fcs {
+		var old []forecast.Slot // a site that came: everything it offers is new
+		if k := slices.IndexFunc(prev.sites, func(s siteMemo) bool { return s.name == f.Site }); k >= 0 {
+			old, kept[f.Site] = prev.sites[k].slots, true
+		}
+		if !sameSlots(f.Slots, old) {
+			w.diffSite(int32(i), old, f.Slots)
+		}
+	}
+	for _, s := range prev.sites {
+		if !kept[s.name] {
+			w.d.left(s.nodes, s.slots) // a site that left: what it offered is lost
+			w.moved = append(w.moved, s.nodes...)
+		}
+	}
+	for _, f := range fcs {
+		if !kept[f.Site] {
+			w.moved = append(w.moved, f.Nodes...)
 		}
 	}
 	return w
@@ -146,8 +166,7 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
-	if o.reach > math.MinInt64 && w.d.touches(w.usable(o.job), o.job.MaxPrice, o.reach, !o.alloc.Placed()) &&
-		!w.onlyLostElsewhere(o) {
+	if w.nodesMoved(o) || (o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o)) {
 		return w.plan(o.job, o, &st.Changed, st)
 	}
 	if !o.alloc.Placed() {
@@ -173,6 +192,14 @@ func (w *walk) learn(job forecast.JobRequest, a forecast.Allocation, lower int64
 	case a.Placed():
 		w.addFloor(job, lower)
 	}
+}
+
+// touched reports whether the slots o's job may use differ before its
+// reach (for a job that did not fit: gained processors).
+func (w *walk) touched(o *entry) bool {
+	placed := o.alloc.Placed()
+	return w.d.touches(w.usable(o.job), o.job.MaxPrice, o.reach, !placed) ||
+		(placed && w.d.lostGone(o.job, o.reach))
 }
 
 // plan places job on the pool (or finds that a job it dominates did not
@@ -214,7 +241,11 @@ func (w *walk) gone(o *entry) {
 // negative: what a job takes now lowers what is left).
 func (w *walk) apply(ts []taken, sign int64) {
 	for _, t := range ts {
-		if n, ok := w.node(t.site, t.node); ok {
+		s, ok := w.site(t.site)
+		if !ok {
+			continue // a site that left: nothing of it is in this pool
+		}
+		if n, ok := w.node(s, t.node); ok {
 			w.d.add(n, t.pc.price, t.pc.start, t.pc.end, sign*t.pc.procs)
 		}
 	}
