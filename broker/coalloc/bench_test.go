@@ -3,6 +3,7 @@ package coalloc
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -131,21 +132,26 @@ func BenchmarkNewPool(b *testing.B) {
 
 // BenchmarkPlanQueue: a 1000-job queue over 100k slots, pool built
 // included; with exact tiers (one sweep per node speed) and with one
-// coarse tier (speed >= 1.2, plus the slowest speed).
+// coarse tier (speed >= 1.2, plus the slowest speed). algo=each is the
+// baseline (every job placed with Pool.Place, as before issue 21),
+// algo=queue is PlanQueue (no-fit dominance).
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
 	for _, c := range []struct {
 		name string
 		opts Options
+		plan func([]forecast.Forecast, []forecast.JobRequest, Options) ([]forecast.Allocation, error)
 	}{
-		{"jobs=1000/slots=100k", Options{NotBefore: synthNow}},
-		{"jobs=1000/slots=100k/tiers=1.2", Options{NotBefore: synthNow, Tiers: []float64{1.2}}},
+		{"jobs=1000/slots=100k/algo=each", Options{NotBefore: synthNow}, PlanEach},
+		{"jobs=1000/slots=100k/algo=queue", Options{NotBefore: synthNow}, PlanQueue},
+		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanEach},
+		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var placed int
 			loopCPU(b, func() {
-				as, err := PlanQueue(fcs, jobs, c.opts)
+				as, err := c.plan(fcs, jobs, c.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -174,5 +180,83 @@ func BenchmarkSelectNoFit(b *testing.B) {
 			}
 			loopCPU(b, func() { p.selectJob(job) })
 		})
+	}
+}
+
+// bigSite is one site's largest valid forecast as the issue measured it:
+// 5,000 nodes × 100 slots (500,000 slots).
+func bigSite() forecast.Forecast {
+	f := forecast.Forecast{Version: 1, Site: "big", Seq: 1, Generated: synthNow, Horizon: synthNow + 7*86400}
+	for n := range 5000 {
+		name := fmt.Sprintf("b%05d", n)
+		f.Nodes = append(f.Nodes, forecast.Node{Name: name, Procs: 4, Speed: 1, MemMB: 8000})
+		for k := range int64(100) {
+			start := synthNow + k*6000 + int64(n%7)*60
+			f.Slots = append(f.Slots, forecast.Slot{Node: name, Procs: 4, Start: start, End: start + 3000, Price: 2})
+		}
+	}
+	return f
+}
+
+// BenchmarkBigSite: what a 500,000-slot site adds to a cycle of 100 jobs
+// over a 64k-slot grid. algo=each is the baseline (every cycle from
+// scratch); first is the incremental planner's first cycle; time and
+// site are its next cycle after a second passed, and after another
+// site's forecast changed (one node's slots gone). B/op of "first" is
+// the memory a cycle allocates; the planner keeps the per-job cache (the
+// jobs' answers and taken pieces) and references to the forecasts.
+func BenchmarkBigSite(b *testing.B) {
+	small := synthForecasts(64_000, 3)
+	jobs := synthQueue(100, 3)
+	for _, withBig := range []bool{false, true} {
+		fcs := small
+		if withBig {
+			fcs = append(slices.Clone(small), bigSite())
+		}
+		name := fmt.Sprintf("big=%v", withBig)
+		opts := Options{NotBefore: synthNow}
+		b.Run(name+"/algo=each", func(b *testing.B) {
+			loopCPU(b, func() {
+				if _, err := PlanEach(fcs, jobs, opts); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run(name+"/algo=first", func(b *testing.B) {
+			loopCPU(b, func() {
+				in, _ := NewIncremental(Options{})
+				if _, _, err := in.Plan(fcs, jobs, synthNow); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		for _, change := range []string{"time", "site"} {
+			b.Run(name+"/after="+change, func(b *testing.B) {
+				b.ReportAllocs()
+				var cpu time.Duration
+				for b.Loop() {
+					b.StopTimer()
+					in, _ := NewIncremental(Options{})
+					if _, _, err := in.Plan(fcs, jobs, synthNow); err != nil {
+						b.Fatal(err)
+					}
+					next := fcs
+					if change == "site" {
+						next = slices.Clone(fcs)
+						f := &next[0]
+						f.Slots = slices.DeleteFunc(slices.Clone(f.Slots), func(s forecast.Slot) bool { return s.Node == f.Nodes[0].Name })
+					}
+					c0 := cpuTime()
+					b.StartTimer()
+					if _, _, err := in.Plan(next, jobs, synthNow+1); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					cpu += cpuTime() - c0
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
 	}
 }

@@ -59,6 +59,14 @@ type Pool struct {
 	// capacities there; the sweep by default, tests swap in the baseline.
 	stage1     func(sweepSpec) (int64, bool)
 	stage1Caps func() []nodeCap
+	// obs, when set, is told what each placement reads and takes (the
+	// incremental planner's cache; see observe.go).
+	obs    *observer
+	hooked bool
+	// floor, when after NotBefore, is an instant before which the job
+	// being placed has no feasible start (the incremental planner knows it
+	// from an earlier job the job asks more than): sweeps begin there.
+	floor int64
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -69,7 +77,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("coalloc options: %w", err)
 	}
-	p := &Pool{opts: opts}
+	p := &Pool{opts: opts, floor: math.MinInt64}
 	p.stage1, p.stage1Caps = p.sweep, p.capacities
 	seen := map[string]int{}
 	classIdx := map[string]int32{}
@@ -200,6 +208,9 @@ func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
 // addPieces records pieces taken by a placement (negative procs, at prices
 // the node has) and inserts their edges.
 func (p *Pool) addPieces(n int32, pcs []piece) {
+	if p.obs != nil {
+		p.obs.took(p.sites[p.nodeSite[n]].fc.Site, p.nodes[n].name, pcs)
+	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
 		for _, e := range p.appendEdges(nil, n, pc) {

@@ -55,7 +55,8 @@ type scratch struct {
 	total     int64
 	atLeast   int // sites whose capacity alone reaches the job's procs
 	// Values at the left edge, kept by a tracking sweep (the bound sweep)
-	// so that the job's other sweeps can start where it stopped.
+	// so that the job's other sweeps can start where it stopped (and by
+	// jump, which needs them once).
 	leftVal   []int64
 	leftNodes []int32
 	snap      startState
@@ -142,13 +143,17 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 	p.beginSweep(sp.tier)
 	var right, left cursor
 	t := p.opts.NotBefore
-	if sp.from != nil {
-		t, right = sp.from.at, sp.from.cur
-		p.startFrom(sp.from, sp.procs)
-	}
 	if sp.track {
 		p.sc.snap.ok = false
 		defer p.resetLeft()
+	}
+	switch {
+	case sp.from != nil:
+		t, right = sp.from.at, sp.from.cur
+		p.startFrom(sp.from, sp.procs)
+	case p.floor > t:
+		t, right = p.floor, p.jump(p.floor, &sp)
+		left = right
 	}
 	for t <= sp.limit {
 		p.advanceRight(&right, addSat(t, sp.dur), &sp)
@@ -169,6 +174,28 @@ func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
 		t = next
 	}
 	return 0, false
+}
+
+// jump starts a sweep at at instead of NotBefore (the caller knows that
+// no start before at is feasible): one pass sums every usable edge at or
+// before at into the nodes' values, without the sweep's per-edge work, and
+// the sweep goes on from the first edge after at. A tracking sweep keeps
+// those values as its left edge's.
+func (p *Pool) jump(at int64, sp *sweepSpec) cursor {
+	var c cursor
+	p.trackLeft(&c, at, sp)
+	sc := &p.sc
+	for _, n := range sc.leftNodes {
+		if v := sc.leftVal[n]; v != 0 && sc.ns[n].gen != sc.curGen {
+			st := p.touch(n)
+			st.dq[0].value = v
+			p.setMin(n, 0, v, sp.procs)
+		}
+	}
+	if !sp.track {
+		p.resetLeft()
+	}
+	return c
 }
 
 // startFrom gives every node the sweep may use its value at from.at, as

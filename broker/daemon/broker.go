@@ -30,11 +30,17 @@ type Broker struct {
 	js  jetstream.JetStream
 	log zerolog.Logger
 
-	mu      sync.Mutex // guards state, sites, plan, planned
-	state   *broker.State
-	sites   map[string]*broker.Site
-	plan    wire.Plan
-	planned map[string]forecast.Allocation
+	mu sync.Mutex // guards state, sites, plan, planned, inflight
+	// reqWrite serializes the request handlers that write (Submit,
+	// Cancel); inflight is set while one's event is appended without mu,
+	// and settled (on mu) is signalled when it is applied.
+	reqWrite sync.Mutex
+	inflight bool
+	settled  *sync.Cond
+	state    *broker.State
+	sites    map[string]*broker.Site
+	plan     wire.Plan
+	planned  map[string]forecast.Allocation
 	// staleRev is, per site, the forecast revision a reserve was refused
 	// as stale on: no commit touches the site again until a newer one.
 	staleRev map[string]uint64
@@ -69,12 +75,14 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	return &Broker{
+	b := &Broker{
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
 		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
 		staleRev: map[string]uint64{}, digests: map[string][32]byte{},
 		trigger: make(chan struct{}, 1), ready: make(chan struct{}),
-	}, nil
+	}
+	b.settled = sync.NewCond(&b.mu)
+	return b, nil
 }
 
 // Ready is closed once the broker has replayed its queue, seen every stored
@@ -197,9 +205,54 @@ func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfte
 	return nil
 }
 
-// record appends e to the job stream, then applies it. Callers hold b.mu.
+// record appends e to the job stream, then applies it. Callers hold b.mu
+// (and keep it across the append). While a request handler's event is
+// appended without the lock (recordUnlocked), record waits for it to be
+// applied first, so that events apply in the order of the stream; an
+// event that no longer applies after that wait is an error.
 func (b *Broker) record(ctx context.Context, e broker.Event) error {
+	waited := b.awaitRequestWrite()
+	if err := b.appendChecked(ctx, e); err != nil {
+		return err
+	}
+	return b.apply(e, waited)
+}
+
+// recordUnlocked is record for request handlers: called with b.mu held,
+// it releases b.mu while the event is appended to the job stream (status,
+// plan and sites requests are served meanwhile) and holds it again to
+// apply it. Callers hold b.reqWrite, so at most one such event is in
+// flight; until it is applied, every other writer waits (record).
+func (b *Broker) recordUnlocked(ctx context.Context, e broker.Event) error {
+	b.awaitRequestWrite()
+	b.inflight = true
+	b.mu.Unlock()
+	err := b.appendChecked(ctx, e)
+	b.mu.Lock()
+	b.inflight = false
+	b.settled.Broadcast()
+	if err != nil {
+		return err
+	}
+	return b.apply(e, false)
+}
+
+// awaitRequestWrite waits (b.mu held, released while waiting) until no
+// request handler's event is in flight; it reports whether it waited.
+func (b *Broker) awaitRequestWrite() bool {
+	waited := false
+	for b.inflight {
+		b.settled.Wait()
+		waited = true
+	}
+	return waited
+}
+
+func (b *Broker) appendChecked(ctx context.Context, e broker.Event) error {
 	err := error(nil)
+	if b.cfg.appendHook != nil {
+		b.cfg.appendHook(ctx, e)
+	}
 	if b.cfg.AppendError != nil {
 		err = b.cfg.AppendError(e)
 	}
@@ -207,12 +260,19 @@ func (b *Broker) record(ctx context.Context, e broker.Event) error {
 		err = appendEvent(ctx, b.js, e)
 	}
 	b.health.appended(err)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// apply applies an appended event (b.mu held). One that does not apply is
+// logged (a replay skips it too); after a wait for a request's event it is
+// also an error, since the caller decided it on the state before.
+func (b *Broker) apply(e broker.Event, waited bool) error {
 	b.events++
 	if err := b.state.Apply(e); err != nil {
 		b.log.Error().Err(err).Msg("recorded event does not apply")
+		if waited {
+			return fmt.Errorf("%s event of %s: the job changed while it was recorded: %w", e.Kind, e.Job, err)
+		}
 	}
 	b.announce(e)
 	return nil

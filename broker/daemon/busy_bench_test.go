@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,4 +118,114 @@ func BenchmarkSubmitRoundTripBusy(b *testing.B) {
 			b.Fatalf("submit: %v %+v", err, rep)
 		}
 	}
+}
+
+// duringCycles runs planning cycles of r's broker back to back, each
+// planning its whole queue from scratch (the baseline planner: the worst
+// case), until the returned stop is called. A 10,000-job cycle takes
+// minutes on the baseline, so stop does not wait for the one under way.
+func duringCycles(b *testing.B, r *brokerRun) (stop func()) {
+	quit := make(chan struct{})
+	var cycles atomic.Int64
+	go func() {
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if err := r.b.Cycle(context.Background()); err != nil {
+				select {
+				case <-quit: // the broker is being stopped
+				default:
+					b.Error(err)
+				}
+				return
+			}
+			cycles.Add(1)
+		}
+	}()
+	return func() { // the cycle under way finishes on its own
+		close(quit)
+		b.ReportMetric(float64(cycles.Load()), "cycles-done")
+	}
+}
+
+// reportQuantiles reports the 50th and 99th percentile of the samples.
+func reportQuantiles(b *testing.B, d []time.Duration) {
+	slices.Sort(d)
+	q := func(p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// BenchmarkSubmitDuringCycle: submit round trips over NATS while the
+// broker plans a 10,000-job queue over 10 sites × 100 nodes from scratch,
+// cycle after cycle (the issue's goal: p99 < 50 ms).
+func BenchmarkSubmitDuringCycle(b *testing.B) {
+	_, r, cl := busyPlanning(b)
+	stop := duringCycles(b, r)
+	var took []time.Duration
+	b.ResetTimer()
+	for i := range max(b.N, 50) {
+		t0 := time.Now()
+		rep, err := cl.Submit(context.Background(), job(8, 3600, 1), fmt.Sprintf("during-%d", i))
+		if err != nil || rep.Code != "ok" {
+			b.Fatalf("submit: %v %+v", err, rep)
+		}
+		took = append(took, time.Since(t0))
+	}
+	b.StopTimer()
+	stop()
+	reportQuantiles(b, took)
+}
+
+// BenchmarkStatusDuringCycle: `lookahead status` (one job) over NATS
+// while the broker plans a 10,000-job queue (goal: < 200 ms).
+func BenchmarkStatusDuringCycle(b *testing.B) {
+	_, r, cl := busyPlanning(b)
+	stop := duringCycles(b, r)
+	var took []time.Duration
+	b.ResetTimer()
+	for range max(b.N, 50) {
+		t0 := time.Now()
+		if _, err := cl.Status(context.Background(), "g1", false); err != nil {
+			b.Fatalf("status: %v", err)
+		}
+		took = append(took, time.Since(t0))
+	}
+	b.StopTimer()
+	stop()
+	reportQuantiles(b, took)
+}
+
+// busyPlanning is a broker over 10 sites × 100 nodes with 10,000 jobs
+// queued, planning with the baseline planner (every cycle from scratch).
+func busyPlanning(b *testing.B) (*env, *brokerRun, *client.Client) {
+	e := newEnv(b)
+	fcs, queue := synthetic(10, 100, busyJobs)
+	for _, f := range fcs {
+		data, err := wire.EncodeForecast(&f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.kv.Put(context.Background(), f.Site, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := e.startBroker(func(c *Config) {
+		c.Log = c.Log.Level(zerolog.ErrorLevel)
+		c.Planner = eachPlanner
+		c.Clock = WallClock
+		c.StartMargin, c.CommitLead = time.Hour, time.Second // plan everything, reserve nothing
+	})
+	e.waitSites(r.b, len(fcs))
+	for i, j := range queue {
+		j.ID, j.User, j.Account = "", "alice", "proj1"
+		rep := r.b.Submit(context.Background(), "alice", wire.SubmitRequest{Type: wire.TypeSubmit, RequestID: fmt.Sprintf("busy-%d", i), Job: j})
+		if rep.Code != wire.CodeOK {
+			b.Fatalf("fill %d: %+v", i, rep)
+		}
+	}
+	return e, r, client.New(connect(b, e.srv), "")
 }

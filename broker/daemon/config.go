@@ -1,12 +1,14 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 )
 
 // Metrics is what the broker reports to Prometheus; *metrics.Broker of
@@ -22,6 +24,7 @@ type Metrics interface {
 	AuditDone(found map[string]int)
 	SetUnanswered(n int)
 	JobEventIgnored(reason string)
+	Replanned(reused int, byReason map[string]int)
 }
 
 type noMetrics struct{}
@@ -36,6 +39,7 @@ func (noMetrics) NoShowReleased()                              {}
 func (noMetrics) AuditDone(map[string]int)                     {}
 func (noMetrics) SetUnanswered(int)                            {}
 func (noMetrics) JobEventIgnored(string)                       {}
+func (noMetrics) Replanned(int, map[string]int)                {}
 
 // Clock gives the broker its notion of now. The daemon uses the wall clock;
 // the demo an accelerated one; tests a settable one.
@@ -88,9 +92,12 @@ type Config struct {
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
-	Clock   Clock
-	Log     zerolog.Logger
-	Metrics Metrics
+	// PlanStats, when set, says what the planner re-planned in the cycle
+	// just run and why (Planner.TakeStats): logged and counted per cycle.
+	PlanStats func() coalloc.Stats
+	Clock     Clock
+	Log       zerolog.Logger
+	Metrics   Metrics
 	// AppendError, when set, is asked before each append to the job
 	// stream; an error fails the append (tests of a failing stream).
 	AppendError func(broker.Event) error
@@ -98,6 +105,9 @@ type Config struct {
 	// ("intent", "answer:<site>"); returning true makes the broker stop
 	// there as if it died (tests of recovery).
 	FailPoint func(point string) bool
+	// appendHook, when set, sees every append with its context first
+	// (tests of what handlers hold while they append).
+	appendHook func(context.Context, broker.Event)
 }
 
 func (c *Config) setDefaults() {

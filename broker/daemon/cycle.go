@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -41,9 +42,24 @@ func (b *Broker) Cycle(ctx context.Context) error {
 			return err
 		}
 	}
-	b.log.Debug().Uint64("cycle", plan.Cycle).Int("jobs", len(allocs)).Dur("took", took).Msg("cycle")
+	b.logCycle(plan.Cycle, len(allocs), took)
 	b.updateGauges()
 	return nil
+}
+
+// logCycle logs one line per cycle, and counts, what the planner re-planned
+// and why (when it says: Config.PlanStats).
+func (b *Broker) logCycle(cycle uint64, jobs int, took time.Duration) {
+	if b.cfg.PlanStats == nil {
+		b.log.Debug().Uint64("cycle", cycle).Int("jobs", jobs).Dur("took", took).Msg("cycle")
+		return
+	}
+	st := b.cfg.PlanStats()
+	why := map[string]int{"new": st.New, "time": st.Time, "changed": st.Changed, "full": st.Full}
+	b.cfg.Metrics.Replanned(st.Reused, why)
+	b.log.Info().Uint64("cycle", cycle).Int("jobs", jobs).Int("reused", st.Reused).Int("replanned", st.Replanned()).
+		Int("new", st.New).Int("time_passed", st.Time).Int("slots_changed", st.Changed).Int("full", st.Full).
+		Str("full_why", st.FullWhy).Int("no_sweep", st.Skipped).Dur("took", took).Msg("cycle")
 }
 
 func countPlaced(allocs []forecast.Allocation) int {
@@ -57,16 +73,23 @@ func countPlaced(allocs []forecast.Allocation) int {
 }
 
 // snapshot takes the cycle's input under the lock: fresh forecasts, holds
-// and the waiting jobs in priority order. Planned starts are kept at least
-// StartMargin ahead.
+// and the waiting jobs, in priority order (State.Waiting's: sorted after
+// the lock is released, from one pass over the jobs in submission order).
+// Planned starts are kept at least StartMargin ahead.
 func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	fresh, stale, excluded := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
-	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh, Holds: b.state.Holds()}
-	for _, j := range b.state.Waiting() {
-		in.Jobs = append(in.Jobs, j.Req)
+	in := broker.CycleInput{Now: now + int64(b.cfg.StartMargin/time.Second), Forecasts: fresh}
+	for _, j := range b.state.Jobs() {
+		switch {
+		case j.State == wire.JobWaiting:
+			in.Jobs = append(in.Jobs, j.Req)
+		case j.Holds():
+			in.Holds = append(in.Holds, broker.Hold{Alloc: *j.Alloc, Revisions: j.Revisions})
+		}
 	}
+	b.mu.Unlock()
+	coalloc.SortQueue(in.Jobs) // max_price, submitted, id; stable: the order of State.Waiting
 	return in, stale, excluded
 }
 

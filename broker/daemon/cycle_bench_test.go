@@ -3,9 +3,14 @@ package daemon
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -45,33 +50,136 @@ func synthetic(sites, nodes, jobs int) ([]forecast.Forecast, []forecast.JobReque
 	return fcs, queue
 }
 
+// eachPlanner is the planner before issue 21 (every job placed from
+// scratch every cycle): the baseline of the benchmarks below.
+func eachPlanner(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
+	return coalloc.PlanEach(fcs, jobs, coalloc.Options{NotBefore: notBefore})
+}
+
 // BenchmarkPlanningCycle is one broker planning cycle (holds applied,
 // whole queue planned with the co-allocation core) for waiting jobs over
-// sites × 200 nodes.
+// sites × 200 nodes. algo=each is the baseline (today's algorithm before
+// issue 21: every job from scratch); algo=first is the incremental
+// planner's first cycle (from scratch, with no-fit dominance); the others
+// are a primed incremental planner's next cycle after: time=: only time
+// passed (one second); site=: one site's forecast changed (a new revision
+// with one node's slots moved); arrive=: one job submitted; commit=: the
+// highest-priority placed job committed (its hold in the forecasts, gone
+// from the queue). jobs=10000 runs with LOOKAHEAD_BENCH_10K=1 (the
+// baseline takes minutes).
 func BenchmarkPlanningCycle(b *testing.B) {
-	for _, c := range []struct{ sites, jobs int }{{50, 1000}, {50, 100}, {10, 1000}} {
+	cases := []struct{ sites, jobs int }{{50, 1000}, {50, 100}, {10, 1000}}
+	if os.Getenv("LOOKAHEAD_BENCH_10K") != "" {
+		cases = append(cases, struct{ sites, jobs int }{50, 10000})
+	}
+	for _, c := range cases {
 		fcs, queue := synthetic(c.sites, 200, c.jobs)
 		slots := 0
 		for _, f := range fcs {
 			slots += len(f.Slots)
 		}
 		in := broker.CycleInput{Now: 1763780000, Forecasts: fcs, Jobs: queue}
-		plan := CoallocPlanner(PlannerOptions{})
-		b.Run(fmt.Sprintf("sites=%d/nodes=200/slots=%d/jobs=%d", c.sites, slots, c.jobs), func(b *testing.B) {
-			placed := 0
-			for i := 0; i < b.N; i++ {
-				allocs, err := broker.PlanCycle(in, plan)
-				if err != nil {
-					b.Fatal(err)
-				}
-				placed = 0
-				for _, a := range allocs {
-					if a.Placed() {
-						placed++
-					}
-				}
-			}
-			b.ReportMetric(float64(placed), "placed")
+		name := fmt.Sprintf("sites=%d/nodes=200/slots=%d/jobs=%d", c.sites, slots, c.jobs)
+		b.Run(name+"/algo=each", func(b *testing.B) { benchCycle(b, in, eachPlanner) })
+		b.Run(name+"/algo=first", func(b *testing.B) {
+			benchCycle(b, in, func(f []forecast.Forecast, j []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
+				return NewPlanner(PlannerOptions{}).Plan(f, j, nb)
+			})
 		})
+		for _, ch := range []string{"time", "site", "arrive", "commit"} {
+			b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
+		}
 	}
+}
+
+func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {
+	placed := 0
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		allocs, err := broker.PlanCycle(in, plan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		placed = countPlaced(allocs)
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(placed), "placed")
+}
+
+// cpuTime is the process's user+system CPU time: on a shared machine,
+// steadier than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchNext times the cycle after one change, on a planner primed with
+// the cycle before it (untimed).
+func benchNext(b *testing.B, in broker.CycleInput, change string) {
+	var st coalloc.Stats
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		pl := NewPlanner(PlannerOptions{})
+		allocs, err := broker.PlanCycle(in, pl.Plan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		next := nextInput(in, allocs, change)
+		c0 := cpuTime()
+		b.StartTimer()
+		if _, err := broker.PlanCycle(next, pl.Plan); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu += cpuTime() - c0
+		b.StartTimer()
+		st = pl.TakeStats()
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(st.Replanned()), "replanned")
+	b.ReportMetric(float64(st.Reused), "reused")
+	b.ReportMetric(float64(st.Differ), "changed-answers")
+}
+
+// nextInput is the input of the next cycle after one change.
+func nextInput(in broker.CycleInput, allocs []forecast.Allocation, change string) broker.CycleInput {
+	next := in
+	next.Now++
+	switch change {
+	case "site":
+		next.Forecasts = slices.Clone(in.Forecasts)
+		f := &next.Forecasts[len(next.Forecasts)/2]
+		f.Seq++
+		f.Slots = slices.Clone(f.Slots)
+		for k := range f.Slots {
+			if f.Slots[k].Node == f.Nodes[0].Name && f.Slots[k].End-f.Slots[k].Start > 3600 {
+				f.Slots[k].Start += 1800
+			}
+		}
+	case "arrive":
+		j := in.Jobs[0]
+		j.ID, j.Procs = "arrived", 24
+		next.Jobs = append(slices.Clone(in.Jobs), j)
+	case "commit":
+		order := slices.Clone(in.Jobs)
+		coalloc.SortQueue(order)
+		for _, j := range order {
+			i := slices.IndexFunc(allocs, func(a forecast.Allocation) bool { return a.Job == j.ID })
+			if !allocs[i].Placed() {
+				continue
+			}
+			rev := map[string]uint64{}
+			for _, f := range in.Forecasts {
+				rev[f.Site] = f.Seq
+			}
+			next.Holds = append(slices.Clone(in.Holds), broker.Hold{Alloc: allocs[i], Revisions: rev})
+			next.Jobs = slices.DeleteFunc(slices.Clone(in.Jobs), func(q forecast.JobRequest) bool { return q.ID == j.ID })
+			break
+		}
+	}
+	return next
 }

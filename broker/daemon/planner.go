@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"sync"
+
 	"lookahead/broker"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
@@ -13,12 +15,50 @@ type PlannerOptions struct {
 	StagingDelay    int64
 }
 
-// CoallocPlanner binds the co-allocation core as the broker's planner: the
+// Planner is the co-allocation core bound as the broker's planner: the
 // whole queue is planned in priority order on one pool of every fresh
-// site's slots, no allocation starting before notBefore.
-func CoallocPlanner(o PlannerOptions) broker.Planner {
-	return func(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
-		return coalloc.PlanQueue(fcs, jobs, coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-			StagingDelay: o.StagingDelay, NotBefore: notBefore})
+// site's slots, no allocation starting before notBefore. It keeps the
+// last cycle's answers (coalloc.Incremental), so a cycle re-plans only
+// the jobs whose answer may have changed; the answers are those of
+// planning from scratch. Safe for concurrent use (calls are serialized).
+type Planner struct {
+	mu   sync.Mutex
+	inc  *coalloc.Incremental
+	err  error
+	last coalloc.Stats
+}
+
+// NewPlanner returns a planner with the given options.
+func NewPlanner(o PlannerOptions) *Planner {
+	inc, err := coalloc.NewIncremental(coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
+		StagingDelay: o.StagingDelay})
+	return &Planner{inc: inc, err: err}
+}
+
+// Plan is a broker.Planner.
+func (p *Planner) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil, p.err
 	}
+	out, st, err := p.inc.Plan(fcs, jobs, notBefore)
+	p.last = st
+	return out, err
+}
+
+// TakeStats returns what the plans since the last call re-planned (the
+// last plan's figures) and forgets them.
+func (p *Planner) TakeStats() coalloc.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.last
+	p.last = coalloc.Stats{}
+	return st
+}
+
+// CoallocPlanner is NewPlanner(o).Plan: the co-allocation core as a
+// broker.Planner, without its re-planning figures.
+func CoallocPlanner(o PlannerOptions) broker.Planner {
+	return NewPlanner(o).Plan
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"lookahead/internal/version"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
@@ -96,19 +97,34 @@ func (b *Broker) onSubmit(req micro.Request) {
 		respond(req, wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInvalid, Message: msg})
 		return
 	}
-	respond(req, b.Submit(context.Background(), actor(req.Subject(), wire.VerbSubmit), sr))
+	ctx, cancel := b.requestContext(handlerTimeout)
+	defer cancel()
+	respond(req, b.Submit(ctx, actor(req.Subject(), wire.VerbSubmit), sr))
+}
+
+// handlerTimeout bounds what one request handler may wait for the job
+// stream (its JetStream appends).
+const handlerTimeout = 10 * time.Second
+
+// requestContext is a request handler's context: micro requests carry
+// none, so it is the handler's own deadline.
+func (b *Broker) requestContext(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
 }
 
 // Submit admits one job for actor: validated, checked against identity
 // and budget, and appended durably before the reply. Safe for concurrent
-// use.
+// use: submissions and cancels are decided one at a time, and b.mu is not
+// held while the event is appended (recordUnlocked).
 func (b *Broker) Submit(ctx context.Context, actor string, sr wire.SubmitRequest) wire.SubmitReply {
+	b.reqWrite.Lock()
+	defer b.reqWrite.Unlock()
 	b.mu.Lock()
 	p := b.cfg.Policy
 	p.Grid = broker.CapacityOf(b.siteList()) // a job no known site set could hold is refused
 	e, reply := broker.Admit(b.state, p, actor, sr, b.now())
 	if e.Kind != "" {
-		if err := b.record(ctx, e); err != nil {
+		if err := b.recordUnlocked(ctx, e); err != nil {
 			reply = wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInternal, Message: err.Error()}
 		}
 	}
@@ -130,7 +146,9 @@ func (b *Broker) onCancel(req micro.Request) {
 		respond(req, wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInvalid, Message: msg})
 		return
 	}
-	respond(req, b.Cancel(context.Background(), actor(req.Subject(), wire.VerbCancel), cr.Job))
+	ctx, cancel := b.requestContext(handlerTimeout)
+	defer cancel()
+	respond(req, b.Cancel(ctx, actor(req.Subject(), wire.VerbCancel), cr.Job))
 }
 
 // Cancel cancels job id for actor. A reserved job's reservations are
@@ -140,10 +158,12 @@ func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply 
 	if !forecast.IsPlainName(id) {
 		return wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInvalid, Job: wire.Clip(id, 64), Message: "job id must be a plain name"}
 	}
+	b.reqWrite.Lock()
+	defer b.reqWrite.Unlock()
 	b.mu.Lock()
 	e, reply := broker.DecideCancel(b.state, b.cfg.Policy, actor, id, b.now())
 	if e.Kind != "" {
-		if err := b.record(ctx, e); err != nil {
+		if err := b.recordUnlocked(ctx, e); err != nil {
 			reply = wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInternal, Job: id, Message: err.Error()}
 		}
 	}
@@ -287,7 +307,10 @@ func (b *Broker) onAudit(req micro.Request) {
 			return
 		}
 	}
-	respond(req, b.Audit(context.Background(), ar.Repair))
+	// every site is asked (list, and with repair release or reserve)
+	ctx, cancel := b.requestContext(handlerTimeout + 3*b.cfg.ReserveTimeout)
+	defer cancel()
+	respond(req, b.Audit(ctx, ar.Repair))
 }
 
 // subscribe follows job events from the sites and heartbeats.
@@ -316,8 +339,11 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 		b.log.Warn().Err(err).Str("subject", wire.Clip(m.Subject, 128)).Msg("job event refused")
 		return
 	}
+	ctx, cancel := b.requestContext(handlerTimeout)
+	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.awaitRequestWrite() // decide on the state with every request's event applied
 	j := b.state.Job(job.Job)
 	if j == nil || !hasSite(j, site) {
 		b.ignoredEvent(site, job, j == nil)
@@ -327,13 +353,13 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	if !ok {
 		return
 	}
-	if err := b.record(context.Background(), e); err != nil {
+	if err := b.record(ctx, e); err != nil {
 		b.log.Error().Err(err).Msg("job event not recorded")
 		return
 	}
 	if j.Dispatched() {
 		b.logPart(j, site)
-		b.concludeLocked(context.Background(), job.Job)
+		b.concludeLocked(ctx, job.Job)
 	}
 }
 

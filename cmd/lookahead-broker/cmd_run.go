@@ -137,12 +137,13 @@ func followHealth(ctx context.Context, b *daemon.Broker, srv *metrics.Server, lo
 
 func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Config {
 	p := cfg.Planning
+	planner := daemon.NewPlanner(daemon.PlannerOptions{
+		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)})
 	return daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
-		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{
-			Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)}),
+		Planner: planner.Plan, PlanStats: planner.TakeStats,
 	}
 }

@@ -34,6 +34,8 @@ type Broker struct {
 	drift         *prometheus.CounterVec
 	unanswered    prometheus.Gauge
 	ignoredEvents *prometheus.CounterVec
+	replanned     *prometheus.CounterVec
+	reused        prometheus.Counter
 	mu            sync.Mutex
 	jobStatesSeen map[string]bool
 }
@@ -80,14 +82,21 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 			"Sites out of planning because their agent did not answer a reserve or release request (until it answers again).")),
 		ignoredEvents: prometheus.NewCounterVec(counterOpts("broker", "job_events_ignored_total",
 			"Job events the broker did not apply, by reason (site-not-in-job: the publishing site holds no part of the job; unknown-job: no such job)."), []string{"reason"}),
+		replanned: prometheus.NewCounterVec(counterOpts("broker", "replanned_jobs_total",
+			"Waiting jobs planned again by a cycle, by reason (new: not in the last cycle's queue; time: time passed a start the answer depended on; changed: slots the job may use changed; full: every job, e.g. first cycle or a site's nodes changed)."), []string{"reason"}),
+		reused: prometheus.NewCounter(counterOpts("broker", "reused_answers_total",
+			"Waiting jobs whose last answer a cycle kept (nothing it depends on changed).")),
 		jobStatesSeen: map[string]bool{},
+	}
+	for _, r := range []string{"new", "time", "changed", "full"} {
+		b.replanned.WithLabelValues(r).Add(0)
 	}
 	for _, s := range []string{"fresh", "stale"} {
 		b.sites.WithLabelValues(s).Set(0)
 	}
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
-		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed)
+		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed, b.replanned, b.reused)
 	return b
 }
 
@@ -201,5 +210,16 @@ func (b *Broker) JobEventIgnored(reason string) {
 func (b *Broker) AuditRepairsFailed(n int) {
 	if b != nil {
 		b.repairsFailed.Add(float64(n))
+	}
+}
+
+// Replanned counts one cycle's kept answers and re-planned jobs by reason.
+func (b *Broker) Replanned(reused int, byReason map[string]int) {
+	if b == nil {
+		return
+	}
+	b.reused.Add(float64(reused))
+	for r, n := range byReason {
+		b.replanned.WithLabelValues(r).Add(float64(n))
 	}
 }

@@ -1,0 +1,217 @@
+package coalloc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// Incremental plans a queue cycle after cycle and gives, every cycle, the
+// answers PlanQueue would give from scratch on that cycle's input, while
+// re-planning only the jobs whose answer may differ. It caches per job the
+// answer, the earliest start any of its searches found (lower), how far in
+// time its searches read (reach) and the pieces it took. A job keeps its
+// cached answer when
+//
+//   - its request is the same,
+//   - time passed but not beyond lower (no feasible allocation of the job
+//     started before the new NotBefore, so none was lost), or it did not
+//     fit (losing starts never makes a job fit), and
+//   - the slots left for it are the same before reach on every node it may
+//     use, at every price it may pay; for a job that did not fit, no slot
+//     it may use gained processors (losing some never makes it fit).
+//
+// The last test uses an exact difference (delta.go): the forecasts'
+// changes, plus what jobs that left the queue or changed their answer took
+// last cycle, minus what they take now, so a job that committed (its hold
+// now in the forecast, its placement gone from the queue) changes nothing
+// for the jobs after it.
+//
+// This relies on Place's answer depending only on the slots the job may
+// use (nodes meeting its requirements, prices up to its max_price), on the
+// nodes, the sites and the options, and on time only through NotBefore
+// cutting off starts; and on a job not fitting exactly when it has no
+// feasible allocation. TestIncrementalSameAnswers checks it for every
+// criterion the forecast package accepts.
+//
+// Not safe for concurrent use. The forecasts' slices are kept between
+// calls: callers must not modify them afterwards.
+type Incremental struct {
+	opts Options
+	prev *memo
+}
+
+// Stats says what one Plan call re-planned and why.
+type Stats struct {
+	Jobs   int
+	Reused int // answers kept (re-applied to the pool, or returned as they were)
+	// Re-planned, by reason:
+	New     int    // not in the last cycle's queue (or its request changed)
+	Time    int    // time passed a start its answer depended on
+	Changed int    // slots it may use changed
+	Full    int    // every job, because of FullWhy
+	FullWhy string // first cycle, sites or nodes changed, options, clock went back
+	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
+	// Differ counts the re-planned jobs (not new) whose answer changed.
+	Differ int
+}
+
+// Replanned is the number of jobs planned again this cycle.
+func (s Stats) Replanned() int { return s.New + s.Time + s.Changed + s.Full }
+
+// NewIncremental returns a planner with the given options; NotBefore is
+// passed to every Plan.
+func NewIncremental(opts Options) (*Incremental, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("coalloc options: %w", err)
+	}
+	opts.Tiers = slices.Clone(opts.Tiers)
+	return &Incremental{opts: opts}, nil
+}
+
+type memo struct {
+	notBefore int64
+	sites     []siteMemo
+	input     []forecast.JobRequest // the jobs as given (input order)
+	out       []forecast.Allocation // their answers, input order
+	queue     []entry               // queue order
+}
+
+type siteMemo struct {
+	name  string
+	nodes []forecast.Node
+	slots []forecast.Slot
+}
+
+type entry struct {
+	job   forecast.JobRequest
+	alloc forecast.Allocation
+	lower int64
+	reach int64
+	taken []taken
+}
+
+// Plan plans jobs on the forecasts no earlier than notBefore: one
+// allocation per job, in input order, the same as PlanQueue's. The error
+// is for bad forecasts only; after one, the next call plans from scratch.
+func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, Stats, error) {
+	prev := in.prev
+	in.prev = nil
+	st := Stats{Jobs: len(jobs)}
+	if prev != nil && prev.sameInput(fcs, jobs, notBefore) {
+		st.Reused = len(jobs)
+		prev.notBefore = notBefore
+		in.prev = prev
+		return slices.Clone(prev.out), st, nil
+	}
+	opts := in.opts
+	opts.NotBefore = notBefore
+	p, err := NewPool(fcs, opts)
+	if err != nil {
+		return nil, st, err
+	}
+	w := newWalk(p, prev, fcs, notBefore)
+	st.FullWhy = w.why
+	next := w.run(jobs, &st)
+	next.sites = memoSites(fcs)
+	in.prev = next
+	return slices.Clone(next.out), st, nil
+}
+
+// sameInput: the same sites, nodes, slots and jobs, and time did not pass
+// any start a placed job's answer depended on.
+func (m *memo) sameInput(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) bool {
+	if notBefore < m.notBefore || len(fcs) != len(m.sites) || len(jobs) != len(m.input) {
+		return false
+	}
+	for i := range fcs {
+		s := &m.sites[i]
+		if fcs[i].Site != s.name || !sameSlots(fcs[i].Slots, s.slots) || !sameNodes(fcs[i].Nodes, s.nodes) {
+			return false
+		}
+	}
+	for i := range jobs {
+		if !sameJob(jobs[i], m.input[i]) {
+			return false
+		}
+	}
+	for i := range m.queue {
+		if e := &m.queue[i]; !e.timeValid(notBefore) {
+			return false
+		}
+	}
+	return true
+}
+
+// timeValid: time passing to notBefore cannot change the answer.
+func (e *entry) timeValid(notBefore int64) bool {
+	return !e.alloc.Placed() || e.lower >= notBefore
+}
+
+func sameSlots(a, b []forecast.Slot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+func sameNodes(a, b []forecast.Node) bool {
+	return slices.EqualFunc(a, b, func(x, y forecast.Node) bool {
+		return x.Name == y.Name && x.Procs == y.Procs && x.Speed == y.Speed && x.MemMB == y.MemMB &&
+			slices.Equal(x.Features, y.Features)
+	})
+}
+
+func sameJob(a, b forecast.JobRequest) bool {
+	return a.ID == b.ID && a.Procs == b.Procs && a.Walltime == b.Walltime && a.MaxPrice == b.MaxPrice &&
+		a.MinSpeed == b.MinSpeed && a.MemMB == b.MemMB && a.Criterion == b.Criterion &&
+		a.MaxSites == b.MaxSites && a.User == b.User && a.Account == b.Account &&
+		a.Submitted == b.Submitted && slices.Equal(a.Features, b.Features)
+}
+
+// memoSites keeps the forecasts' names, nodes and slots (references: the
+// caller does not modify them).
+func memoSites(fcs []forecast.Forecast) []siteMemo {
+	out := make([]siteMemo, len(fcs))
+	for i, f := range fcs {
+		out[i] = siteMemo{name: f.Site, nodes: f.Nodes, slots: f.Slots}
+	}
+	return out
+}
+
+// fullWhy is why no cached answer can be kept ("" when some can). Sites
+// may come and go (matched by name), but the sites both cycles have must
+// keep their order (the node choice breaks ties by it) and their nodes.
+func fullWhy(prev *memo, fcs []forecast.Forecast, notBefore int64) string {
+	switch {
+	case prev == nil:
+		return "first cycle"
+	case notBefore < prev.notBefore:
+		return "clock went back"
+	}
+	last := -1
+	for _, f := range fcs {
+		k := slices.IndexFunc(prev.sites, func(s siteMemo) bool { return s.name == f.Site })
+		switch {
+		case k < 0:
+			continue
+		case k < last:
+			return "sites reordered"
+		case !sameNodes(f.Nodes, prev.sites[k].nodes):
+			return "nodes changed"
+		}
+		last = k
+	}
+	if last < 0 {
+		return "no site in common"
+	}
+	return ""
+}
+
+// lowerNone is lower for answers that found no start.
+const lowerNone = math.MaxInt64

@@ -1,0 +1,367 @@
+package coalloc
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lookahead/broker"
+	"lookahead/forecast"
+)
+
+// criteria lists every criterion the forecast package defines: each of
+// its string constants that a job may name as its criterion (Validate
+// accepts it), plus "" (the default). Read from the package's source, so
+// a criterion added there is tested here without an edit.
+func criteria(t testing.TB) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, "../../forecast", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{""}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				out = append(out, stringConsts(d)...)
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(c string) bool {
+		j := forecast.JobRequest{ID: "j", Procs: 1, Walltime: 1, Criterion: c}
+		return j.Validate() != nil
+	})
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) < 3 {
+		t.Fatalf("found criteria %q: expected the default and at least two", out)
+	}
+	return out
+}
+
+func stringConsts(d ast.Decl) []string {
+	g, ok := d.(*ast.GenDecl)
+	if !ok || g.Tok != token.CONST {
+		return nil
+	}
+	var out []string
+	for _, s := range g.Specs {
+		for _, v := range s.(*ast.ValueSpec).Values {
+			if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if c, err := strconv.Unquote(lit.Value); err == nil {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// world is the input of one random sequence of cycles.
+type world struct {
+	r      *rand.Rand
+	fcs    []forecast.Forecast
+	jobs   []forecast.JobRequest
+	now    int64
+	next   int
+	crit   []string
+	last   []forecast.Allocation
+	opts   Options
+	counts map[string]int
+	away   []forecast.Forecast // sites that left (stale, say)
+}
+
+// siteComesOrGoes takes a site out of planning or brings one back, at any
+// place in the list.
+func (w *world) siteComesOrGoes() {
+	if len(w.away) > 0 && (len(w.fcs) == 1 || w.r.IntN(2) == 0) {
+		w.counts["site back"]++
+		f := w.away[0]
+		w.away = w.away[1:]
+		w.fcs = slices.Insert(slices.Clone(w.fcs), w.r.IntN(len(w.fcs)+1), f)
+		return
+	}
+	if len(w.fcs) > 1 {
+		w.counts["site gone"]++
+		i := w.r.IntN(len(w.fcs))
+		w.away = append(w.away, w.fcs[i])
+		w.fcs = slices.Delete(slices.Clone(w.fcs), i, i+1)
+	}
+}
+
+// step changes the world by one random event, as a broker sees them
+// between cycles.
+func (w *world) step() {
+	switch k := w.r.IntN(10); {
+	case k < 2:
+		w.revise()
+	case k < 5:
+		for range 1 + w.r.IntN(3) {
+			w.arrive()
+		}
+	case k < 6 && len(w.jobs) > 0:
+		w.counts["cancel"]++
+		i := w.r.IntN(len(w.jobs))
+		w.jobs = slices.Delete(w.jobs, i, i+1)
+	case k < 8:
+		w.commit()
+	case k < 9 && w.r.IntN(2) == 0:
+		w.siteComesOrGoes()
+	default:
+		w.counts["time"]++
+		w.now += int64(w.r.IntN(12))
+	}
+	if w.r.IntN(3) == 0 {
+		w.now += int64(w.r.IntN(6)) // time passes between most cycles
+	}
+}
+
+func (w *world) arrive() {
+	w.counts["arrive"]++
+	j := randJob(w.r, w.next)
+	w.next++
+	j.Criterion = w.crit[w.r.IntN(len(w.crit))]
+	w.jobs = append(w.jobs, j)
+}
+
+// revise replaces one node's slots on one site (a new forecast revision);
+// rarely the site's nodes change too.
+func (w *world) revise() {
+	w.counts["revise"]++
+	f := &w.fcs[w.r.IntN(len(w.fcs))]
+	f.Seq++
+	n := f.Nodes[w.r.IntN(len(f.Nodes))]
+	slots := slices.DeleteFunc(slices.Clone(f.Slots), func(s forecast.Slot) bool { return s.Node == n.Name })
+	for range w.r.IntN(4) {
+		st := int64(10 * w.r.IntN(8))
+		slots = append(slots, forecast.Slot{Node: n.Name, Procs: 1 + w.r.IntN(n.Procs),
+			Start: st, End: st + int64(10*(1+w.r.IntN(5))), Price: float64(1 + w.r.IntN(3))})
+	}
+	f.Slots = slots
+	if w.r.IntN(15) == 0 {
+		w.counts["nodes"]++
+		f.Nodes = slices.Clone(f.Nodes)
+		f.Nodes[0].MemMB += 100
+	}
+}
+
+// commit takes a placed job out of the queue and its allocation out of
+// the forecasts, as the broker's holds do.
+func (w *world) commit() {
+	for i, a := range w.last {
+		if !a.Placed() || i >= len(w.jobs) || w.jobs[i].ID != a.Job {
+			continue
+		}
+		w.counts["commit"]++
+		h := broker.Hold{Alloc: a, Revisions: map[string]uint64{}}
+		for _, f := range w.fcs {
+			h.Revisions[f.Site] = f.Seq
+		}
+		w.fcs = broker.ApplyHolds(w.fcs, []broker.Hold{h}, w.now)
+		w.jobs = slices.Delete(w.jobs, i, i+1)
+		return
+	}
+}
+
+// TestIncrementalSameAnswers runs random sequences of cycles (forecast
+// revisions, arrivals, cancels, commits, time passing) for every
+// criterion and checks that every cycle the incremental planner answers
+// exactly as planning from scratch does, and that it did reuse answers.
+// The one exception allowed is a rounding tie (see roundingTie), at most
+// once in a thousand cycles; it is counted and logged.
+func TestIncrementalSameAnswers(t *testing.T) {
+	crit := criteria(t)
+	for ci, c := range crit {
+		t.Run(fmt.Sprintf("criterion=%q", c), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(ci)+11, 5))
+			var total Stats
+			counts := map[string]int{}
+			ties, maxDiff, cycles := 0, 0.0, 0
+			var dbgNow int64
+			var dbgFcs []forecast.Forecast
+			var dbgJobs []forecast.JobRequest
+			var dbgGot []forecast.Allocation
+			for seq := range sequences() {
+				fcs, opts := randInstance(r)
+				if r.IntN(3) == 0 { // more sites: allocations over several of them
+					more, _ := randInstance(r)
+					for i := range more {
+						more[i].Site = fmt.Sprintf("x%d", i)
+					}
+					fcs = append(fcs, more...)
+				}
+				if r.IntN(4) == 0 {
+					opts.Tiers = []float64{1.7} // coarse tiers: no floors
+				}
+				in, err := NewIncremental(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// mostly this criterion, sometimes any other
+				mix := []string{c, c, c, crit[r.IntN(len(crit))]}
+				w := &world{r: r, fcs: fcs, now: opts.NotBefore, crit: mix, opts: opts, counts: counts}
+				for range 1 + r.IntN(6) {
+					w.arrive()
+				}
+				for cycle := range 12 {
+					opts.NotBefore = w.now
+					want, err := PlanEach(w.fcs, w.jobs, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, st, err := in.Plan(w.fcs, w.jobs, w.now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						d, ok := roundingTie(got, want, w.jobs)
+						if !ok {
+							t.Logf("DEBUG prev now %d fcs %+v\nprev jobs %+v\nprev got %+v\nnow %d events %v", dbgNow, dbgFcs, dbgJobs, dbgGot, w.now, counts)
+							t.Fatalf("sequence %d cycle %d (%+v): incremental\n%+v\nfrom scratch\n%+v\njobs %+v\nforecasts %+v",
+								seq, cycle, st, got, want, w.jobs, w.fcs)
+						}
+						// a kept answer and the from-scratch one cost the same but
+						// for rounding: count it and start the planner afresh
+						ties++
+						maxDiff = max(maxDiff, d)
+						in, _ = NewIncremental(opts)
+					}
+					dbgNow, dbgFcs, dbgJobs, dbgGot = w.now, slices.Clone(w.fcs), slices.Clone(w.jobs), got
+					cycles++
+					addStats(&total, st)
+					w.last = want
+					w.step()
+				}
+			}
+			t.Logf("events %v; %+v; %d of %d cycles differed by a rounding tie (largest relative cost difference %.2g)",
+				counts, total, ties, cycles, maxDiff)
+			if ties*1000 > cycles {
+				t.Fatalf("rounding ties in %d of %d cycles: more than one in a thousand", ties, cycles)
+			}
+			if total.Reused < total.Jobs/3 || total.Changed == 0 || total.Time == 0 || total.Skipped == 0 {
+				t.Fatalf("the sequences did not exercise the cache: %+v", total)
+			}
+		})
+	}
+}
+
+// roundingTie reports whether the first job (in priority order) whose
+// answers differ got the same start, end and answer kind with costs equal
+// but for floating-point rounding (relative difference under 1e-9), and
+// that relative difference: two choices that cost the same, where the
+// rounding of sums over differently cut pieces picked the other one. The
+// jobs after it plan on what it took, so they are not compared.
+func roundingTie(got, want []forecast.Allocation, jobs []forecast.JobRequest) (float64, bool) {
+	order := slices.Clone(jobs)
+	SortQueue(order)
+	for _, j := range order {
+		i := slices.IndexFunc(jobs, func(x forecast.JobRequest) bool { return x.ID == j.ID })
+		a, b := got[i], want[i]
+		if reflect.DeepEqual(a, b) {
+			continue
+		}
+		d := math.Abs(a.Cost-b.Cost) / max(math.Abs(b.Cost), 1e-300)
+		return d, a.Start == b.Start && a.End == b.End && a.Error == b.Error && a.Placed() && d < 1e-9
+	}
+	return 0, false
+}
+
+// sequences is how many random sequences per criterion: 300, or 3000
+// with LOOKAHEAD_LONG=1 (about 10 s more).
+func sequences() int {
+	if os.Getenv("LOOKAHEAD_LONG") != "" {
+		return 3000
+	}
+	return 300
+}
+
+func addStats(t *Stats, s Stats) {
+	t.Jobs += s.Jobs
+	t.Reused += s.Reused
+	t.New += s.New
+	t.Time += s.Time
+	t.Changed += s.Changed
+	t.Full += s.Full
+	t.Skipped += s.Skipped
+	t.Differ += s.Differ
+}
+
+// TestSameJobComparesEveryField: sameJob must look at every field of a
+// job request (a field added to forecast.JobRequest must be added there).
+func TestSameJobComparesEveryField(t *testing.T) {
+	base := forecast.JobRequest{ID: "a", Procs: 1, Walltime: 1, MaxPrice: 1, MinSpeed: 1, MemMB: 1,
+		Features: []string{"x"}, Criterion: "c", MaxSites: 1, User: "u", Account: "a", Submitted: 1}
+	v := reflect.ValueOf(&base).Elem()
+	for i := range v.NumField() {
+		changed := base
+		changed.Features = slices.Clone(base.Features)
+		f := reflect.ValueOf(&changed).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "!")
+		case reflect.Int, reflect.Int64:
+			f.SetInt(f.Int() + 1)
+		case reflect.Float64:
+			f.SetFloat(f.Float() + 1)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"y"}))
+		default:
+			t.Fatalf("field %s: kind %s not handled", v.Type().Field(i).Name, f.Kind())
+		}
+		if sameJob(base, changed) {
+			t.Errorf("sameJob ignores field %s", v.Type().Field(i).Name)
+		}
+	}
+}
+
+// TestIncrementalSitesRankedByCapacity: an allocation over several sites
+// takes the largest sites first, so a node it does not use on a site it
+// uses can change the answer by losing processors (site b falls behind
+// site c). The cached answer must not be kept.
+func TestIncrementalSitesRankedByCapacity(t *testing.T) {
+	site := func(name string, procs ...int) forecast.Forecast {
+		f := forecast.Forecast{Version: 1, Site: name, Horizon: 1000}
+		for i, p := range procs {
+			n := fmt.Sprintf("%s%d", name, i)
+			f.Nodes = append(f.Nodes, forecast.Node{Name: n, Procs: p, Speed: 1, MemMB: 1000})
+			f.Slots = append(f.Slots, forecast.Slot{Node: n, Procs: p, Start: 0, End: 1000, Price: 1})
+		}
+		return f
+	}
+	fcs := []forecast.Forecast{site("a", 8), site("b", 4, 3), site("c", 6)}
+	jobs := []forecast.JobRequest{{ID: "j", Procs: 12, Walltime: 100, MaxPrice: 1}}
+	in, err := NewIncremental(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := in.Plan(fcs, jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := slices.Clone(fcs)
+	next[1].Slots = next[1].Slots[:1] // b1 (unused by the answer) loses its slot
+	got, st, err := in.Plan(next, jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := PlanEach(next, jobs, Options{})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after b1 lost its slot (%+v): incremental %+v, from scratch %+v (first %+v)", st, got, want, first)
+	}
+	if reflect.DeepEqual(first, want) {
+		t.Fatalf("the case does not change the answer: %+v", want)
+	}
+}

@@ -1,0 +1,63 @@
+package coalloc
+
+import (
+	"cmp"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// SortQueue orders jobs by priority in place: max_price descending, then
+// submitted ascending, then id ascending.
+// Jobs equal on all three keep their order.
+func SortQueue(jobs []forecast.JobRequest) {
+	slices.SortStableFunc(jobs, queueCmp)
+}
+
+func queueCmp(a, b forecast.JobRequest) int {
+	if c := cmp.Compare(b.MaxPrice, a.MaxPrice); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Submitted, b.Submitted); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// PlanQueue builds a pool from the forecasts, plans the jobs in priority
+// order (SortQueue) each on what the jobs before it left, and returns one
+// allocation per job in the input order. The error is for bad forecasts or
+// options only; jobs that do not fit get Allocation.Error.
+//
+// It is one cycle of Incremental: the same answers as placing each job in
+// turn with Pool.Place, but a job that asks at least as much as one that
+// did not fit earlier gets its no-fit answer without a sweep.
+func PlanQueue(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Options) ([]forecast.Allocation, error) {
+	in, err := NewIncremental(opts)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := in.Plan(forecasts, jobs, opts.NotBefore)
+	return out, err
+}
+
+// PlanEach is PlanQueue without anything kept or skipped: one pool, every
+// job placed in turn with Pool.Place. It is the reference the incremental
+// planner is tested against and the baseline of the benchmarks (the
+// algorithm before issue 21).
+func PlanEach(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Options) ([]forecast.Allocation, error) {
+	p, err := NewPool(forecasts, opts)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return queueCmp(jobs[a], jobs[b]) })
+	out := make([]forecast.Allocation, len(jobs))
+	for _, i := range order {
+		out[i] = p.Place(jobs[i])
+	}
+	return out, nil
+}

@@ -1,0 +1,131 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// replanMetrics records what the broker counts of its re-planning.
+type replanMetrics struct {
+	noMetrics
+	mu    sync.Mutex
+	calls []map[string]int
+}
+
+func (m *replanMetrics) Replanned(reused int, byReason map[string]int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := maps.Clone(byReason)
+	c["reused"] = reused
+	m.calls = append(m.calls, c)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCycleReportsReplans: every cycle counts and logs how many jobs were
+// planned again and why. The first cycle plans all; a second with nothing
+// changed keeps every answer; once time passes the start of the placed
+// jobs, only those are planned again (the job that does not fit keeps its
+// answer).
+func TestCycleReportsReplans(t *testing.T) {
+	e := newEnv(t)
+	e.publish("a", 1, 2, 8, 1)
+	m := &replanMetrics{}
+	var logs syncBuffer
+	pl := NewPlanner(PlannerOptions{})
+	r := e.startBroker(func(c *Config) {
+		c.Planner, c.PlanStats, c.Metrics = pl.Plan, pl.TakeStats, m
+		c.CommitLead = time.Second // plan, reserve nothing
+		c.Log = zerolog.New(&logs).Level(zerolog.InfoLevel)
+	})
+	e.waitSites(r.b, 1)
+	for i, procs := range []int{8, 8, 64} {
+		if rep := submit(t, r.b, "r"+string(rune('0'+i)), job(procs, 3600, 2)); rep.Code != "ok" {
+			t.Fatalf("submit: %+v", rep)
+		}
+	}
+	ctx := context.Background()
+	for range 2 {
+		if err := r.b.Cycle(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Add(10 * time.Second)
+	if err := r.b.Cycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]int{
+		{"full": 3, "new": 0, "time": 0, "changed": 0, "reused": 0},
+		{"full": 0, "new": 0, "time": 0, "changed": 0, "reused": 3},
+		{"full": 0, "new": 0, "time": 2, "changed": 0, "reused": 1},
+	}
+	m.mu.Lock()
+	got := m.calls
+	m.mu.Unlock()
+	if len(got) != len(want) {
+		t.Fatalf("counted %d cycles, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if !maps.Equal(got[i], want[i]) {
+			t.Errorf("cycle %d: counted %v, want %v", i+1, got[i], want[i])
+		}
+	}
+	if n := strings.Count(logs.String(), `"replanned":`); n != 3 {
+		t.Errorf("%d cycle lines with re-planning figures at info level, want 3:\n%s", n, logs.String())
+	}
+}
+
+// TestSnapshotKeepsThePriorityOrder: the cycle's input lists the waiting
+// jobs in State.Waiting's order and the holds State.Holds lists.
+func TestSnapshotKeepsThePriorityOrder(t *testing.T) {
+	e := newEnv(t)
+	e.publish("a", 1, 2, 8, 1)
+	r := e.startBroker(nil)
+	e.waitSites(r.b, 1)
+	for i, price := range []float64{1, 3, 2, 3, 1, 2.5} {
+		j := job(8, 3600, price)
+		j.Submitted = int64(100 - i%3)
+		if rep := submit(t, r.b, fmt.Sprintf("p-%d", i), j); rep.Code != "ok" {
+			t.Fatalf("submit: %+v", rep)
+		}
+	}
+	in, _, _ := r.b.snapshot(r.b.now())
+	r.b.mu.Lock()
+	var want []string
+	for _, j := range r.b.state.Waiting() {
+		want = append(want, j.Req.ID)
+	}
+	holds := r.b.state.Holds()
+	r.b.mu.Unlock()
+	var got []string
+	for _, j := range in.Jobs {
+		got = append(got, j.ID)
+	}
+	if !slices.Equal(got, want) || len(in.Holds) != len(holds) {
+		t.Fatalf("snapshot order %v, State.Waiting %v; holds %d, want %d", got, want, len(in.Holds), len(holds))
+	}
+}
