@@ -63,8 +63,8 @@ func TestCycleReportsReplans(t *testing.T) {
 		c.Log = zerolog.New(&logs).Level(zerolog.InfoLevel)
 	})
 	e.waitSites(r.b, 1)
-	for i, procs := range []int{8, 8, 64} {
-		if rep := submit(t, r.b, "r"+string(rune('0'+i)), job(procs, 3600, 2)); rep.Code != "ok" {
+	for i, price := range []float64{2, 2, 0.5} { // the last one is priced out: it never fits
+		if rep := submit(t, r.b, "r"+string(rune('0'+i)), job(8, 3600, price)); rep.Code != "ok" {
 			t.Fatalf("submit: %+v", rep)
 		}
 	}
