@@ -3,11 +3,28 @@ package forecast
 // Version is the only contract version this code reads and writes.
 const Version = 1
 
-// Criterion names how the planner ranks the feasible allocations of a job.
+// Criterion names how the planner ranks the feasible allocations of a job
+// (docs/formats.md, "The criterion").
 const (
 	EarliestStart  = "earliest-start"
 	EarliestFinish = "earliest-finish"
+	// LeastHeld: among the allocations that finish within the planner's
+	// tolerance of the earliest finish, the one that holds the fewest
+	// processor-seconds, then the earliest finish, then the cheapest, then
+	// the fewest sites. The default for a request that omits criterion.
+	LeastHeld = "least-held"
 )
+
+// DefaultCriterion is the criterion of a request that omits one.
+const DefaultCriterion = LeastHeld
+
+// Criteria lists the valid criteria, the default first.
+func Criteria() []string { return []string{LeastHeld, EarliestStart, EarliestFinish} }
+
+// IsCriterion reports whether c names a criterion ("" does not).
+func IsCriterion(c string) bool {
+	return c == LeastHeld || c == EarliestStart || c == EarliestFinish
+}
 
 // Node is a compute node a site offers to the grid. Speed is relative to the
 // reference CPU (1.0); walltimes are stated on the reference CPU.
@@ -83,6 +100,9 @@ type Allocation struct {
 	Parts []Part  `json:"parts,omitempty"`
 	Cost  float64 `json:"cost,omitempty"`
 	Error string  `json:"error,omitempty"`
+	// Why (optional) says, for people, why the planner chose this
+	// allocation over the others its criterion weighed.
+	Why string `json:"why,omitempty"`
 }
 
 // Placed reports whether the allocation holds processors.

@@ -9,11 +9,16 @@ import (
 
 // coallocOptions is the co-allocation core's runtime model for a run.
 func coallocOptions(sc Scenario) coalloc.Options {
-	return coalloc.Options{
+	o := coalloc.Options{
 		Tiers:           sc.Broker.Tiers,
 		MultiSiteFactor: sc.Broker.MultiSiteFactor,
 		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
+		Tolerance:       coalloc.DefaultTolerance,
 	}
+	if sc.Broker.Tolerance != nil {
+		o.Tolerance = *sc.Broker.Tolerance
+	}
+	return o
 }
 
 // CoallocPools is the default pool factory: the co-allocation core with the

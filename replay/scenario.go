@@ -148,6 +148,9 @@ type BrokerSpec struct {
 	// Tiers are coarse speed thresholds for the co-allocation core (empty:
 	// one tier per node speed, exact).
 	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
+	// Tolerance is the least-held criterion's tolerance, a fraction of a
+	// job's walltime (unset: coalloc.DefaultTolerance).
+	Tolerance *float64 `yaml:"tolerance" json:"tolerance,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

@@ -29,6 +29,7 @@ type take struct {
 type plan struct {
 	start, end int64
 	takes      []take
+	why        string // Allocation.Why
 }
 
 type run struct {
@@ -140,7 +141,7 @@ func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan 
 // that is not a finite number (huge prices over a long hold) is refused as
 // invalid and takes nothing: no allocation the planner returns carries one.
 func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
-	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end}
+	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end, Why: pl.why}
 	taken := make([][]piece, len(pl.takes))
 	for i, t := range pl.takes {
 		var cost float64
