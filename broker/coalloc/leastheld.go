@@ -10,24 +10,31 @@ import (
 
 // The least-held criterion (forecast.LeastHeld, the default): among the
 // allocations that finish at most Options.Tolerance × walltime after the
-// earliest possible finish E, the one that holds the fewest
-// processor-seconds (procs × hold time: the multi-site factor, staging and
-// slow nodes all lengthen the hold), then the earliest finish, then the
-// cheapest, then the fewest sites, then the faster tier.
+// earliest possible finish E, the one that holds the least work, then the
+// earliest finish, then the cheapest, then the fewest sites, then the
+// faster tier.
+//
+// Work is counted in reference processor-seconds, a node's second worth its
+// speed: an allocation of P processors on m sites holds
+// P × (walltime × MultiSiteFactor + (m-1) × StagingDelay) when m > 1 and
+// P × walltime on one site. A slow node's longer hold is no waste by itself
+// (it delivers the same work); what is wasted is the multi-site factor and
+// the staging, which the criterion avoids when one site finishes within the
+// tolerance. (Counting plain processor-seconds instead starves a large slow
+// site: see docs/coalloc.md for the measurements.)
 //
 // The allocations weighed are structured, never all site subsets: one per
 // sweep of the job (speed tier t × site limit m, nested: the nodes at least
 // t fast, the m largest sites), each at that sweep's earliest start, then
-// stage 2's site and node choice. For a given sweep the hold time is fixed,
-// so its earliest start is its best allocation by this key; every
-// allocation of the job is feasible for some sweep with the same or a
-// shorter hold, so the least hold within the window is exact with exact
-// tiers. See docs/coalloc.md.
+// stage 2's site and node choice. Work depends only on the number of sites,
+// which a sweep bounds, so each sweep's earliest start is its best
+// allocation by this key, and the least work within the window is exact
+// with exact tiers. See docs/coalloc.md.
 
 // weighed is one allocation the criterion compares.
 type weighed struct {
 	pl    plan
-	held  int64 // hold time in seconds (procs are the job's, the same for all)
+	held  float64 // work per processor, reference seconds (see workOf)
 	cost  float64
 	sites int
 	tier  float64
@@ -98,8 +105,9 @@ func (p *Pool) pickLeastHeld(job forecast.JobRequest, cands []candidate) plan {
 	first := 0 // the earliest-finishing allocation, for the explanation
 	for i, c := range cands {
 		pl := p.choose(job, c)
-		ws[i] = weighed{pl: pl, held: pl.end - pl.start, cost: p.planCost(job, pl),
-			sites: p.planSites(pl), tier: c.tier}
+		sites := p.planSites(pl)
+		ws[i] = weighed{pl: pl, held: p.opts.workOf(job.Walltime, sites), cost: p.planCost(job, pl),
+			sites: sites, tier: c.tier}
 		if pl.end < ws[first].pl.end || (pl.end == ws[first].pl.end && heldLess(ws[i], ws[first])) {
 			first = i
 		}
@@ -150,15 +158,29 @@ func (p *Pool) planSites(pl plan) int {
 	return len(seen)
 }
 
-func (p *Pool) whyLeastHeld(job forecast.JobRequest, won, first weighed, n int) string {
-	hours := func(w weighed) float64 { return float64(job.Procs) * float64(w.held) / 3600 }
-	if won.pl.end == first.pl.end {
-		return fmt.Sprintf("least-held: the earliest finish, holding %.4g processor-hours on %d site(s), the least of %d allocations weighed",
-			hours(won), won.sites, n)
+// workOf is the work one processor of an allocation on sites sites holds,
+// in reference seconds: walltime × MultiSiteFactor + (sites-1) ×
+// StagingDelay when it spans sites, else walltime.
+func (o Options) workOf(walltime int64, sites int) float64 {
+	w := float64(walltime)
+	if sites > 1 {
+		if o.MultiSiteFactor > 1 {
+			w *= o.MultiSiteFactor
+		}
+		w += float64(sites-1) * float64(o.StagingDelay)
 	}
-	return fmt.Sprintf("least-held: holds %.4g processor-hours on %d site(s) instead of %.4g on %d for the earliest finish, "+
+	return w
+}
+
+func (p *Pool) whyLeastHeld(job forecast.JobRequest, won, first weighed, n int) string {
+	hours := func(w weighed) float64 { return float64(job.Procs) * w.held / 3600 }
+	if won.pl.end == first.pl.end {
+		return fmt.Sprintf("least-held: the earliest finish, %d site(s), %.4g reference processor-hours, the least of %d allocations weighed",
+			won.sites, hours(won), n)
+	}
+	return fmt.Sprintf("least-held: %d site(s), %.4g reference processor-hours instead of %.4g on %d site(s) for the earliest finish, "+
 		"which ends %d s sooner (within the tolerance of %g × walltime; %d allocations weighed)",
-		hours(won), won.sites, hours(first), first.sites, won.pl.end-first.pl.end, p.opts.Tolerance, n)
+		won.sites, hours(won), hours(first), first.sites, won.pl.end-first.pl.end, p.opts.Tolerance, n)
 }
 
 // whyEarliest explains an earliest-start or earliest-finish allocation.

@@ -81,9 +81,9 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 
 // checkLeastHeld checks a least-held allocation against every earliest
 // placement of every site subset and speed threshold: it finishes within
-// the tolerance of the earliest finish, holds the least of those that do,
-// finishes earliest of those that hold that little, and when it is on one
-// site, no single site offers that hold and finish for less.
+// the tolerance of the earliest finish, holds the least work of those that
+// do, finishes earliest of those that hold that little, and when it is on
+// one site, no single site offers that finish for less.
 func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options) error {
 	places := oraclePlacements(before, job, opts)
 	earliest := int64(math.MaxInt64)
@@ -91,14 +91,23 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 		earliest = min(earliest, pl.end)
 	}
 	last := earliest + int64(math.Floor(opts.Tolerance*float64(job.Walltime)))
-	held, end := int64(math.MaxInt64), int64(math.MaxInt64)
+	// Work per processor, reference seconds: it depends on the site count.
+	work := func(sites int) float64 {
+		w := float64(job.Walltime)
+		if sites > 1 {
+			w = w*max(1, opts.MultiSiteFactor) + float64(sites-1)*float64(opts.StagingDelay)
+		}
+		return w
+	}
+	least, end := math.Inf(1), int64(math.MaxInt64)
 	for _, pl := range places {
-		if pl.end <= last && (pl.held < held || (pl.held == held && pl.end < end)) {
-			held, end = pl.held, pl.end
+		w := work(popcount(pl.mask))
+		if pl.end <= last && (w < least || (w == least && pl.end < end)) {
+			least, end = w, pl.end
 		}
 	}
-	if a.End-a.Start != held || a.End != end {
-		return fmt.Errorf("holds [%d,%d), oracle's least hold within %d is %d s ending at %d", a.Start, a.End, last, held, end)
+	if got := work(len(a.Sites())); got != least || a.End != end {
+		return fmt.Errorf("ends %d holding %v s of work per processor, oracle's least within %d is %v ending at %d", a.End, got, last, least, end)
 	}
 	if len(a.Sites()) > 1 {
 		return nil
@@ -107,8 +116,8 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 	cheapest := math.Inf(1)
 	for site := range before {
 		for _, pl := range places {
-			if pl.mask == 1<<site && pl.held == held {
-				cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, end-held, end))
+			if pl.mask == 1<<site && pl.end == end {
+				cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, end-pl.held, end))
 			}
 		}
 	}

@@ -11,6 +11,10 @@ type PlannerOptions struct {
 	Tiers           []float64
 	MultiSiteFactor float64
 	StagingDelay    int64
+	// Criterion is the criterion of jobs that omit one ("": least-held);
+	// Tolerance is least-held's, a fraction of a job's walltime.
+	Criterion string
+	Tolerance float64
 }
 
 // CoallocPlanner binds the co-allocation core as the broker's planner: the
@@ -19,6 +23,6 @@ type PlannerOptions struct {
 func CoallocPlanner(o PlannerOptions) broker.Planner {
 	return func(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
 		return coalloc.PlanQueue(fcs, jobs, coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-			StagingDelay: o.StagingDelay, NotBefore: notBefore})
+			StagingDelay: o.StagingDelay, NotBefore: notBefore, Criterion: o.Criterion, Tolerance: o.Tolerance})
 	}
 }

@@ -131,6 +131,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
 		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{
-			Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)}),
+			Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
+			Criterion: p.Criterion, Tolerance: p.Tolerance}),
 	}
 }
