@@ -63,6 +63,9 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	}
 	if opts.Order == nil {
 		opts.Order = coallocOrder
+		if sc.Broker.Order == OrderFCFS {
+			opts.Order = fcfsOrder
+		}
 	}
 	r, err := newReplayer(sc, w, strat, opts)
 	if err != nil {

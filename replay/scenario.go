@@ -148,6 +148,11 @@ type BrokerSpec struct {
 	// Tiers are coarse speed thresholds for the co-allocation core (empty:
 	// one tier per node speed, exact).
 	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
+	// Order is the lookahead strategies' queue order: "priority" (the
+	// broker's: max price descending, then submit time; the default) or
+	// "fcfs" (submit time, as seeds 002 and 004 plan and as the per-job
+	// strategies always do).
+	Order string `yaml:"order" json:"order,omitempty"`
 	// Tolerance is the least-held criterion's tolerance, a fraction of a
 	// job's walltime (unset: coalloc.DefaultTolerance).
 	Tolerance *float64 `yaml:"tolerance" json:"tolerance,omitempty"`

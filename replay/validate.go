@@ -248,6 +248,8 @@ func (s Scenario) validateBroker() error {
 		return bad("broker.multi_site_factor", "must be at least 1, got %v", b.MultiSiteFactor)
 	case b.StagingDelay < 0:
 		return bad("broker.staging_delay", "must not be negative")
+	case b.Order != "" && b.Order != OrderPriority && b.Order != OrderFCFS:
+		return bad("broker.order", "must be %s or %s, got %q", OrderPriority, OrderFCFS, b.Order)
 	case s.Until < 0 || s.DensityHorizon < 0:
 		return bad("until", "durations must not be negative")
 	}
