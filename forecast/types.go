@@ -83,11 +83,15 @@ type JobRequest struct {
 	Submitted int64    `json:"submitted"`
 }
 
-// Part is the share of an allocation held on one node of one site.
+// Part is the share of an allocation held on one node of one site. Cost
+// (optional) is what the part's processors cost over the allocation's
+// interval: the parts' costs add up to the allocation's, and each one is
+// what the site's owner earns from it.
 type Part struct {
-	Site  string `json:"site"`
-	Node  string `json:"node"`
-	Procs int    `json:"procs"`
+	Site  string  `json:"site"`
+	Node  string  `json:"node"`
+	Procs int     `json:"procs"`
+	Cost  float64 `json:"cost,omitempty"`
 }
 
 // Allocation is the planner's answer for one job: every part is held over

@@ -178,6 +178,10 @@ func checkAlloc(before, after []forecast.Forecast, job forecast.JobRequest, a fo
 	}
 	nb, na := oNodes(before), oNodes(after)
 	used := map[string]int64{}
+	partCost := map[string]float64{}
+	for _, pt := range a.Parts {
+		partCost[pt.Site+"/"+pt.Node] = pt.Cost
+	}
 	slowest := math.Inf(1)
 	var total int64
 	for _, pt := range a.Parts {
@@ -212,6 +216,9 @@ func checkAlloc(before, after []forecast.Forecast, job forecast.JobRequest, a fo
 		c, err := checkNode(n.slots, na[k].slots, used[k], a.Start, a.End, job.MaxPrice)
 		if err != nil {
 			return fmt.Errorf("node %s: %w", k, err)
+		}
+		if pc := partCost[k]; used[k] > 0 && math.Abs(pc-c) > 1e-9*math.Max(1, c) {
+			return fmt.Errorf("part on %s costs %v, its processors are worth %v", k, pc, c)
 		}
 		cost += c
 	}

@@ -128,6 +128,14 @@ func TestNamedCases(t *testing.T) {
 				t.Fatalf("why %q does not name the criterion %s", got.Why, crit)
 			}
 			got.Why = ""
+			var sum float64
+			for i := range got.Parts {
+				sum += got.Parts[i].Cost
+				got.Parts[i].Cost = 0
+			}
+			if !costEqual(sum, got.Cost) {
+				t.Fatalf("parts cost %v in all, the allocation %v", sum, got.Cost)
+			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, c.want)
 			}
