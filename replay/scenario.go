@@ -166,6 +166,9 @@ type SweepSpec struct {
 	Heterogeneity   [][]float64    `yaml:"heterogeneity" json:"heterogeneity,omitempty"`
 	Mix             [][]WidthClass `yaml:"mix" json:"mix,omitempty"`
 	Redraw          []*RedrawSpec  `yaml:"redraw" json:"redraw,omitempty"`
+	// Payment sweeps what grid users pay (max price, credits per CPU-hour):
+	// the price sweep of docs/replay.md.
+	Payment []PaymentSpec `yaml:"payment" json:"payment,omitempty"`
 }
 
 // PlotSpec chooses the Gantt window of --plot.

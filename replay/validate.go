@@ -319,6 +319,11 @@ func (s Scenario) validateSweep() error {
 			}
 		}
 	}
+	for i, p := range w.Payment {
+		if p.Min < 0 || p.Max < p.Min || math.IsNaN(p.Min) || math.IsNaN(p.Max) {
+			return bad(fmt.Sprintf("sweep.payment[%d]", i), "need 0 ≤ min ≤ max, got [%v, %v]", p.Min, p.Max)
+		}
+	}
 	return nil
 }
 
