@@ -35,10 +35,15 @@ type candidate struct {
 // allocation uses, so later jobs cannot use it. A job that does not fit
 // gets an Allocation with Error set and changes nothing.
 //
-// Start is the earliest (earliest-start) or End the earliest
-// (earliest-finish) over all feasible allocations when Options.Tiers is empty;
-// ties go to the earlier finish (resp. start), then to fewer sites, then to
-// the faster tier. See docs/coalloc.md for the node choice.
+// The job's criterion (its own, else Options.Criterion, else least-held)
+// ranks the feasible allocations; with Options.Tiers empty the answer is
+// optimal by it. earliest-start: Start the earliest; earliest-finish: End
+// the earliest; ties go to the earlier finish (resp. start), then to fewer
+// sites, then to the faster tier. least-held: among the allocations ending
+// within Options.Tolerance × walltime of the earliest End, the least work
+// held, then the earliest End, the cheapest, the fewest sites (see
+// leastheld.go). Allocation.Why says why the answer won. See
+// docs/coalloc.md for the node choice.
 //
 // The allocation holds its parts over [Start, End), End-Start being
 // Options.Duration of the slowest chosen node and the number of sites.
