@@ -27,7 +27,7 @@ type BuiltinEngine struct {
 func (e BuiltinEngine) Forecast(_ context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
 	t := now.Unix()
 	f, preds, err := sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
-	f.Unmodelled = e.Unmodelled
+	f.Unmodelled = append(slices.Clip(e.Unmodelled), f.Unmodelled...) // the policy's, then the snapshot's (sim.Build)
 	return f, preds, err
 }
 

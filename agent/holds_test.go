@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,31 +159,58 @@ func (failingHolds) Holds(context.Context) ([]agent.Hold, error) {
 	return nil, errors.New("showres: exit 1")
 }
 
-// A request past its deadline is refused before anything runs; one that
-// is still in time reaches the Reserver with the deadline on its context.
-func TestReserveRefusesExpiredRequest(t *testing.T) {
+// A reserve request's timeout is counted on the agent's own clock from
+// when the request reached it, never compared with the sender's clock: a
+// request whose (older broker's) wall-clock deadline_ms is already past
+// here, as on a site whose clock runs ahead, is served; one that waited in
+// the agent's queue longer than its timeout_ms is answered expired and
+// nothing runs; the Reserver works under the deadline and is cancelled at
+// it.
+func TestReserveTimeoutIsRelative(t *testing.T) {
 	res := &specReserver{}
 	a := holdAgent(t, fixedSnapshot{}, res)
-	late := wire.ReserveRequest{Job: "g1", Start: t0 + 60, Duration: 600, Nodes: []wire.NodeProcs{{Node: "n01", Procs: 1}},
-		DeadlineMS: time.Now().Add(-time.Second).UnixMilli()}
-	if got := reserveJSON(t, a, late); got.Code != wire.CodeInvalid || len(res.specs) != 0 {
-		t.Fatalf("expired request: %+v, reserver called %d times", got, len(res.specs))
+	ahead := wire.ReserveRequest{Job: "g1", Start: t0 + 60, Duration: 600, Nodes: []wire.NodeProcs{{Node: "n01", Procs: 1}},
+		DeadlineMS: time.Now().Add(-10 * time.Second).UnixMilli()}
+	if got := reserveJSON(t, a, ahead); got.Code != wire.CodeOK {
+		t.Fatalf("request from a broker whose clock is 10 s behind: %+v", got)
 	}
-	dl := time.Now().Add(time.Minute)
-	ok := late
-	ok.Job, ok.DeadlineMS = "g2", dl.UnixMilli()
+	ok := ahead
+	ok.Job, ok.DeadlineMS, ok.TimeoutMS = "g2", 0, 60_000
+	before := time.Now()
 	if got := reserveJSON(t, a, ok); got.Code != wire.CodeOK {
 		t.Fatalf("request in time: %+v", got)
 	}
-	if d, set := res.ctxs[0].Deadline(); !set || d.After(time.UnixMilli(dl.UnixMilli())) {
-		t.Errorf("reserver context deadline %v (set %v), want at most %v", d, set, dl)
+	if d, set := res.ctxs[1].Deadline(); !set || d.Before(before.Add(time.Minute)) || d.After(time.Now().Add(time.Minute)) {
+		t.Errorf("reserver context deadline %v (set %v), want a minute after the request arrived", d, set)
 	}
-	// A Reserver still busy at the deadline is cancelled.
+	// A Reserver busy past the timeout holds the queue: the request behind
+	// it expires there, and the busy one is cancelled.
+	res.mu.Lock()
 	res.delay = time.Hour
+	res.mu.Unlock()
 	slow := ok
-	slow.Job, slow.DeadlineMS = "g3", time.Now().Add(300*time.Millisecond).UnixMilli()
-	if got := reserveJSON(t, a, slow); got.Code == wire.CodeOK {
-		t.Fatalf("reservation landed after the deadline: %+v", got)
+	slow.Job, slow.TimeoutMS = "g3", 2000
+	done := make(chan wire.ReserveReply, 1)
+	go func() { done <- reserveJSON(t, a, slow) }()
+	for {
+		res.mu.Lock()
+		n := len(res.specs)
+		res.mu.Unlock()
+		if n == 3 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	queued := ok
+	queued.Job, queued.TimeoutMS = "g4", 100
+	if got := reserveJSON(t, a, queued); got.Code != wire.CodeExpired || !strings.Contains(got.Message, "nothing was done") {
+		t.Fatalf("request that waited past its timeout: %+v", got)
+	}
+	if got := <-done; got.Code == wire.CodeOK {
+		t.Fatalf("reservation landed after the timeout: %+v", got)
+	}
+	if len(res.specs) != 3 {
+		t.Fatalf("reserver called %d times, want 3 (never for the expired request)", len(res.specs))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 // Reserver. Every outcome is audited.
 // Requests are served one at a time.
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
+	received := time.Now() // before the queue: waiting counts against the timeout
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
 	now := a.deps.Now()
@@ -32,7 +33,7 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 	} else {
 		reply.Job = clip(req.Job)
 		rec.Job, rec.Actor, rec.Identity = clip(req.Job), clip(req.RequestedBy), clipIdentity(req.Identity)
-		cmds = a.reserve(ctx, req, now, &reply)
+		cmds = a.reserve(ctx, req, now, deadlineOf(req, received), &reply)
 	}
 	rec.Code, rec.Message = reply.Code, reply.Message
 	if len(cmds) > 0 {
@@ -47,10 +48,10 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 	return reply
 }
 
-func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.Time, reply *wire.ReserveReply) [][]string {
+func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadline time.Time, reply *wire.ReserveReply) [][]string {
 	spec, ref := CheckReserve(req, a.limits(now))
 	if ref == nil {
-		ref = checkDeadline(req, time.Now())
+		ref = checkDeadline(deadline, time.Now())
 	}
 	if ref != nil {
 		reply.Code, reply.Message = ref.Code, ref.Message
@@ -82,13 +83,13 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now time.T
 		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
 		return nil
 	}
-	if ref := checkDeadline(req, time.Now()); ref != nil { // the checks took long
+	if ref := checkDeadline(deadline, time.Now()); ref != nil { // the checks took long
 		reply.Code, reply.Message = ref.Code, ref.Message
 		return nil
 	}
-	if req.DeadlineMS > 0 { // nothing may land after the sender gave up
+	if !deadline.IsZero() { // nothing may land after the sender gave up
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, time.UnixMilli(req.DeadlineMS))
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	res, err := a.deps.Reserver.Reserve(ctx, spec)
@@ -134,13 +135,24 @@ func (a *Agent) fit(ctx context.Context, snap forecast.Snapshot, now time.Time, 
 	return nil
 }
 
-// checkDeadline refuses a request whose sender has stopped waiting for
-// the answer (DeadlineMS passed on the wall clock): reserving now could
-// land after the sender released the job everywhere.
-func checkDeadline(req wire.ReserveRequest, wall time.Time) *Refusal {
-	if req.DeadlineMS > 0 && !wall.Before(time.UnixMilli(req.DeadlineMS)) {
-		return refuse(wire.CodeInvalid, "request expired: its deadline %s passed (now %s); the sender no longer waits for it",
-			time.UnixMilli(req.DeadlineMS).UTC().Format(time.RFC3339Nano), wall.UTC().Format(time.RFC3339Nano))
+// deadlineOf is when the sender of req stops waiting, on this host's
+// monotonic clock: TimeoutMS after the request was received. Zero when the
+// request sets no timeout. DeadlineMS (an older broker's wall-clock
+// instant) is not used: it would compare two hosts' clocks.
+func deadlineOf(req wire.ReserveRequest, received time.Time) time.Time {
+	if req.TimeoutMS <= 0 {
+		return time.Time{}
+	}
+	return received.Add(time.Duration(req.TimeoutMS) * time.Millisecond)
+}
+
+// checkDeadline answers expired once the sender has stopped waiting for
+// the answer (deadline passed; zero means none): reserving now could land
+// after the sender released the job everywhere.
+func checkDeadline(deadline, now time.Time) *Refusal {
+	if !deadline.IsZero() && !now.Before(deadline) {
+		return refuse(wire.CodeExpired, "request expired: it waited here %s past its timeout; the sender no longer waits for it, nothing was done",
+			now.Sub(deadline).Round(time.Millisecond))
 	}
 	return nil
 }

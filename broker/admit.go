@@ -27,6 +27,10 @@ type Policy struct {
 	// (0: no bound). A submission over a bound is refused as queue-full.
 	MaxActivePerUser    int
 	MaxActivePerAccount int
+	// Grid is what the sites known at the submission hold (see Capacity):
+	// a job they could never hold is refused. The daemon sets it for each
+	// submission; nil checks nothing.
+	Grid Capacity
 }
 
 // Allowed lists the grid users and accounts one NATS user may act for.
@@ -49,6 +53,10 @@ func allows(list []string, name string) bool {
 // Submitted = now.
 func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) (Event, wire.SubmitReply) {
 	reply := wire.SubmitReply{Type: wire.TypeSubmitReply}
+	if msg := checkToken("request_id", req.RequestID, maxNameBytes); msg != "" {
+		reply.Code, reply.Message = wire.CodeInvalid, msg
+		return Event{}, reply
+	}
 	if j := s.ByRequest(req.RequestID); j != nil {
 		reply.Code, reply.Job, reply.Duplicate, reply.WorstCost = wire.CodeOK, j.Req.ID, true, j.WorstCost
 		reply.Message = "already submitted as " + j.Req.ID
@@ -90,6 +98,9 @@ func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (c
 	}
 	if p.MaxWalltime > 0 && job.Walltime > p.MaxWalltime {
 		return wire.CodeTooLong, fmt.Sprintf("walltime %ds exceeds the broker's maximum %ds", job.Walltime, p.MaxWalltime)
+	}
+	if msg := p.Grid.Refuse(*job); msg != "" {
+		return wire.CodeNoCapacity, msg
 	}
 	if msg := checkIdentity(p, actor, job); msg != "" {
 		return wire.CodeForbidden, msg

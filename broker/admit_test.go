@@ -153,3 +153,60 @@ func TestStatusListsOwedReleases(t *testing.T) {
 		t.Errorf("releasing %q, want [a b]", got)
 	}
 }
+
+// A job the known sites could never hold is refused with their size: one
+// site's for a one-site job, the max_sites largest together, or the whole
+// grid's; with no site known yet nothing is refused.
+func TestAdmitRefusesWhatNoKnownSiteCouldHold(t *testing.T) {
+	sites := []Site{
+		{Name: "alpha", Forecast: forecast.Forecast{Site: "alpha", Nodes: []forecast.Node{{Name: "a1", Procs: 64}, {Name: "a2", Procs: 64}}}},
+		{Name: "beta", Forecast: forecast.Forecast{Site: "beta", Nodes: []forecast.Node{{Name: "b1", Procs: 100}}}},
+		{Name: "gamma", Forecast: forecast.Forecast{Site: "gamma", Nodes: []forecast.Node{{Name: "c1", Procs: 240}}}},
+		{Name: "delta"}, // its only forecast was refused: no size known
+	}
+	p := Policy{Grid: CapacityOf(sites)}
+	one := func(procs, maxSites int) forecast.JobRequest {
+		r := req("", procs, 3600, 1)
+		r.MaxSites = maxSites
+		return r
+	}
+	cases := []struct {
+		name string
+		job  forecast.JobRequest
+		code string
+		want string
+	}{
+		{"fits the largest site", one(240, 1), wire.CodeOK, ""},
+		{"over the largest site", one(241, 1), wire.CodeNoCapacity, "the largest site known (gamma) has 240"},
+		{"fits two sites", one(368, 2), wire.CodeOK, ""},
+		{"over the two largest", one(369, 2), wire.CodeNoCapacity, "the 2 largest sites known (gamma, alpha) have 368 together"},
+		{"fits the grid", one(468, 0), wire.CodeOK, ""},
+		{"over the grid", one(469, 0), wire.CodeNoCapacity, "the whole grid known (3 sites: gamma, alpha, beta) has 468"},
+		{"a million procs", one(1_000_000, 0), wire.CodeNoCapacity, "1000000 processors asked"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, rep := Admit(NewState(), p, "alice", submitReq("k", c.job), 1)
+			if rep.Code != c.code || !strings.Contains(rep.Message, c.want) {
+				t.Fatalf("reply %+v, want %s containing %q", rep, c.code, c.want)
+			}
+		})
+	}
+	if _, rep := Admit(NewState(), Policy{Grid: CapacityOf(nil)}, "alice", submitReq("k", one(1_000_000, 0)), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("refused with no site known: %+v", rep)
+	}
+}
+
+// request_id is bounded like the other names, refused as invalid without
+// being echoed.
+func TestAdmitBoundsRequestID(t *testing.T) {
+	for _, id := range []string{strings.Repeat("k", 900<<10), "k1\nNats-Msg-Id: x", "k 1"} {
+		_, rep := Admit(NewState(), Policy{}, "alice", submitReq(id, req("", 1, 60, 1)), 1)
+		if rep.Code != wire.CodeInvalid || !strings.Contains(rep.Message, "request_id") || len(rep.Message) > 200 {
+			t.Fatalf("request_id of %d bytes: %s %.200q", len(id), rep.Code, rep.Message)
+		}
+	}
+	if _, rep := Admit(NewState(), Policy{}, "alice", submitReq(strings.Repeat("k", 64), req("", 1, 60, 1)), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("a 64-byte request_id: %+v", rep)
+	}
+}

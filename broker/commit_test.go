@@ -49,3 +49,15 @@ func TestJudgeAllOrNothing(t *testing.T) {
 		t.Fatalf("missing answer: %+v", j)
 	}
 }
+
+// A site that answers expired did nothing: the commit fails and only the
+// sites that reserved are released.
+func TestJudgeExpiredSiteIsNotReleased(t *testing.T) {
+	reqs := []wire.ReserveRequest{{Site: "a"}, {Site: "b"}}
+	ok := Answer{Site: "a", Reply: &wire.ReserveReply{Code: wire.CodeOK, Reservations: []wire.Reservation{{ID: "a.1", Job: "g1"}}}}
+	expired := Answer{Site: "b", Reply: &wire.ReserveReply{Code: wire.CodeExpired, Message: "request expired"}}
+	j := Judge(reqs, []Answer{ok, expired})
+	if j.OK || strings.Join(j.Release, ",") != "a" || !strings.Contains(j.Message, "b: expired") {
+		t.Fatalf("one expired: %+v", j)
+	}
+}

@@ -54,7 +54,11 @@ func TakeForecast(cur *Site, name string, f *forecast.Forecast, received, maxSke
 	if cur != nil && cur.Forecast.Site != "" && !newer(f, &cur.Forecast) {
 		return *cur, Older
 	}
-	return Site{Name: name, Forecast: *f, LastSeen: seenAt(f.Generated, received, maxSkew), Offset: f.Generated - received}, Taken
+	s := Site{Name: name, Forecast: *f, LastSeen: seenAt(f.Generated, received, maxSkew), Offset: f.Generated - received}
+	if cur != nil { // a forecast proves nothing about answering requests
+		s.Unanswered, s.UnansweredSince = cur.Unanswered, cur.UnansweredSince
+	}
+	return s, Taken
 }
 
 // TakeHeartbeat decides a heartbeat of site name: it refreshes the site

@@ -52,6 +52,19 @@ func (j *Job) Active() bool {
 	return false
 }
 
+// OwesReleaseOn reports whether a release of the job is still owed on one
+// of sites: the job must not be reserved there again before it is done
+// (the release would take the new reservation). A release owed elsewhere
+// does not hold the job back.
+func (j *Job) OwesReleaseOn(sites []string) bool {
+	for _, s := range sites {
+		if _, owed := j.PendingRelease[s]; owed {
+			return true
+		}
+	}
+	return false
+}
+
 // Holds reports whether the job's allocation holds slots (the planner must
 // not give them to another job).
 func (j *Job) Holds() bool {

@@ -12,24 +12,30 @@ import (
 // Bounds on what one submission may carry, checked before anything echoes
 // a value back.
 const (
-	maxNameBytes   = 64  // job id, user, account, criterion, feature
-	maxActorBytes  = 128 // a NATS user name
+	maxNameBytes   = forecast.MaxNameBytes // job id, user, account, criterion, feature, request_id
+	maxActorBytes  = 128                   // a NATS user name
 	maxJobFeatures = 32
 )
 
 // checkActor refuses a NATS user name (the submit subject's last token)
 // that is too long or holds control characters or spaces: it goes into
 // logs, audit records and reservation requests.
-func checkActor(actor string) string {
-	if len(actor) > maxActorBytes {
-		return fmt.Sprintf("NATS user name of %d bytes: at most %d", len(actor), maxActorBytes)
+func checkActor(actor string) string { return checkToken("NATS user name", actor, maxActorBytes) }
+
+// checkToken refuses a value that is too long, not UTF-8 or holds control
+// characters or spaces, without echoing it at length. The client's
+// request_id is one: it also goes into a NATS header (the job stream's
+// message id), where a newline would break the message.
+func checkToken(what, v string, maxBytes int) string {
+	if len(v) > maxBytes {
+		return fmt.Sprintf("%s of %d bytes: at most %d", what, len(v), maxBytes)
 	}
-	if !utf8.ValidString(actor) {
-		return "NATS user name is not valid UTF-8"
+	if !utf8.ValidString(v) {
+		return what + " is not valid UTF-8"
 	}
-	for _, r := range actor {
+	for _, r := range v {
 		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
-			return fmt.Sprintf("NATS user name %q holds a control character or space", actor)
+			return fmt.Sprintf("%s %q holds a control character or space", what, v)
 		}
 	}
 	return ""

@@ -27,11 +27,44 @@ type Site struct {
 	// Offline: the site's agent said it stopped; the site is out of
 	// planning until its next forecast.
 	Offline bool
+	// Unanswered says why the site is out of planning although it may
+	// publish forecasts: its agent did not answer a reserve or release
+	// request (no responders, or silence until the timeout). It is kept
+	// across forecasts and heartbeats, and cleared only when the site
+	// answers a request again (see Answered). Since is when it began.
+	Unanswered      string
+	UnansweredSince int64
 }
 
 // Stale reports whether the site is out of planning at now: excluded,
-// offline, or silent longer than ttl.
-func (s Site) Stale(now, ttl int64) bool { return s.Excluded || s.Offline || now-s.LastSeen > ttl }
+// unanswered, offline, or silent longer than ttl.
+func (s Site) Stale(now, ttl int64) bool {
+	return s.Out() || s.Offline || now-s.LastSeen > ttl
+}
+
+// Out reports whether the site is excluded from planning whatever its
+// forecast's age: its latest forecast was refused, or it does not answer
+// requests.
+func (s Site) Out() bool { return s.Excluded || s.Unanswered != "" }
+
+// NotAnswering records that site name did not answer a request at now
+// (why: which request, and the transport's error). The first silence
+// dates the record; later ones only update the reason.
+func NotAnswering(cur *Site, name, why string, now int64) Site {
+	s := orEmpty(cur, name)
+	if s.Unanswered == "" {
+		s.UnansweredSince = now
+	}
+	s.Unanswered = wire.Clip("does not answer reserve/release requests: "+why, 300)
+	return s
+}
+
+// Answered records that the site answered a request (any reply, even a
+// refusal): it is back in planning as far as answering goes.
+func Answered(cur Site) Site {
+	cur.Unanswered, cur.UnansweredSince = "", 0
+	return cur
+}
 
 // Fresh splits sites into the forecasts planning may use, the names of
 // stale sites and of excluded ones, all sorted by site name.
@@ -40,7 +73,7 @@ func Fresh(sites []Site, now, ttl int64) (fresh []forecast.Forecast, stale, excl
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	for _, s := range sorted {
 		switch {
-		case s.Excluded:
+		case s.Out():
 			excluded = append(excluded, s.Name)
 		case s.Stale(now, ttl):
 			stale = append(stale, s.Name)
@@ -58,9 +91,13 @@ func SiteStatuses(sites []Site, now, ttl int64) []wire.SiteStatus {
 		f := s.Forecast
 		st := wire.SiteStatus{
 			Site: s.Name, Seq: f.Seq, Generated: f.Generated, LastSeen: s.LastSeen,
-			Age: now - s.LastSeen, Horizon: f.Horizon, Nodes: len(f.Nodes),
+			Horizon: f.Horizon, Nodes: len(f.Nodes),
 			Slots: len(f.Slots), Stale: s.Stale(now, ttl), ClockOffset: s.Offset,
-			Problem: s.Problem, Excluded: s.Excluded,
+			Problem: s.Problem, Excluded: s.Out(),
+			Unanswered: s.Unanswered, UnansweredSince: s.UnansweredSince,
+		}
+		if s.LastSeen > 0 { // 0: no forecast of the site was ever taken
+			st.Age = now - s.LastSeen
 		}
 		for _, n := range f.Nodes {
 			st.Procs += n.Procs

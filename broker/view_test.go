@@ -45,7 +45,7 @@ func TestAdmitRefusesHostileNamesWithoutEchoing(t *testing.T) {
 // breaks no status reply.
 func TestNonFiniteWorstCost(t *testing.T) {
 	_, rep := Admit(NewState(), Policy{}, "alice", submitReq("k", req("", 8, 36000, 1e308)), 1)
-	if rep.Code != wire.CodeInvalid || !strings.Contains(rep.Message, "not a finite number") {
+	if rep.Code != wire.CodeInvalid || !strings.Contains(rep.Message, "max_price") {
 		t.Fatalf("1e308: %+v", rep)
 	}
 	s := NewState()

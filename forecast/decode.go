@@ -1,22 +1,86 @@
 package forecast
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
 
+// DecodeStrictJSON decodes one JSON value from r into v as the v1
+// decoders do: unknown fields and trailing data are refused, a syntax or
+// type error names its line and column; errors wrap ErrInvalid.
+func DecodeStrictJSON(r io.Reader, v any) error { return decodeStrict(r, v) }
+
 func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
+	seen := &prefix{max: positionBytes}
+	dec := json.NewDecoder(io.TeeReader(r, seen))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: %s", ErrInvalid, located(err, seen))
 	}
 	// Token, not More: More reports false for a stray '}' or ']'.
 	if _, err := dec.Token(); err != io.EOF {
 		return invalid("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// positionBytes is how much of an input decodeStrict keeps to tell the
+// line and column of an error; past it an error gives its byte offset
+// (the input is a machine's then, and memory stays bounded for the wire).
+const positionBytes = 1 << 20
+
+// prefix keeps the first max bytes written to it and counts the rest.
+type prefix struct {
+	buf bytes.Buffer
+	n   int64
+	max int
+}
+
+func (p *prefix) Write(b []byte) (int, error) {
+	if room := p.max - p.buf.Len(); room > 0 {
+		p.buf.Write(b[:min(room, len(b))])
+	}
+	p.n += int64(len(b))
+	return len(b), nil
+}
+
+// located prefixes a JSON error that knows its byte offset with the line
+// and column of that offset in the input (the offending byte of a syntax
+// error, the end of the value of a type error), or with the offset alone
+// past the kept prefix.
+func located(err error, seen *prefix) string {
+	data := seen.buf.Bytes()
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &syn):
+		off = max(syn.Offset-1, 0) // Offset counts the offending byte
+
+	case errors.As(err, &typ):
+		off = typ.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = seen.n
+	}
+	switch {
+	case off < 0:
+		return err.Error()
+	case off > int64(len(data)):
+		return fmt.Sprintf("byte %d: %v", off, err)
+	}
+	line, col := Position(data, off)
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// Position is the 1-based line and column (in bytes) of offset off in data.
+func Position(data []byte, off int64) (line, col int) {
+	before := data[:off]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
 }
 
 // DecodeForecast reads one v1 forecast and validates it.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 )
@@ -24,19 +23,19 @@ const seedJobs = `[{"id": "g17", "procs": 64, "walltime": 7200, "max_price": 2.5
 // checkForecast asserts what a forecast that passed validation guarantees.
 func checkForecast(t *testing.T, f *Forecast) {
 	t.Helper()
-	if f.Version != Version || !IsPlainName(f.Site) || f.Horizon < f.Generated {
+	if f.Version != Version || !IsPlainName(f.Site) || f.Horizon < f.Generated || f.Generated < 0 || f.Horizon > MaxInstant {
 		t.Fatalf("accepted bad header: %+v", f)
 	}
 	nodes := map[string]Node{}
 	for _, n := range f.Nodes {
-		if _, dup := nodes[n.Name]; dup || n.Name == "" || n.Procs <= 0 || !(n.Speed > 0) || math.IsInf(n.Speed, 0) || n.MemMB < 0 {
+		if _, dup := nodes[n.Name]; dup || n.Name == "" || n.Procs <= 0 || n.Procs > MaxProcs || !(n.Speed >= MinSpeed) || n.Speed > MaxSpeed || n.MemMB < 0 {
 			t.Fatalf("accepted bad node %+v", n)
 		}
 		nodes[n.Name] = n
 	}
 	for _, s := range f.Slots {
 		n, ok := nodes[s.Node]
-		if !ok || s.Procs <= 0 || s.Procs > n.Procs || s.End <= s.Start || !(s.Price >= 0) || math.IsInf(s.Price, 0) {
+		if !ok || s.Procs <= 0 || s.Procs > n.Procs || s.End <= s.Start || s.Start < 0 || s.End > MaxInstant || !(s.Price >= 0) || s.Price > MaxPrice {
 			t.Fatalf("accepted bad slot %+v", s)
 		}
 	}
@@ -58,6 +57,16 @@ func FuzzDecodeForecast(f *testing.F) {
 			return
 		}
 		checkForecast(t, fc)
+		clipped, n := ClipToWindow(*fc)
+		checkForecast(t, &clipped)
+		if len(clipped.Slots) != len(fc.Slots)-n.Dropped {
+			t.Fatalf("ClipToWindow kept %d of %d slots, dropped %d", len(clipped.Slots), len(fc.Slots), n.Dropped)
+		}
+		for _, s := range clipped.Slots {
+			if s.Start < fc.Generated || s.End > fc.Horizon {
+				t.Fatalf("slot %+v outside the window [%d, %d] after ClipToWindow", s, fc.Generated, fc.Horizon)
+			}
+		}
 		out, err := json.Marshal(fc)
 		if err != nil {
 			t.Fatalf("re-encode: %v", err)
@@ -89,8 +98,8 @@ func FuzzDecodeJobs(f *testing.F) {
 		}
 		ids := map[string]bool{}
 		for _, j := range jobs {
-			if j.ID == "" || ids[j.ID] || j.Procs <= 0 || j.Walltime <= 0 || !(j.MaxPrice >= 0) ||
-				math.IsInf(j.MaxPrice, 0) || !(j.MinSpeed >= 0) || j.MaxSites < 0 || j.MemMB < 0 {
+			if j.ID == "" || ids[j.ID] || j.Procs <= 0 || j.Procs > MaxProcs || j.Walltime <= 0 || j.Walltime > MaxDuration ||
+				!(j.MaxPrice >= 0) || j.MaxPrice > MaxPrice || !(j.MinSpeed >= 0) || j.MaxSites < 0 || j.MemMB < 0 {
 				t.Fatalf("accepted bad job %+v", j)
 			}
 			if c := j.CriterionOrDefault(); !IsCriterion(c) {
@@ -128,6 +137,14 @@ var invalidForecasts = []struct{ name, in, want string }{
 	{"horizon before generated", strings.Replace(seedForecast, `"horizon": 1763866400`, `"horizon": 1`, 1), "horizon"},
 	{"site with a space", strings.Replace(seedForecast, `"site": "alpha"`, `"site": "al pha"`, 1), "site"},
 	{"empty", ``, "EOF"},
+	{"slot end past the model's time", strings.Replace(seedForecast, `"end": 1763866400`, `"end": 9223372036854775807`, 1), "slots[2].end"},
+	{"negative slot start", strings.Replace(seedForecast, `"start": 1763785000`, `"start": -5`, 1), "slots[2].start"},
+	{"negative generated", strings.Replace(seedForecast, `"generated": 1763780000`, `"generated": -1`, 1), "generated"},
+	{"huge price", strings.Replace(seedForecast, `"price": 2.5`, `"price": 1e308`, 1), "slots[1].price"},
+	{"huge node procs", strings.Replace(seedForecast, `"procs": 16, "speed"`, `"procs": 1000000000, "speed"`, 1), "nodes[1].procs"},
+	{"tiny speed", strings.Replace(seedForecast, `"speed": 1.5`, `"speed": 1e-300`, 1), "nodes[1].speed"},
+	{"huge memory", strings.Replace(seedForecast, `"mem_mb": 64000`, `"mem_mb": 9223372036854775807`, 1), "nodes[1].mem_mb"},
+	{"long node name", strings.Replace(seedForecast, `"name": "n002"`, `"name": "`+strings.Repeat("n", 300)+`"`, 1), "nodes[1].name"},
 }
 
 var invalidJobs = []struct{ name, in, want string }{
@@ -141,6 +158,12 @@ var invalidJobs = []struct{ name, in, want string }{
 	{"shell in user", strings.Replace(seedJobs, `"alice"`, `"alice;rm"`, 1), "user"},
 	{"not an array", `{"id": "g1"}`, "cannot unmarshal"},
 	{"trailing bracket", seedJobs + `]`, "trailing"},
+	{"huge walltime", strings.Replace(seedJobs, `"walltime": 600`, `"walltime": 9223372036854775000`, 1), "walltime"},
+	{"huge procs", strings.Replace(seedJobs, `"procs": 8`, `"procs": 100000000`, 1), "procs"},
+	{"huge max_price", strings.Replace(seedJobs, `"max_price": 1,`, `"max_price": 1e308,`, 1), "max_price"},
+	{"negative submitted", strings.Replace(seedJobs, `"submitted": 1763780000`, `"submitted": -1`, 1), "submitted"},
+	{"huge min_speed", strings.Replace(seedJobs, `"min_speed": 0`, `"min_speed": 1e300`, 1), "min_speed"},
+	{"syntax error names line and column", strings.Replace(seedJobs, `"max_price": 1,`, `"max_price": N,`, 1), "line 4, column"},
 }
 
 func TestDecodeNamesFieldAndIndex(t *testing.T) {

@@ -54,8 +54,8 @@ func DefaultPricing() Pricing {
 // job never costs less than free time (multipliers >= 1, caps >= the
 // multiplier).
 func (p Pricing) Validate() error {
-	if badFloat(p.Base) || p.Base < 0 {
-		return invalid("pricing base %v: must be a number >= 0", p.Base)
+	if !goodPrice(p.Base) {
+		return invalid("pricing base %v: must be a number in [0, %v]", p.Base, MaxPrice)
 	}
 	if err := p.Default.validate(); err != nil {
 		return fmt.Errorf("pricing default: %w", err)
@@ -73,18 +73,21 @@ func (d Displace) validate() error {
 		return nil
 	}
 	switch {
-	case badFloat(d.Multiplier) || d.Multiplier < 1:
-		return invalid("multiplier %v: must be >= 1 (displacing a local job never costs less than free time)", d.Multiplier)
-	case badFloat(d.PerPriority) || d.PerPriority < 0:
-		return invalid("per_priority %v: must be >= 0", d.PerPriority)
-	case badFloat(d.Max) || d.Max < 0 || (d.Max > 0 && d.Max < d.Multiplier):
-		return invalid("max %v: must be 0 (no cap) or >= multiplier %v", d.Max, d.Multiplier)
+	case badFloat(d.Multiplier) || d.Multiplier < 1 || d.Multiplier > MaxPrice:
+		return invalid("multiplier %v: must lie in [1, %v] (displacing a local job never costs less than free time)", d.Multiplier, MaxPrice)
+	case !goodPrice(d.PerPriority):
+		return invalid("per_priority %v: must lie in [0, %v]", d.PerPriority, MaxPrice)
+	case !goodPrice(d.Max) || (d.Max > 0 && d.Max < d.Multiplier):
+		return invalid("max %v: must be 0 (no cap) or lie in [multiplier %v, %v]", d.Max, d.Multiplier, MaxPrice)
 	}
 	return nil
 }
 
 // Price is what a grid job pays per CPU-hour for time that j is forecast
-// to hold; ok is false when that time is not offered.
+// to hold; ok is false when that time is not offered: by a never rule, or
+// because the price would exceed MaxPrice, which no job may pay. On a
+// validated Pricing the arithmetic stays finite (every factor is at most
+// MaxPrice, a priority at most 2^63).
 func (p Pricing) Price(j LocalJob) (price float64, ok bool) {
 	d := p.Default
 	for _, r := range p.Rules {
@@ -100,7 +103,11 @@ func (p Pricing) Price(j LocalJob) (price float64, ok bool) {
 	if d.Max > 0 {
 		m = min(m, d.Max)
 	}
-	return p.Base * m, true
+	price = p.Base * m
+	if !goodPrice(price) {
+		return 0, false
+	}
+	return price, true
 }
 
 func (r PriceRule) matches(j LocalJob) bool {

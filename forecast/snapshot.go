@@ -132,6 +132,17 @@ type LocalJob struct {
 	Reservation string `json:"reservation,omitempty"`
 }
 
+// KnownState reports whether the job's state is one of Torque's
+// (Q, R, H, W, E, C, T, S). A forecaster treats a job in any other state
+// as holding its processors (the conservative reading) and says so.
+func (j LocalJob) KnownState() bool {
+	switch j.State {
+	case JobQueued, JobRunning, JobHeld, JobWaiting, JobExiting, JobCompleted, JobTransit, JobSuspended:
+		return true
+	}
+	return false
+}
+
 // Running reports whether the job holds processors now (R, E or S).
 func (j LocalJob) Running() bool {
 	return j.State == JobRunning || j.State == JobExiting || j.State == JobSuspended

@@ -37,9 +37,14 @@ func (f *Forecast) Validate() error {
 		return invalid("forecast version %d: only version %d is supported", f.Version, Version)
 	}
 	if !IsPlainName(f.Site) {
-		return invalid("forecast site %q: must be a plain name", f.Site)
+		return invalid("forecast site %q: must be a plain name", clipName(f.Site))
 	}
-	if f.Horizon < f.Generated {
+	switch {
+	case !inInstants(f.Generated):
+		return invalid("forecast generated %d: must lie in [0, %d]", f.Generated, MaxInstant)
+	case !inInstants(f.Horizon):
+		return invalid("forecast horizon %d: must lie in [0, %d]", f.Horizon, MaxInstant)
+	case f.Horizon < f.Generated:
 		return invalid("forecast horizon %d is before generated %d", f.Horizon, f.Generated)
 	}
 	if len(f.Unmodelled) > MaxUnmodelled {
@@ -68,12 +73,14 @@ func (f *Forecast) nodeIndex() (map[string]Node, error) {
 		switch {
 		case n.Name == "":
 			return nil, invalid("nodes[%d].name: empty", i)
-		case n.Procs <= 0:
-			return nil, invalid("nodes[%d].procs: %d, must be > 0", i, n.Procs)
-		case badFloat(n.Speed) || n.Speed <= 0:
-			return nil, invalid("nodes[%d].speed: %v, must be > 0", i, n.Speed)
-		case n.MemMB < 0:
-			return nil, invalid("nodes[%d].mem_mb: %d, must be >= 0", i, n.MemMB)
+		case len(n.Name) > MaxNodeNameBytes:
+			return nil, invalid("nodes[%d].name: %d bytes, at most %d", i, len(n.Name), MaxNodeNameBytes)
+		case n.Procs <= 0 || n.Procs > MaxProcs:
+			return nil, invalid("nodes[%d].procs: %d, must lie in [1, %d]", i, n.Procs, MaxProcs)
+		case !goodSpeed(n.Speed):
+			return nil, invalid("nodes[%d].speed: %v, must lie in [%v, %v]", i, n.Speed, MinSpeed, MaxSpeed)
+		case n.MemMB < 0 || n.MemMB > MaxMemMB:
+			return nil, invalid("nodes[%d].mem_mb: %d, must lie in [0, %d]", i, n.MemMB, MaxMemMB)
 		}
 		if _, dup := nodes[n.Name]; dup {
 			return nil, invalid("nodes[%d].name: duplicate node %q", i, n.Name)
@@ -87,15 +94,19 @@ func validateSlot(i int, s Slot, nodes map[string]Node) error {
 	n, ok := nodes[s.Node]
 	switch {
 	case !ok:
-		return invalid("slots[%d].node: unknown node %q", i, s.Node)
+		return invalid("slots[%d].node: unknown node %q", i, Clip(s.Node, MaxNodeNameBytes))
 	case s.Procs <= 0:
 		return invalid("slots[%d].procs: %d, must be > 0", i, s.Procs)
 	case s.Procs > n.Procs:
 		return invalid("slots[%d].procs: %d exceeds node %q capacity %d", i, s.Procs, s.Node, n.Procs)
+	case !inInstants(s.Start):
+		return invalid("slots[%d].start: %d, must lie in [0, %d]", i, s.Start, MaxInstant)
+	case !inInstants(s.End):
+		return invalid("slots[%d].end: %d, must lie in [0, %d]", i, s.End, MaxInstant)
 	case s.End <= s.Start:
 		return invalid("slots[%d].end: %d, must be after start %d", i, s.End, s.Start)
-	case badFloat(s.Price) || s.Price < 0:
-		return invalid("slots[%d].price: %v, must be a number >= 0", i, s.Price)
+	case !goodPrice(s.Price):
+		return invalid("slots[%d].price: %v, must be a number in [0, %v]", i, s.Price, MaxPrice)
 	}
 	return nil
 }
@@ -104,25 +115,27 @@ func validateSlot(i int, s Slot, nodes map[string]Node) error {
 func (j *JobRequest) Validate() error {
 	switch {
 	case j.ID != "" && !IsPlainName(j.ID):
-		return invalid("job id %q: must be a plain name", j.ID)
-	case j.Procs <= 0:
-		return invalid("job %s: procs %d, must be > 0", j.ID, j.Procs)
-	case j.Walltime <= 0:
-		return invalid("job %s: walltime %d, must be > 0", j.ID, j.Walltime)
-	case badFloat(j.MaxPrice) || j.MaxPrice < 0:
-		return invalid("job %s: max_price %v, must be a number >= 0", j.ID, j.MaxPrice)
-	case badFloat(j.MinSpeed) || j.MinSpeed < 0:
-		return invalid("job %s: min_speed %v, must be a number >= 0", j.ID, j.MinSpeed)
-	case j.MemMB < 0:
-		return invalid("job %s: mem_mb %d, must be >= 0", j.ID, j.MemMB)
+		return invalid("job id %q: must be a plain name", clipName(j.ID))
+	case j.Procs <= 0 || j.Procs > MaxProcs:
+		return invalid("job %s: procs %d, must lie in [1, %d]", j.ID, j.Procs, MaxProcs)
+	case j.Walltime <= 0 || j.Walltime > MaxDuration:
+		return invalid("job %s: walltime %d, must lie in [1, %d]", j.ID, j.Walltime, MaxDuration)
+	case !goodPrice(j.MaxPrice):
+		return invalid("job %s: max_price %v, must be a number in [0, %v]", j.ID, j.MaxPrice, MaxPrice)
+	case badFloat(j.MinSpeed) || j.MinSpeed < 0 || j.MinSpeed > MaxSpeed:
+		return invalid("job %s: min_speed %v, must be a number in [0, %v]", j.ID, j.MinSpeed, MaxSpeed)
+	case j.MemMB < 0 || j.MemMB > MaxMemMB:
+		return invalid("job %s: mem_mb %d, must lie in [0, %d]", j.ID, j.MemMB, MaxMemMB)
+	case !inInstants(j.Submitted):
+		return invalid("job %s: submitted %d, must lie in [0, %d]", j.ID, j.Submitted, MaxInstant)
 	case j.MaxSites < 0:
 		return invalid("job %s: max_sites %d, must be >= 0", j.ID, j.MaxSites)
 	case j.Criterion != "" && !IsCriterion(j.Criterion):
 		return invalid("job %s: criterion %q, must be %q, %q or %q", j.ID, j.Criterion, LeastHeld, EarliestStart, EarliestFinish)
 	case j.User != "" && !IsPlainName(j.User):
-		return invalid("job %s: user %q: must be a plain name", j.ID, j.User)
+		return invalid("job %s: user %q: must be a plain name", j.ID, clipName(j.User))
 	case j.Account != "" && !IsPlainName(j.Account):
-		return invalid("job %s: account %q: must be a plain name", j.ID, j.Account)
+		return invalid("job %s: account %q: must be a plain name", j.ID, clipName(j.Account))
 	}
 	return nil
 }

@@ -184,12 +184,14 @@ type SiteStatus struct {
 	Site      string `json:"site"`
 	Seq       uint64 `json:"seq"`
 	Generated int64  `json:"generated"`
-	LastSeen  int64  `json:"last_seen"`
-	Age       int64  `json:"age"`
-	Horizon   int64  `json:"horizon"`
-	Nodes     int    `json:"nodes"`
-	Procs     int    `json:"procs"`
-	Slots     int    `json:"slots"`
+	// LastSeen is 0 (and Age 0) when the broker never took a forecast of
+	// the site (e.g. its only forecast was refused).
+	LastSeen int64 `json:"last_seen"`
+	Age      int64 `json:"age"`
+	Horizon  int64 `json:"horizon"`
+	Nodes    int   `json:"nodes"`
+	Procs    int   `json:"procs"`
+	Slots    int   `json:"slots"`
 	// FreeProcHours is the processor-hours of slots between now and the
 	// horizon.
 	FreeProcHours float64 `json:"free_proc_hours"`
@@ -198,10 +200,15 @@ type SiteStatus struct {
 	// ClockOffset is the site's clock minus the broker's, seconds, at the
 	// site's last message.
 	ClockOffset int64 `json:"clock_offset"`
-	// Problem says why the site's latest message was refused; Excluded is
-	// set when that keeps the site out of planning until a good forecast.
-	Problem  string `json:"problem,omitempty"`
-	Excluded bool   `json:"excluded,omitempty"`
+	// Problem says why the site's latest message was refused. Excluded is
+	// set when the site is out of planning whatever its forecast's age:
+	// its latest forecast was refused (until a good one arrives), or it
+	// does not answer reserve/release requests (Unanswered says why, since
+	// UnansweredSince; until it answers again).
+	Problem         string `json:"problem,omitempty"`
+	Excluded        bool   `json:"excluded,omitempty"`
+	Unanswered      string `json:"unanswered,omitempty"`
+	UnansweredSince int64  `json:"unanswered_since,omitempty"`
 }
 
 // SitesReply lists every site the broker has a forecast of.

@@ -14,12 +14,13 @@ import (
 // can need, so that a hostile or broken message costs the broker a bounded
 // amount of memory however well it compresses.
 const (
-	// MaxForecastNodes is the most nodes one forecast may list.
-	MaxForecastNodes = 10_000
+	// MaxForecastNodes is the most nodes one forecast may list
+	// (forecast.MaxForecastNodes: the model's limits are written there).
+	MaxForecastNodes = forecast.MaxForecastNodes
 	// MaxForecastSlots is the most slots one forecast may list: 5,000
 	// nodes × 100 slots, or 10,000 nodes × 50. A 5,000-node site whose
 	// built-in engine saw 20,000 queued jobs forecast 44 slots per node.
-	MaxForecastSlots = 500_000
+	MaxForecastSlots = forecast.MaxForecastSlots
 	// maxHeaderBytes bounds the JSON part of a compact forecast (the
 	// site and its nodes): about 400 bytes per node at the node limit (a
 	// node with a few features takes about 80).
@@ -92,18 +93,5 @@ func DecodeStrict(data []byte, v any) error {
 	return nil
 }
 
-// Clip shortens s for an error message or a log line: at most n bytes
-// (cut at a rune boundary) and a note of the full length, so a refusal
-// never echoes a huge input back.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// Clip shortens s for an error message or a log line (forecast.Clip).
+func Clip(s string, n int) string { return forecast.Clip(s, n) }

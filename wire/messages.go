@@ -30,6 +30,7 @@ const (
 	CodeOverBudget  = "over-budget" // job's worst-case cost exceeds the budget left
 	CodeQueueFull   = "queue-full"  // the user or account has as many active grid jobs as allowed
 	CodeInternal    = "internal"    // the machinery failed
+	CodeExpired     = "expired"     // the request waited at the site longer than its timeout; nothing was done
 )
 
 // Identity is what the ACL of a grid job's reservation matches: plain names
@@ -49,10 +50,21 @@ type NodeProcs struct {
 // ReserveRequest asks one site to protect a grid job's part with a
 // reservation. Revision is the forecast Seq the plan was made on. Either
 // Nodes (exact per-node counts) or Procs (a count for the site) is set.
-// Retrying with the same Job is a no-op on the agent. DeadlineMS, when set,
-// is when the sender stops waiting (Unix milliseconds, wall clock): the
-// agent refuses the request from then on instead of reserving what the
-// sender may already have released.
+// Retrying with the same Job is a no-op on the agent.
+//
+// TimeoutMS, when set, is how long the sender waits for the answer, in
+// milliseconds, counted by the agent from when the request reached it (on
+// its own monotonic clock: no two hosts' clocks are compared). From then
+// on the agent answers CodeExpired and does nothing, instead of reserving
+// what the sender may already have released. Brokers send a little less
+// than they wait, so the expired answer reaches them.
+//
+// DeadlineMS is what brokers before TimeoutMS sent: the instant the sender
+// stopped waiting, on the sender's wall clock. Agents read it but no
+// longer use it: compared with the site's clock it refused every request
+// on a site running a few seconds ahead. A request with neither is served
+// without a deadline (the broker releases a site whose answer it did not
+// get in time).
 type ReserveRequest struct {
 	Type        string      `json:"type"`
 	Job         string      `json:"job"`
@@ -64,6 +76,7 @@ type ReserveRequest struct {
 	Procs       int         `json:"procs,omitempty"`
 	Identity    Identity    `json:"identity"`
 	RequestedBy string      `json:"requested_by,omitempty"`
+	TimeoutMS   int64       `json:"timeout_ms,omitempty"`
 	DeadlineMS  int64       `json:"deadline_ms,omitempty"`
 }
 

@@ -7,12 +7,13 @@ import (
 )
 
 // MaxInstant bounds every time in a forecast the planner takes (slot
-// edges, generated, horizon): Unix seconds in [0, 2^40], about the year
-// 36,800, so that no difference of two instants overflows.
-const MaxInstant = int64(1) << 40
+// edges, generated, horizon): the model's limit (forecast.MaxInstant,
+// docs/formats.md), so that no difference of two instants overflows.
+const MaxInstant = forecast.MaxInstant
 
-// maxNodeProcs bounds a node's processors so that edge deltas fit in int32.
-const maxNodeProcs = 1 << 24
+// maxNodeProcs bounds a node's processors so that edge deltas fit in int32
+// (forecast.MaxProcs).
+const maxNodeProcs = forecast.MaxProcs
 
 // ValidateForecast checks one forecast against the v1 contract and the
 // planner's own limits. NewPool refuses a forecast exactly when this does,

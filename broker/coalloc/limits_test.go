@@ -34,10 +34,11 @@ func TestValidateForecastPlannerLimits(t *testing.T) {
 	}
 }
 
-// A job whose cost overflows float64 gets an "invalid:" answer and takes
-// nothing, so the plan can still be written as JSON and the next job fits.
+// A job whose cost would overflow float64 (a max_price past the model's
+// limit, docs/formats.md) gets an "invalid:" answer and takes nothing, so
+// the plan can still be written as JSON and the next job fits.
 func TestNonFiniteCostIsRefused(t *testing.T) {
-	f := mkSite("a", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 1<<30, 1e308))
+	f := mkSite("a", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 1<<30, forecast.MaxPrice))
 	allocs, err := PlanQueue([]forecast.Forecast{f}, []forecast.JobRequest{
 		jb("huge", 8, 36000, 1e308), jb("next", 8, 36000, 1e308),
 	}, Options{})

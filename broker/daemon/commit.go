@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"lookahead/broker"
 	"lookahead/forecast"
@@ -19,9 +20,11 @@ import (
 func (b *Broker) commit(ctx context.Context, id string, a forecast.Allocation, revisions map[string]uint64) error {
 	b.mu.Lock()
 	j := b.state.Job(id)
-	if j == nil || j.State != wire.JobWaiting || len(j.PendingRelease) > 0 || b.staleFor(a, revisions) {
+	if j == nil || j.State != wire.JobWaiting || j.OwesReleaseOn(a.Sites()) || b.staleFor(a, revisions) || b.touchesUnanswered(a) {
 		b.mu.Unlock()
-		return nil // cancelled meanwhile, old reservations not yet released, or a site said stale
+		// cancelled meanwhile, old reservations on one of a's sites not yet
+		// released, a site said stale, or one stopped answering in this cycle
+		return nil
 	}
 	if msg := b.state.CheckCommit(b.cfg.Policy.Budgets, j, a.Cost); msg != "" {
 		j.Message = "not reserved, over budget at the planned cost: " + msg
@@ -79,10 +82,9 @@ func (b *Broker) failAt(point string) bool {
 func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]broker.Answer, bool) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
 	ch := make(chan broker.Answer, len(reqs))
 	for _, r := range reqs {
-		r.DeadlineMS = deadline.UnixMilli() // the agent refuses it once we stopped waiting
+		r.TimeoutMS = siteTimeout(b.cfg.ReserveTimeout).Milliseconds()
 		go func() {
 			var reply wire.ReserveReply
 			err := b.request(ctx, wire.AgentSubject(r.Site, wire.VerbReserve), r, &reply)
@@ -102,6 +104,14 @@ func (b *Broker) reserveAll(ctx context.Context, reqs []wire.ReserveRequest) ([]
 		}
 	}
 	return answers, false
+}
+
+// siteTimeout is how long a site may take on a reserve request, counted
+// from when it receives it (a relative timeout: the two hosts' clocks are
+// never compared): a tenth (at most 1 s) less than the broker waits, so a
+// site that runs out of time answers expired before the broker gives up.
+func siteTimeout(wait time.Duration) time.Duration {
+	return wait - min(wait/10, time.Second)
 }
 
 // request sends v as JSON to subject and decodes the reply into out.
@@ -129,6 +139,9 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 			r.Code, r.Message, r.Detail = ans.Reply.Code, ans.Reply.Message, ans.Reply.Reservations
 		}
 		b.audit(ctx, r)
+	}
+	for _, ans := range answers {
+		b.heard(ans.Site, "reserve "+id, ans.Err)
 	}
 	jd := broker.Judge(reqs, answers)
 	b.mu.Lock()
@@ -190,16 +203,24 @@ func rollbackReason(answers []broker.Answer) string {
 
 // releaseOwed sends every release that is due; a site that confirms (ok or
 // nothing to release) is recorded as released, others are retried next
-// cycle.
+// cycle. A site that does not answer is asked once per pass (the owed
+// releases stay owed until it answers again); an unanswering site owed
+// nothing is probed with a list request.
 func (b *Broker) releaseOwed(ctx context.Context) error {
 	b.mu.Lock()
 	owed := b.state.OwedReleases(b.now())
 	b.mu.Unlock()
+	tried, silent := map[string]bool{}, map[string]bool{}
 	for _, o := range owed {
-		if b.stopPending(o.Job, o.Site) {
-			continue // the job's parts there are deleted first
+		if b.stopPending(o.Job, o.Site) || silent[o.Site] {
+			continue // the job's parts there are deleted first, or the site is silent
 		}
+		tried[o.Site] = true
 		reply, err := b.release(ctx, o.Job, o.Site, "broker: release owed")
+		b.heard(o.Site, "release "+o.Job, err)
+		if err != nil && noAnswer(err) {
+			silent[o.Site] = true
+		}
 		if err != nil || (reply.Code != wire.CodeOK && reply.Code != wire.CodeNotFound) {
 			b.log.Warn().Err(err).Str("job", o.Job).Str("site", o.Site).Str("code", reply.Code).Msg("release failed; will retry")
 			continue
@@ -211,6 +232,7 @@ func (b *Broker) releaseOwed(ctx context.Context) error {
 			return err
 		}
 	}
+	b.probeUnanswered(ctx, tried)
 	return nil
 }
 

@@ -20,6 +20,8 @@ type Metrics interface {
 	RolledBack(reason string)
 	NoShowReleased()
 	AuditDone(found map[string]int)
+	SetUnanswered(n int)
+	JobEventIgnored(reason string)
 }
 
 type noMetrics struct{}
@@ -32,6 +34,8 @@ func (noMetrics) Committed()                                   {}
 func (noMetrics) RolledBack(string)                            {}
 func (noMetrics) NoShowReleased()                              {}
 func (noMetrics) AuditDone(map[string]int)                     {}
+func (noMetrics) SetUnanswered(int)                            {}
+func (noMetrics) JobEventIgnored(string)                       {}
 
 // Clock gives the broker its notion of now. The daemon uses the wall clock;
 // the demo an accelerated one; tests a settable one.

@@ -105,7 +105,11 @@ func (b *Broker) takeForecast(site string, data []byte, stored bool) {
 	if same {
 		return
 	}
-	f, err := decodeSiteForecast(site, data)
+	f, window, err := decodeSiteForecast(site, data)
+	if window.Changed() {
+		b.log.Warn().Str("site", site).Int("clipped", window.Clipped).Int("dropped", window.Dropped).
+			Msg("forecast slots outside its window [generated, horizon]: clipped to it, or dropped (docs/formats.md)")
+	}
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -136,19 +140,22 @@ func (b *Broker) takeForecast(site string, data []byte, stored bool) {
 
 // decodeSiteForecast decodes a payload (bounded; see wire.DecodeForecast)
 // and checks it against the planner's limits, so a forecast the broker
-// takes never makes the planner refuse the grid's queue.
-func decodeSiteForecast(site string, data []byte) (*forecast.Forecast, error) {
+// takes never makes the planner refuse the grid's queue; slots outside the
+// forecast's window are clipped to it or dropped, and counted.
+func decodeSiteForecast(site string, data []byte) (*forecast.Forecast, forecast.WindowCount, error) {
+	var none forecast.WindowCount
 	f, err := wire.DecodeForecast(data)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	if f.Site != site {
-		return nil, fmt.Errorf("%w: forecast names site %q, published as %q", forecast.ErrInvalid, wire.Clip(f.Site, 64), site)
+		return nil, none, fmt.Errorf("%w: forecast names site %q, published as %q", forecast.ErrInvalid, wire.Clip(f.Site, 64), site)
 	}
 	if err := coalloc.ValidateForecast(f); err != nil {
-		return nil, err
+		return nil, none, err
 	}
-	return f, nil
+	clipped, window := forecast.ClipToWindow(*f)
+	return &clipped, window, nil
 }
 
 // forgetSite drops a site whose KV key was deleted or purged.

@@ -104,7 +104,9 @@ func (b *Broker) onSubmit(req micro.Request) {
 // use.
 func (b *Broker) Submit(ctx context.Context, actor string, sr wire.SubmitRequest) wire.SubmitReply {
 	b.mu.Lock()
-	e, reply := broker.Admit(b.state, b.cfg.Policy, actor, sr, b.now())
+	p := b.cfg.Policy
+	p.Grid = broker.CapacityOf(b.siteList()) // a job no known site set could hold is refused
+	e, reply := broker.Admit(b.state, p, actor, sr, b.now())
 	if e.Kind != "" {
 		if err := b.record(ctx, e); err != nil {
 			reply = wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInternal, Message: err.Error()}
@@ -318,6 +320,7 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	defer b.mu.Unlock()
 	j := b.state.Job(job.Job)
 	if j == nil || !hasSite(j, site) {
+		b.ignoredEvent(site, job, j == nil)
 		return
 	}
 	e, ok := siteEvent(j, site, job, b.now())

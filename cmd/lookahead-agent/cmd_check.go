@@ -38,7 +38,8 @@ pbs_server log directories; the state directory; Maui's showres, showres -n,
 diagnose -r and showq, run and read (and setres/releaseres looked up); with
 engine: maui, a tiny Maui simulation with the site's maui.cfg; one forecast
 exactly as the daemon builds it; and the NATS connection with JetStream.
-Exits 0 when everything passed, 1 when a check failed.`,
+Exits 0 when everything passed, 3 when the only failures are
+services that could not be reached (NATS), 1 when another check failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cli.CheckFormat(opts.output); err != nil {
@@ -92,10 +93,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if err := cli.PrintChecks(w, opts.output, results); err != nil {
 		return err
 	}
-	if !cli.ChecksPassed(results) {
-		return errors.New("some checks failed")
-	}
-	return nil
+	return cli.ChecksError(results)
 }
 
 // checkTorque runs pbsnodes and qstat as the snapshot does and reads

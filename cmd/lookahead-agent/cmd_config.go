@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
@@ -8,24 +12,51 @@ import (
 )
 
 func newConfigCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "config",
-		Short: "Check the configuration and print it as it takes effect (JSON)",
+	var output string
+	cmd := &cobra.Command{
+		Use:   "config [-o json|table]",
+		Short: "Check the configuration and print it as it takes effect (JSON, or a table with where each key was set)",
 		Long: `Read the configuration as ` + "`run`" + ` would (flags > LOOKAHEAD_* environment >
-file > defaults), check it, and print the result as JSON (secrets left
-out). An unknown key, a duration without a unit or a value out of bounds
-is an error naming the key and where it was written; the exit code is
-then 2. Nothing is contacted: ` + "`lookahead-agent check`" + ` also tries Torque,
-Maui and NATS.`,
+file > defaults), check it, and print the result (secrets left out): as
+JSON by default (-o json; it is also a valid config file), or with
+-o table one key a line with its value and where it was set (file:line,
+variable, flag or default). An unknown key, a duration without a unit or a
+value out of bounds is an error naming the key and where it was written;
+the exit code is then 2. Nothing is contacted: ` + "`lookahead-agent check`" + ` also
+tries Torque, Maui and NATS.`,
 		Example: `  lookahead-agent config
+  lookahead-agent config -o table
   lookahead-agent config --config ./agent.yaml | jq .intervals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.load(cmd)
-			if err != nil {
+			if err := cli.CheckFormat(output); err != nil {
 				return err
 			}
-			return cli.WriteJSON(cmd.OutOrStdout(), config.Effective(c))
+			explicit := cmd.Flags().Changed("config")
+			c, l, err := readConfig(g.configFile, explicit, cmd.Flags(), true)
+			for _, w := range l.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
+			}
+			if err != nil {
+				return cli.UsageError{Err: err}
+			}
+			return printConfig(cmd.OutOrStdout(), output, c, l)
 		},
 	}
+	cli.AddOutputFlagDefault(cmd, &output, cli.FormatJSON)
+	return cmd
+}
+
+// printConfig prints the effective configuration as JSON or as a table of
+// keys, values and where each was set.
+func printConfig(w io.Writer, format string, c any, l *config.Loaded) error {
+	if format == cli.FormatJSON {
+		return cli.WriteJSON(w, config.Effective(c))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, r := range config.EffectiveRows(c, l) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, r.Value, r.From)
+	}
+	return tw.Flush()
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -11,22 +12,46 @@ import (
 )
 
 func newConfigCommand() *cobra.Command {
+	var output string
 	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Print the effective configuration (after flags, environment and file) as JSON",
-		Args:  cobra.NoArgs,
+		Use:   "config [-o json|table]",
+		Short: "Print the effective configuration (after flags, environment and file): JSON, or a table with where each key was set",
+		Long: `Read the configuration as ` + "`run`" + ` would (flags > LOOKAHEAD_* environment >
+file > defaults), check it, and print it (secrets left out): as JSON by
+default (-o json; it is also a valid config file), or with -o table one
+key a line with its value and where it was set (file:line, variable, flag
+or default). A bad key or value is an error naming it and where it was
+written (exit 2). Nothing is contacted.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd.Flags())
+			if err := cli.CheckFormat(output); err != nil {
+				return err
+			}
+			cfg, l, err := readConfig(cmd.Flags())
+			for _, w := range l.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-broker: warning: %s\n", w)
+			}
 			if err != nil {
 				return err
 			}
-			return runConfig(cmd.Context(), cmd.OutOrStdout(), cfg)
+			return printConfig(cmd.OutOrStdout(), output, cfg, l)
 		},
 	}
 	addConfigFlags(cmd.Flags())
+	cli.AddOutputFlagDefault(cmd, &output, cli.FormatJSON)
 	return cmd
 }
 
-func runConfig(_ context.Context, w io.Writer, cfg Config) error {
-	return cli.WriteJSON(w, config.Effective(cfg))
+// printConfig prints the effective configuration as JSON or as a table of
+// keys, values and where each was set.
+func printConfig(w io.Writer, format string, c Config, l *config.Loaded) error {
+	if format == cli.FormatJSON {
+		return cli.WriteJSON(w, config.Effective(c))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, r := range config.EffectiveRows(c, l) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, r.Value, r.From)
+	}
+	return tw.Flush()
 }

@@ -43,7 +43,6 @@ run again.`,
 			return runInit(cmd.Context(), cmd, cfg, admin, output)
 		},
 	}
-	addConfigFlags(cmd.Flags())
 	bindAdminFlags(cmd.Flags(), &admin)
 	cli.AddOutputFlag(cmd, &output)
 	return cmd

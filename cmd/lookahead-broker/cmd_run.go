@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"lookahead/internal/version"
@@ -71,8 +72,16 @@ func runRun(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
+	ws, err := newWeb(cfg.Web, b, nc, log)
+	if err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
+	if ws != nil {
+		g.Go(func() error { return ws.Run(gctx) })
+		log.Info().Str("web", ws.URL()).Msg("web view listening")
+	}
 	g.Go(func() error { return b.Run(gctx) })
 	g.Go(func() error {
 		select {
@@ -85,6 +94,9 @@ func runRun(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	err = g.Wait()
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // stopped while starting: a clean stop, like one after start
+	}
 	log.Info().Err(err).Msg("broker stopped")
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)

@@ -25,7 +25,7 @@ func TestRunServesAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Shutdown()
-	cmd := newRunCommand()
+	cmd := subcommand("run")
 	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
 		"--metrics-listen", "127.0.0.1:19465", "--log-level", "info"})
 	cfg, err := loadConfig(cmd.Flags())

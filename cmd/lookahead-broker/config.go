@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"lookahead/broker"
+	"lookahead/broker/web"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
 	"lookahead/internal/config"
@@ -60,6 +61,19 @@ type Config struct {
 		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
 		Listen string `mapstructure:"listen" json:"listen"`
 	} `mapstructure:"metrics" json:"metrics"`
+	Web WebConfig `mapstructure:"web" json:"web"`
+}
+
+// WebConfig is the operators' web view (broker/web): off by default.
+type WebConfig struct {
+	// Listen is the page's address; "" (the default) or "off" turns it
+	// off. Beyond loopback it needs TokenFile.
+	Listen string `mapstructure:"listen" json:"listen"`
+	// TokenFile holds the operators' token (mode 0600 or stricter).
+	TokenFile string `mapstructure:"token_file" json:"token_file"`
+	// TLSCertFile and TLSKeyFile, both or neither, serve HTTPS.
+	TLSCertFile string `mapstructure:"tls_cert_file" json:"tls_cert_file"`
+	TLSKeyFile  string `mapstructure:"tls_key_file" json:"tls_key_file"`
 }
 
 // Identity says which grid users and accounts a NATS user may submit for.
@@ -69,20 +83,29 @@ type Identity struct {
 	Accounts []string `mapstructure:"accounts" json:"accounts"`
 }
 
-// addConfigFlags adds the flags that override config keys.
+// addGlobalFlags adds the flags every command takes (each reads the
+// configuration): persistent on the root, shown as global flags, as the
+// agent's --config, --site, --log-level and --nats-url.
+func addGlobalFlags(pf *pflag.FlagSet) {
+	pf.String("config", "", "config file (default "+DefaultConfigFile+" when it exists)")
+	pf.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
+	pf.String("nats-url", "", "NATS server URL (config key nats.url)")
+}
+
+// addConfigFlags adds the planning flags that override config keys, on
+// the commands that show or check them.
 func addConfigFlags(fs *pflag.FlagSet) {
-	fs.String("config", "", "config file (default "+DefaultConfigFile+" when it exists)")
-	fs.String("log-level", "", "log level: debug, info, warn, error (config key log_level)")
-	fs.String("nats-url", "", "NATS server URL (config key nats.url)")
 	fs.Duration("cycle", 0, "planning cycle length, e.g. 30s (config key planning.cycle)")
 	fs.Duration("commit-lead", 0, "reserve jobs planned to start within this lead time, e.g. 10m (config key planning.commit_lead)")
 	fs.Duration("site-ttl", 0, "a site silent longer than this is stale, e.g. 5m (config key planning.site_ttl)")
 	fs.String("metrics-listen", "", `metrics/health listener address, "off" disables (config key metrics.listen)`)
+	fs.String("web-listen", "", `operators' web view address, e.g. 127.0.0.1:9466; "off" disables (config key web.listen)`)
 }
 
 var flagKeys = map[string]string{
 	"log-level": "log_level", "nats-url": "nats.url", "cycle": "planning.cycle",
 	"commit-lead": "planning.commit_lead", "site-ttl": "planning.site_ttl", "metrics-listen": "metrics.listen",
+	"web-listen": "web.listen",
 }
 
 // loadConfig reads flags > LOOKAHEAD_ env > file > defaults into a
@@ -111,6 +134,7 @@ func readConfig(fs *pflag.FlagSet) (Config, *config.Loaded, error) {
 		return Config{}, l, cli.UsageError{Err: err}
 	}
 	c.Metrics.Listen, _ = config.ListenAddress("metrics.listen", c.Metrics.Listen)
+	c.Web.Listen, _ = config.ListenAddress("web.listen", c.Web.Listen)
 	if c.NATS.Name == "" {
 		c.NATS.Name = "lookahead-broker"
 	}
@@ -144,6 +168,7 @@ func (c Config) Validate() error {
 	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Web.validate()...)
 	for i, op := range c.Operators {
 		if !forecast.IsPlainName(op) {
 			errs = append(errs, fmt.Errorf("operators[%d] %q: must be a plain name", i, op))
@@ -181,4 +206,23 @@ func (c Config) Policy() broker.Policy {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}
 	return p
+}
+
+// validate checks the web keys: the address, TLS files in pairs, and a
+// token beyond loopback (the page shows every user's jobs).
+func (w WebConfig) validate() []error {
+	var errs []error
+	addr, err := config.ListenAddress("web.listen", w.Listen)
+	if err != nil {
+		return []error{err}
+	}
+	if (w.TLSCertFile == "") != (w.TLSKeyFile == "") {
+		errs = append(errs, errors.New("web.tls_cert_file: set it and web.tls_key_file together, or neither"))
+	}
+	if addr != "" {
+		if err := web.CheckExposure(addr, w.TokenFile != ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

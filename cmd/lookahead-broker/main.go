@@ -33,6 +33,7 @@ defaults (see the packaged broker.yaml for every key).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	addGlobalFlags(root.PersistentFlags())
 	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand(), newCheckCommand())
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,13 +77,16 @@ func TestSubmitRefusesNonFiniteWorstCase(t *testing.T) {
 	}
 }
 
-// Issue 12.12: plan -o json failed on a +Inf cost.
+// Issue 12.12: plan -o json failed on a +Inf cost. Since issue 23.1 the
+// prices that made it (a slot at 1e307, a max_price of 1e308) are past the
+// model's limits and the files are refused, naming the field; at the
+// limits the cost is finite.
 func TestPlanJSONWithOverflowingCost(t *testing.T) {
 	dir := t.TempDir()
 	fc := forecast.Forecast{Version: 1, Site: "alpha", Generated: 1000, Horizon: 1 << 30,
 		Nodes: []forecast.Node{{Name: "n1", Procs: 8, Speed: 1}},
 		Slots: []forecast.Slot{{Node: "n1", Procs: 8, Start: 1000, End: 1 << 30, Price: 1e307}}}
-	jobs := []forecast.JobRequest{{ID: "g1", Procs: 8, Walltime: 36000, MaxPrice: 1e308}}
+	jobs := []forecast.JobRequest{{ID: "g1", Procs: 8, Walltime: 36000, MaxPrice: forecast.MaxPrice}}
 	write := func(name string, v any) string {
 		data, _ := json.Marshal(v)
 		p := filepath.Join(dir, name)
@@ -93,11 +97,16 @@ func TestPlanJSONWithOverflowingCost(t *testing.T) {
 	}
 	opts := planOptions{forecasts: []string{write("f.json", fc)}, jobs: write("q.json", jobs), output: cli.FormatJSON}
 	var out bytes.Buffer
+	if err := runPlan(context.Background(), opts, nil, &out); cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "slots[0].price") {
+		t.Fatalf("plan of a slot priced 1e307: %v, want exit 2 naming slots[0].price", err)
+	}
+	fc.Slots[0].Price = forecast.MaxPrice
+	opts.forecasts = []string{write("f.json", fc)}
 	if err := runPlan(context.Background(), opts, nil, &out); err != nil {
 		t.Fatalf("plan -o json: %v", err)
 	}
 	var allocs []forecast.Allocation
-	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !strings.HasPrefix(allocs[0].Error, "invalid:") {
+	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() || math.IsInf(allocs[0].Cost, 0) {
 		t.Fatalf("allocations %s (%v)", out.String(), err)
 	}
 }
@@ -114,5 +123,38 @@ func TestSitesShowsExcludedAndWhy(t *testing.T) {
 	s := out.String()
 	if !strings.Contains(s, "EXCLUDED") || !strings.Contains(s, "at most 16777216") || !strings.Contains(s, "-1m") {
 		t.Fatalf("sites:\n%s", s)
+	}
+}
+
+// A site that does not answer requests shows SILENT with why and since
+// when; a site never heard shows "never", not the time since 1970.
+func TestSitesShowsSilentAndNever(t *testing.T) {
+	var out bytes.Buffer
+	err := writeSites(&out, wire.SitesReply{Now: 1_800_000_000, Sites: []wire.SiteStatus{
+		{Site: "alpha", Seq: 3, LastSeen: 1_800_000_000 - 20, Age: 20, Stale: true, Excluded: true,
+			Unanswered: "does not answer reserve/release requests: reserve g1: nats: no responders available for request", UnansweredSince: 1_800_000_000 - 90},
+		{Site: "gamma", Stale: true, Excluded: true, Problem: "forecast refused: bad"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"SILENT", "no responders", "for 1m30s: does not answer", "20s ago", "never", "EXCLUDED"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("sites output lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "20833d") {
+		t.Fatalf("a never-heard site shows an age since 1970:\n%s", s)
+	}
+}
+
+// Durations are shown exactly: a 90 s walltime is 1m30s, not 1m.
+func TestFmtDurIsExact(t *testing.T) {
+	for s, want := range map[int64]string{45: "45s", 60: "1m", 90: "1m30s", 3600: "1h00m", 7507: "2h05m07s",
+		3*86400 + 4*3600: "3d4h", 3*86400 + 4*3600 + 300: "3d4h05m"} {
+		if got := fmtDur(s); got != want {
+			t.Errorf("fmtDur(%d) = %q, want %q", s, got, want)
+		}
 	}
 }

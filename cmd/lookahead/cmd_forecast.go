@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -53,13 +52,14 @@ The pricing file is YAML (or JSON when it ends in .json):
     - queue: urgent              # never offer queue urgent's time
       never: true
 
-Without --pricing: base 1, queued time at 2x base + 1 % per priority point,
-capped at 10x.`,
+Without --pricing, and for what the file leaves out (as the agent's
+pricing: section): base 1, queued time at 2x base + 1 % per priority
+point, capped at 10x. A default: given replaces that default whole.`,
 		Example: `  lookahead forecast --snapshot examples/snapshot/snapshot.json --horizon 48h -o json
   lookahead forecast --snapshot snap.json --pricing examples/snapshot/pricing.yaml --predictions pred.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runForecast(cmd.Context(), o, cmd.OutOrStdout())
+			return runForecast(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -73,15 +73,18 @@ capped at 10x.`,
 	return cmd
 }
 
-func runForecast(_ context.Context, o forecastOptions, stdout io.Writer) error {
+func runForecast(_ context.Context, o forecastOptions, stdout, stderr io.Writer) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
 	if o.snapshot == "" {
 		return cli.Usagef("--snapshot is required")
 	}
-	if o.horizon <= 0 {
-		return cli.Usagef("--horizon %v: must be > 0", o.horizon)
+	if o.horizon <= 0 || o.horizon > time.Duration(forecast.MaxDuration)*time.Second || o.horizon%time.Second != 0 {
+		return cli.Usagef("--horizon %v: must be whole seconds in (0, %ds]", o.horizon, forecast.MaxDuration)
+	}
+	if o.now < 0 || o.now > forecast.MaxInstant {
+		return cli.Usagef("--now %d: must lie in [0, %d]", o.now, forecast.MaxInstant)
 	}
 	policy, err := sim.ParsePolicy(o.policy)
 	if err != nil {
@@ -101,9 +104,16 @@ func runForecast(_ context.Context, o forecastOptions, stdout io.Writer) error {
 	if now == 0 {
 		now = snap.Taken
 	}
-	f, preds, err := sim.Build(*snap, now, now+int64(o.horizon/time.Second), policy, pricing)
+	horizon := now + int64(o.horizon/time.Second)
+	if horizon > forecast.MaxInstant {
+		return cli.Usagef("--horizon %v from %d ends past the model's last instant %d", o.horizon, now, forecast.MaxInstant)
+	}
+	f, preds, err := sim.Build(*snap, now, horizon, policy, pricing)
 	if err != nil {
 		return err
+	}
+	for _, u := range f.Unmodelled {
+		fmt.Fprintf(stderr, "warning: %s: %s\n", o.snapshot, u)
 	}
 	if o.predictions != "" {
 		if err := writeJSONFile(o.predictions, preds); err != nil {
@@ -129,26 +139,45 @@ func readSnapshot(path string) (*forecast.Snapshot, error) {
 	return s, nil
 }
 
+// pricingFile is a pricing file as written: what it leaves out comes from
+// forecast.DefaultPricing, as for the agent's pricing: section.
+type pricingFile struct {
+	Base    *float64             `json:"base" yaml:"base"`
+	Default *forecast.Displace   `json:"default" yaml:"default"`
+	Rules   []forecast.PriceRule `json:"rules" yaml:"rules"`
+}
+
+func (f pricingFile) pricing() forecast.Pricing {
+	p := forecast.DefaultPricing()
+	if f.Base != nil {
+		p.Base = *f.Base
+	}
+	if f.Default != nil {
+		p.Default = *f.Default
+	}
+	p.Rules = f.Rules
+	return p
+}
+
 // readPricing reads a pricing file: JSON by extension, YAML otherwise;
-// unknown keys are errors.
+// unknown keys are errors, and so is a syntax error (with its line).
 func readPricing(path string) (forecast.Pricing, error) {
-	var p forecast.Pricing
+	var f pricingFile
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return p, fmt.Errorf("pricing file: %w", err)
+		return forecast.Pricing{}, fmt.Errorf("pricing file: %w", err)
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&p)
+		err = forecast.DecodeStrictJSON(strings.NewReader(string(b)), &f)
 	} else {
 		dec := yaml.NewDecoder(strings.NewReader(string(b)))
 		dec.KnownFields(true)
-		err = dec.Decode(&p)
+		err = dec.Decode(&f)
 	}
 	if err != nil {
-		return p, cli.UsageError{Err: fmt.Errorf("pricing file %s: %w", path, err)}
+		return forecast.Pricing{}, cli.UsageError{Err: fmt.Errorf("pricing file %s: %w", path, err)}
 	}
+	p := f.pricing()
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("pricing file %s: %w", path, err)
 	}

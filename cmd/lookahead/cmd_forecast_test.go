@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func TestForecastExample(t *testing.T) {
 	var out bytes.Buffer
 	o := forecastOptions{snapshot: "../../examples/snapshot/snapshot.json", pricing: "../../examples/snapshot/pricing.yaml",
 		horizon: 12 * time.Hour, policy: "easy", output: cli.FormatJSON, predictions: filepath.Join(dir, "pred.json")}
-	if err := runForecast(context.Background(), o, &out); err != nil {
+	if err := runForecast(context.Background(), o, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	f, err := forecast.DecodeForecast(&out)
@@ -59,12 +60,12 @@ func TestForecastBadPricing(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "p.yaml")
 	os.WriteFile(p, []byte("base: 1\ndefault: {multiplier: 0.5}\n"), 0o644)
 	o := forecastOptions{snapshot: "../../examples/snapshot/snapshot.json", pricing: p, horizon: time.Hour, policy: "easy", output: cli.FormatJSON}
-	err := runForecast(context.Background(), o, &bytes.Buffer{})
+	err := runForecast(context.Background(), o, &bytes.Buffer{}, io.Discard)
 	if err == nil || cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "multiplier") {
 		t.Fatalf("err %v (exit %d), want a usage error about the multiplier", err, cli.ExitCode(err))
 	}
 	os.WriteFile(p, []byte("base: 1\nbogus: 3\n"), 0o644)
-	if err := runForecast(context.Background(), o, &bytes.Buffer{}); err == nil || cli.ExitCode(err) != cli.ExitUsage {
+	if err := runForecast(context.Background(), o, &bytes.Buffer{}, io.Discard); err == nil || cli.ExitCode(err) != cli.ExitUsage {
 		t.Fatalf("unknown key: err %v, want a usage error", err)
 	}
 }
@@ -97,5 +98,46 @@ func TestSimulateBadTrace(t *testing.T) {
 	err := runSimulate(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "line 3") || cli.ExitCode(err) != cli.ExitUsage {
 		t.Fatalf("err %v, want a usage error naming line 3", err)
+	}
+}
+
+// Issue 23.3: the CLI started from a zero pricing, so a file without
+// default: (the agent's quickstart pricing) was refused, rules: [{}] was
+// blamed on default, and base 1e308 printed +Inf prices.
+func TestForecastPricingStartsFromTheDefaults(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.yaml")
+	run := func(body string) (forecast.Forecast, error) {
+		t.Helper()
+		os.WriteFile(p, []byte(body), 0o644)
+		var out bytes.Buffer
+		o := forecastOptions{snapshot: "../../examples/snapshot/snapshot.json", pricing: p, horizon: 48 * time.Hour, policy: "easy", output: cli.FormatJSON}
+		err := runForecast(context.Background(), o, &out, io.Discard)
+		var f forecast.Forecast
+		if err == nil {
+			json.Unmarshal(out.Bytes(), &f)
+		}
+		return f, err
+	}
+	f, err := run("base: 1.5\n")
+	if err != nil {
+		t.Fatalf("base only: %v", err)
+	}
+	prices := map[float64]bool{}
+	for _, s := range f.Slots {
+		prices[s.Price] = true
+	}
+	if !prices[1.5] || !prices[3] {
+		t.Errorf("base 1.5 with the default displacement (2x): prices %v, want 1.5 and 3 among them", prices)
+	}
+	for body, want := range map[string]string{
+		"base: 1\nrules: [{}]\n":                    "rules[0]",
+		"base: 1e308\n":                             "pricing base",
+		"base: 1e8\ndefault: {multiplier: 1e300}\n": "default: ",
+		"base: 1\n  bad: [\n":                       "line",
+	} {
+		_, err := run(body)
+		if err == nil || cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v (exit %d), want a usage error naming %q", body, err, cli.ExitCode(err), want)
+		}
 	}
 }

@@ -29,6 +29,7 @@ type planOptions struct {
 	criterion       string
 	tolerance       float64
 	conn            client.Conn
+	warn            io.Writer // warnings (slots outside a forecast's window); nil: none
 }
 
 func newPlanCommand() *cobra.Command {
@@ -65,6 +66,7 @@ Use "-" as --jobs to read the queue from stdin.`,
   lookahead plan --forecast a.json --jobs queue.json -o json --multi-site-factor 1.2 --staging-delay 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.warn = cmd.ErrOrStderr()
 			return runPlan(cmd.Context(), opts, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
@@ -97,8 +99,11 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if opts.jobs == "" {
 		return cli.Usagef("plan: --jobs is required")
 	}
-	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 {
-		return cli.Usagef("plan: --staging-delay %v: must be whole seconds >= 0", opts.stagingDelay)
+	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 || opts.stagingDelay > time.Duration(forecast.MaxDuration)*time.Second {
+		return cli.Usagef("plan: --staging-delay %v: must be whole seconds in [0, %d s]", opts.stagingDelay, forecast.MaxDuration)
+	}
+	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
+		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)
 	}
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
@@ -107,7 +112,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if err := copts.Validate(); err != nil {
 		return cli.Usagef("plan: %w", err)
 	}
-	fcs, err := readForecasts(opts.forecasts)
+	fcs, err := readForecasts(opts.forecasts, opts.warn)
 	if err != nil {
 		return err
 	}
@@ -128,21 +133,46 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	return writePlanTable(stdout, allocs)
 }
 
-func readForecasts(paths []string) ([]forecast.Forecast, error) {
+// readForecasts reads the forecast files, checks each against the
+// planner's limits and the others (one file per site), naming the file of
+// any error, and clips slots outside each forecast's window (a warning
+// says how many, docs/formats.md).
+func readForecasts(paths []string, warn io.Writer) ([]forecast.Forecast, error) {
 	out := make([]forecast.Forecast, 0, len(paths))
+	sites := map[string]string{}
 	for _, path := range paths {
-		f, err := os.Open(path)
+		fc, err := readForecast(path)
 		if err != nil {
-			return nil, cli.Usagef("forecast: %w", err)
+			return nil, err
 		}
-		fc, err := forecast.DecodeForecast(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("forecast %s: %w", path, err)
+		if other, dup := sites[fc.Site]; dup {
+			return nil, cli.Usagef("forecast %s: site %q duplicates forecast %s", path, fc.Site, other)
 		}
-		out = append(out, *fc)
+		sites[fc.Site] = path
+		clipped, n := forecast.ClipToWindow(*fc)
+		if n.Changed() && warn != nil {
+			fmt.Fprintf(warn, "warning: forecast %s: %d slots clipped to its window [generated %d, horizon %d], %d wholly outside it dropped\n",
+				path, n.Clipped, fc.Generated, fc.Horizon, n.Dropped)
+		}
+		out = append(out, clipped)
 	}
 	return out, nil
+}
+
+func readForecast(path string) (*forecast.Forecast, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, cli.Usagef("forecast: %w", err)
+	}
+	defer f.Close()
+	fc, err := forecast.DecodeForecast(f)
+	if err == nil {
+		err = coalloc.ValidateForecast(fc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("forecast %s: %w", path, err)
+	}
+	return fc, nil
 }
 
 func readJobs(path string, stdin io.Reader) ([]forecast.JobRequest, error) {

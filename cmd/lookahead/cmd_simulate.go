@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/forecast/swf"
 	"lookahead/internal/cli"
@@ -118,17 +119,14 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 		opts.Progress = cli.ProgressBar(stderr, "jobs")
 	}
 	start := time.Now()
-	res, err := sim.RunWith(cluster, jobs, policy, opts)
+	res, err := sim.RunContext(ctx, cluster, jobs, policy, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
 	if err != nil {
 		return fmt.Errorf("simulate %s: %w", o.trace, err)
 	}
 	elapsed := time.Since(start)
-	if opts.Progress != nil {
-		fmt.Fprintln(stderr)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if o.schedule != "" {
 		if err := writeSchedule(o.schedule, res.Jobs); err != nil {
 			return err
@@ -199,17 +197,25 @@ func (r simulateReport) table(w io.Writer) error {
 	return tw.Flush()
 }
 
+// simCluster is the replay's cluster: --nodes x --ppn, --procs
+// single-processor nodes or the trace's MaxProcs, within the model's
+// limits (forecast.MaxClusterNodes nodes, forecast.MaxProcs per node).
 func simCluster(o simulateOptions, h swf.Header) (sim.Cluster, string, error) {
 	switch {
 	case o.nodes > 0 || o.ppn > 0:
 		if o.nodes <= 0 || o.ppn <= 0 || o.procs > 0 {
 			return sim.Cluster{}, "", cli.Usagef("--nodes and --ppn go together (both > 0) and exclude --procs")
 		}
+		if o.nodes > forecast.MaxClusterNodes || o.ppn > forecast.MaxProcs {
+			return sim.Cluster{}, "", cli.Usagef("--nodes %d --ppn %d: at most %d nodes of %d processors", o.nodes, o.ppn, forecast.MaxClusterNodes, forecast.MaxProcs)
+		}
 		return sim.UniformCluster(o.nodes, o.ppn), fmt.Sprintf("%d nodes x %d procs", o.nodes, o.ppn), nil
+	case o.procs < 0 || o.procs > forecast.MaxClusterNodes:
+		return sim.Cluster{}, "", cli.Usagef("--procs %d: must lie in [1, %d] (or give --nodes and --ppn)", o.procs, forecast.MaxClusterNodes)
 	case o.procs > 0:
 		return sim.PoolCluster(o.procs), fmt.Sprintf("%d procs", o.procs), nil
-	case o.procs < 0:
-		return sim.Cluster{}, "", cli.Usagef("--procs %d: must be > 0", o.procs)
+	case h.MaxProcs > forecast.MaxClusterNodes:
+		return sim.Cluster{}, "", cli.Usagef("the trace's MaxProcs %d: more than %d single-processor nodes; give --nodes and --ppn", h.MaxProcs, forecast.MaxClusterNodes)
 	case h.MaxProcs > 0:
 		return sim.PoolCluster(h.MaxProcs), fmt.Sprintf("%d procs (trace MaxProcs)", h.MaxProcs), nil
 	}

@@ -34,6 +34,10 @@ broker's, and its state:
   EXCLUDED  its latest forecast was refused (PROBLEM says why: invalid,
             over the broker's limits, generated too far ahead of the
             broker's clock): out of planning until a good forecast arrives
+  SILENT    its agent did not answer a reserve or release request
+            (PROBLEM says for how long, which request and the error): out of
+            planning, whatever it publishes, until it answers again; the
+            releases it is owed are retried every cycle
 
 PROBLEM also shows a refused heartbeat, or one naming a revision the broker
 does not hold.`,
@@ -69,17 +73,41 @@ func writeSites(w io.Writer, reply wire.SitesReply) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SITE\tREVISION\tLAST HEARD\tNODES\tPROCS\tSLOTS\tFREE CPU-H\tHORIZON\tCLOCK\tSTATE\tPROBLEM")
 	for _, s := range reply.Sites {
-		state := "fresh"
-		switch {
-		case s.Excluded:
-			state = "EXCLUDED"
-		case s.Stale:
-			state = "STALE"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s ago\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, fmtDur(max(0, s.Age)), s.Nodes, s.Procs,
-			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), state, clip(s.Problem, 100))
+		state, problem := siteState(s, reply.Now)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, lastHeard(s), s.Nodes, s.Procs,
+			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), state, clip(problem, 100))
 	}
 	return tw.Flush()
+}
+
+// siteState is a site's STATE column and its PROBLEM: not answering
+// requests comes first (it holds the site out whatever it publishes).
+func siteState(s wire.SiteStatus, now int64) (state, problem string) {
+	switch {
+	case s.Unanswered != "":
+		problem = s.Unanswered
+		if s.UnansweredSince > 0 {
+			problem = "for " + fmtDur(max(0, now-s.UnansweredSince)) + ": " + problem
+		}
+		if s.Problem != "" {
+			problem += "; " + s.Problem
+		}
+		return "SILENT", problem
+	case s.Excluded:
+		return "EXCLUDED", s.Problem
+	case s.Stale:
+		return "STALE", s.Problem
+	}
+	return "fresh", s.Problem
+}
+
+// lastHeard is the LAST HEARD column: "never" when the broker never took a
+// forecast of the site (e.g. its only one was refused).
+func lastHeard(s wire.SiteStatus) string {
+	if s.LastSeen == 0 {
+		return "never"
+	}
+	return fmtDur(max(0, s.Age)) + " ago"
 }
 
 // fmtOffset renders a site's clock offset from the broker's: "ok" within

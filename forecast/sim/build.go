@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"lookahead/forecast"
 )
@@ -13,10 +14,14 @@ import (
 //
 //   - Running jobs hold their hosts until Started+Walltime (an overdue job
 //     until now; a job without walltime until the horizon; a job without
-//     hosts on the first nodes with free processors).
+//     hosts on the first nodes with free processors). A walltime past the
+//     model's MaxDuration counts as MaxDuration, so no end overflows.
 //   - Queued jobs (state Q) enter at now in the queue order of their
 //     priority and submit time; a job without walltime is assumed to run to
-//     the horizon. Held and other states are not simulated. Jobs bound to a
+//     the horizon. Held, waiting, completed and in-transit jobs (H, W, C,
+//     T) are not simulated. A job in a state Torque does not have is taken
+//     as running (it holds its processors, the conservative reading) and
+//     named in the forecast's Unmodelled lines. Jobs bound to a
 //     reservation (LocalJob.Reservation) run inside it and are not
 //     simulated either: the reservation holds their processors.
 //   - Reservations are taken as they are (the scheduler is the truth); their
@@ -29,8 +34,8 @@ import (
 // Predictions cover running jobs and queued jobs predicted to start before
 // the horizon.
 func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing forecast.Pricing) (forecast.Forecast, []forecast.Prediction, error) {
-	if horizon < now {
-		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", errInvalid("horizon %d is before now %d", horizon, now))
+	if now < 0 || horizon > forecast.MaxInstant || horizon < now {
+		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", errInvalid("[now %d, horizon %d]: must be an interval within [0, %d]", now, horizon, forecast.MaxInstant))
 	}
 	if err := pricing.Validate(); err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", err)
@@ -48,8 +53,9 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 	}
 	f := forecast.Forecast{
 		Version: forecast.Version, Site: snap.Site, Generated: now, Horizon: horizon,
-		Nodes: forecast.OfferedNodes(snap.Nodes),
-		Slots: forecast.BuildSlots(snap.Nodes, b.holds, now, horizon, pricing.Base),
+		Nodes:      forecast.OfferedNodes(snap.Nodes),
+		Slots:      forecast.BuildSlots(snap.Nodes, b.holds, now, horizon, pricing.Base),
+		Unmodelled: unknownStates(b.unknown),
 	}
 	return f, b.preds, nil
 }
@@ -62,6 +68,7 @@ type builder struct {
 	jobs    map[string]forecast.LocalJob
 	holds   []forecast.Hold
 	preds   []forecast.Prediction
+	unknown []forecast.LocalJob // jobs in a state Torque does not have
 }
 
 func (b *builder) load(snap forecast.Snapshot) error {
@@ -76,8 +83,11 @@ func (b *builder) load(snap forecast.Snapshot) error {
 		if j.Reservation != "" && resvs[j.Reservation] {
 			continue
 		}
+		if !j.KnownState() {
+			b.unknown = append(b.unknown, j)
+		}
 		switch {
-		case j.Running():
+		case j.Running() || !j.KnownState():
 			if err := b.running(j); err != nil {
 				return err
 			}
@@ -115,7 +125,7 @@ func (b *builder) running(j forecast.LocalJob) error {
 	if j.Started == 0 {
 		started = b.now
 	}
-	wall := j.Walltime
+	wall := min(j.Walltime, forecast.MaxDuration)
 	if wall <= 0 {
 		wall = max(b.horizon, b.now+1) - started
 	}
@@ -137,7 +147,7 @@ func (b *builder) running(j forecast.LocalJob) error {
 }
 
 func (b *builder) simJob(j forecast.LocalJob) Job {
-	wall := j.Walltime
+	wall := min(j.Walltime, forecast.MaxDuration)
 	if wall <= 0 {
 		wall = max(b.horizon-b.now, 1)
 	}
@@ -169,4 +179,22 @@ func (e *Engine) firstFree(procs int) []forecast.HostProcs {
 		}
 	}
 	return out
+}
+
+// unknownStates is the Unmodelled line naming the jobs in states Torque
+// does not have (at most five by name), nil when there are none.
+func unknownStates(jobs []forecast.LocalJob) []string {
+	if len(jobs) == 0 {
+		return nil
+	}
+	var names []string
+	for _, j := range jobs[:min(5, len(jobs))] {
+		names = append(names, fmt.Sprintf("%s (state %q)", forecast.Clip(j.ID, forecast.MaxNameBytes), forecast.Clip(j.State, 8)))
+	}
+	more := ""
+	if len(jobs) > 5 {
+		more = fmt.Sprintf(" and %d more", len(jobs)-5)
+	}
+	return []string{fmt.Sprintf("%d jobs in a state Torque does not have, taken as running (holding their processors): %s%s",
+		len(jobs), strings.Join(names, ", "), more)}
 }

@@ -18,6 +18,8 @@ func FuzzBuild(f *testing.F) {
 	}
 	f.Add(b, int64(3600*12), uint8(1))
 	f.Add([]byte(`{"site":"s","taken":10,"nodes":[{"name":"a","procs":2,"state":["free"]}],"jobs":[{"id":"1","state":"Q","procs":3,"walltime":5,"submitted":1}]}`), int64(100), uint8(0))
+	f.Add([]byte(`{"site":"s","taken":10,"nodes":[{"name":"a","procs":2,"state":["free"]}],"jobs":[{"id":"1","state":"Z","procs":2,"walltime":1099511627776,"started":5,"hosts":[{"node":"a","procs":2}]}]}`), int64(100), uint8(1))
+	f.Add([]byte(`{"site":"s","taken":10,"nodes":[{"name":"a","procs":2,"state":["free"]}],"jobs":[{"id":"1","state":"R","procs":2,"walltime":4294967296,"started":5}]}`), int64(100), uint8(2))
 	f.Fuzz(func(t *testing.T, in []byte, horizon int64, pol uint8) {
 		snap, err := forecast.DecodeSnapshot(bytes.NewReader(in))
 		if err != nil {

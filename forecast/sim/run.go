@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 
 	"lookahead/forecast"
@@ -54,6 +55,17 @@ func Run(c Cluster, jobs []Job, p Policy) (Result, error) {
 
 // RunWith is Run with options.
 func RunWith(c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
+	return RunContext(context.Background(), c, jobs, p, o)
+}
+
+// cancelEvery is how many simulated instants pass between two looks at
+// the context.
+const cancelEvery = 1024
+
+// RunContext is RunWith that stops when ctx ends: the context is only a
+// cancellation check between simulated instants (the replay stays a pure
+// computation), and a stopped replay returns ctx's error.
+func RunContext(ctx context.Context, c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
 	seen := make(map[string]struct{}, len(jobs))
 	start := int64(never)
 	for _, j := range jobs {
@@ -87,8 +99,11 @@ func RunWith(c Cluster, jobs []Job, p Policy, o Options) (Result, error) {
 		}
 	}
 	collect(e.flush())
-	done := 0
+	done, steps := 0, 0
 	for e.step() {
+		if steps++; steps%cancelEvery == 0 && ctx.Err() != nil {
+			return Result{}, fmt.Errorf("replay stopped after %d of %d jobs: %w", len(res.Jobs)+len(res.Rejected), len(jobs), ctx.Err())
+		}
 		collect(e.flush())
 		if n := len(res.Jobs) + len(res.Rejected); o.Progress != nil && n != done {
 			done = n

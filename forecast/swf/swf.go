@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"lookahead/forecast"
 	"lookahead/forecast/sim"
 )
 
@@ -65,7 +66,8 @@ type Trace struct {
 // error naming the line. limit > 0 stops after that many jobs.
 func Read(r io.Reader, limit int) (*Trace, error) {
 	t := &Trace{}
-	sc := bufio.NewScanner(r)
+	src := &errReader{r: r}
+	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line, last := 0, int64(math.MinInt64)
 	seen := map[int64]int{}
@@ -80,6 +82,9 @@ func Read(r io.Reader, limit int) (*Trace, error) {
 			continue
 		}
 		j, err := parseJob(text, line)
+		if err != nil && src.err != nil {
+			return nil, readError(line, src.err) // the last line is cut: the file is, not the record
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -101,9 +106,32 @@ func Read(r io.Reader, limit int) (*Trace, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read SWF at line %d: %w", line+1, err)
+		return nil, readError(line+1, err)
 	}
 	return t, nil
+}
+
+// errReader remembers the first error other than io.EOF its reader
+// returned: bufio.Scanner hands out the partial last line before it
+// reports the error, and a cut line is a cut file, not a bad record.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+func readError(line int, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: line %d: the file is truncated (it ends mid-stream): %w", ErrFormat, line, err)
+	}
+	return fmt.Errorf("read SWF at line %d: %w", line, err)
 }
 
 func (h *Header) add(text string) {
@@ -150,8 +178,35 @@ func parseJob(text string, line int) (Job, error) {
 	if n != Fields {
 		return Job{}, fmt.Errorf("%w: line %d: %d fields, want %d", ErrFormat, line, n, Fields)
 	}
+	if err := checkLimits(&v, line); err != nil {
+		return Job{}, err
+	}
 	return Job{Line: line, ID: v[0], Submit: v[1], Wait: v[2], Run: v[3], Alloc: int(v[4]), ReqProcs: int(v[7]),
 		ReqTime: v[8], Status: int(v[10]), User: int(v[11]), Group: int(v[12]), Queue: int(v[14]), Partition: int(v[15])}, nil
+}
+
+// limits are the model's bounds (docs/formats.md, "Limits of the model")
+// on the fields a replay computes with: times, durations, processors.
+var limits = []struct {
+	field int // 1-based, as in the standard
+	name  string
+	max   int64
+}{
+	{2, "submit time", forecast.MaxInstant},
+	{3, "wait time", forecast.MaxDuration},
+	{4, "run time", forecast.MaxDuration},
+	{5, "allocated processors", forecast.MaxProcs},
+	{8, "requested processors", forecast.MaxProcs},
+	{9, "requested time", forecast.MaxDuration},
+}
+
+func checkLimits(v *[Fields]int64, line int) error {
+	for _, l := range limits {
+		if x := v[l.field-1]; x > l.max {
+			return fmt.Errorf("%w: line %d field %d (%s): %d, at most %d", ErrFormat, line, l.field, l.name, x, l.max)
+		}
+	}
+	return nil
 }
 
 // number reads an integer, or a decimal (field 6, average CPU time, often

@@ -1,11 +1,15 @@
 package swf
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	"lookahead/forecast"
 	"lookahead/forecast/sim"
 )
 
@@ -118,6 +122,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(string(b[:min(len(b), 4000)]))
 	}
 	f.Add("1 0 5 10 4 1.5 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n")
+	f.Add("1 0 5 9223372036854775000 4 -1 -1 4 9223372036854775000 -1 1 1 1 1 1 1 -1 -1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		tr, err := Read(strings.NewReader(in), 0)
 		if err != nil {
@@ -127,9 +132,52 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		for _, j := range tr.Jobs {
-			if j.Procs() <= 0 || j.Walltime() <= 0 || j.Run < 0 || j.Submit < 0 {
+			if j.Procs() <= 0 || j.Procs() > forecast.MaxProcs || j.Walltime() <= 0 || j.Walltime() > forecast.MaxDuration ||
+				j.Run < 0 || j.Run > forecast.MaxDuration || j.Submit < 0 || j.Submit > forecast.MaxInstant {
 				t.Fatalf("kept a job the simulator cannot take: %+v", j)
 			}
 		}
 	})
+}
+
+// Issue 23.1: run and requested time 9223372036854775000 gave an absurd
+// utilization and AWRT with exit 0; values past the model's limits are
+// refused with the line and field named.
+func TestReadRefusesPastTheLimits(t *testing.T) {
+	const ok = "1 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
+	if _, err := Read(strings.NewReader(ok), 0); err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[int]string{2: "field 2 (submit time)", 4: "field 4 (run time)", 9: "field 9 (requested time)",
+		5: "field 5 (allocated processors)", 8: "field 8 (requested processors)", 3: "field 3 (wait time)"} {
+		f := strings.Fields(ok)
+		f[field-1] = "9223372036854775000"
+		_, err := Read(strings.NewReader("; MaxProcs: 8\n"+strings.Join(f, " ")+"\n"), 0)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "line 2 "+want) {
+			t.Errorf("field %d: %v, want ErrFormat naming line 2 %s", field, err, want)
+		}
+	}
+}
+
+// Issue 23.4: a gzip cut mid-stream was reported as a short last line
+// ("2 fields, want 18"); it is a truncated file.
+func TestReadReportsATruncatedGzip(t *testing.T) {
+	b, err := os.ReadFile("testdata/KTH-SP2-1996-2.1-cln.head800.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	for _, cut := range []int{z.Len() / 2, z.Len() / 3, z.Len() - 10} {
+		zr, err := gzip.NewReader(bytes.NewReader(z.Bytes()[:cut]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Read(zr, 0)
+		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("cut at %d of %d bytes: %v, want a truncated file", cut, z.Len(), err)
+		}
+	}
 }

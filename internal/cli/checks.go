@@ -20,6 +20,9 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// Unreachable marks a failure to reach a service (NATS): when every
+	// failed check is one, the command exits 3, not 1.
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 // PrintChecks writes checks as a table ("ok"/"FAIL", name, detail, and a
@@ -43,14 +46,26 @@ func PrintChecks(w io.Writer, format string, checks []Check) error {
 	return tw.Flush()
 }
 
-// ChecksPassed reports whether every check passed.
-func ChecksPassed(checks []Check) bool {
+// ChecksError is the error a `check` command returns: nil when every
+// check passed; exit 3 (ExitUnavailable) when every failed check is a
+// service that could not be reached, else exit 1.
+func ChecksError(checks []Check) error {
+	failed, unreachable := 0, 0
 	for _, r := range checks {
 		if !r.OK {
-			return false
+			failed++
+			if r.Unreachable {
+				unreachable++
+			}
 		}
 	}
-	return true
+	switch {
+	case failed == 0:
+		return nil
+	case unreachable == failed:
+		return CodedError{Code: ExitUnavailable, Err: fmt.Errorf("%d of %d checks failed: a service could not be reached", failed, len(checks))}
+	}
+	return fmt.Errorf("%d of %d checks failed", failed, len(checks))
 }
 
 // oneLine keeps a table row on one line: commands' stderr spans several.
@@ -64,7 +79,8 @@ func oneLine(s string) string {
 func CheckNATS(ctx context.Context, cfg natsconn.Config) (Check, *nats.Conn) {
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
-		return Check{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the credentials and that the server is reachable"}, nil
+		return Check{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the credentials and that the server is reachable",
+			Unreachable: true}, nil // as run, which exits 3 when it cannot connect
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {

@@ -16,7 +16,12 @@ func Execute(ctx context.Context, root *cobra.Command) error {
 	markStarted(root, &started)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !started {
-		return UsageError{Err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+		err = UsageError{Err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+	}
+	if err != nil && cmd != nil {
+		if f := cmd.Flags().Lookup("output"); f != nil && f.Value.String() == FormatJSON {
+			err = JSONError{Err: err, Command: cmd.CommandPath()}
+		}
 	}
 	return err
 }

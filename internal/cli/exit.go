@@ -85,8 +85,35 @@ func report(w io.Writer, name string, err error, interrupted bool) int {
 	if err != nil && interrupted {
 		code = ExitInterrupted
 	}
-	if err != nil && code != ExitInterrupted {
-		fmt.Fprintf(w, "%s: %v\n", name, err)
+	if err == nil || code == ExitInterrupted {
+		return code
 	}
+	var j JSONError
+	if errors.As(err, &j) {
+		if WriteJSON(w, ErrorReport{Error: err.Error(), ExitCode: code, Kind: kinds[code], Command: j.Command}) == nil {
+			return code
+		}
+	}
+	fmt.Fprintf(w, "%s: %v\n", name, err)
 	return code
 }
+
+// JSONError marks the error of a command run with -o json: it is
+// reported on stderr as one ErrorReport, not as text.
+type JSONError struct {
+	Err     error
+	Command string // e.g. "lookahead plan"
+}
+
+func (e JSONError) Error() string { return e.Err.Error() }
+func (e JSONError) Unwrap() error { return e.Err }
+
+// ErrorReport is the one JSON shape of every error under -o json.
+type ErrorReport struct {
+	Error    string `json:"error"`
+	ExitCode int    `json:"exit_code"`
+	Kind     string `json:"kind"` // failure, usage, unavailable, refused
+	Command  string `json:"command"`
+}
+
+var kinds = map[int]string{ExitFailure: "failure", ExitUsage: "usage", ExitUnavailable: "unavailable", ExitRefused: "refused"}

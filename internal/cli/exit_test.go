@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -70,5 +71,42 @@ func TestExecuteMarksErrorsBeforeRunAsUsage(t *testing.T) {
 	root.SetArgs([]string{"sub"})
 	if err := Execute(context.Background(), root); !ran || ExitCode(err) != ExitFailure {
 		t.Fatalf("an error from RunE: %v (exit %d), want 1", err, ExitCode(err))
+	}
+}
+
+// Issue 23.6: errors were plain text even with -o json; they are one JSON
+// object on stderr.
+func TestErrorsUnderJSONOutputAreJSON(t *testing.T) {
+	newRoot := func() *cobra.Command {
+		var format string
+		root := &cobra.Command{Use: "x", SilenceErrors: true, SilenceUsage: true}
+		sub := &cobra.Command{Use: "sub", RunE: func(*cobra.Command, []string) error { return Usagef("--procs 0: must be > 0") }}
+		AddOutputFlag(sub, &format)
+		root.AddCommand(sub)
+		return root
+	}
+	for _, tc := range []struct {
+		args []string
+		kind string
+		json bool
+	}{
+		{[]string{"sub", "-o", "json"}, "usage", true},
+		{[]string{"sub", "-o", "json", "--bogus"}, "usage", true},
+		{[]string{"sub"}, "", false},
+	} {
+		root := newRoot()
+		root.SetArgs(tc.args)
+		err := Execute(context.Background(), root)
+		var w bytes.Buffer
+		code := report(&w, "x", err, false)
+		var rep ErrorReport
+		isJSON := json.Unmarshal(w.Bytes(), &rep) == nil
+		if code != ExitUsage || isJSON != tc.json {
+			t.Errorf("%v: exit %d, printed %q", tc.args, code, w.String())
+			continue
+		}
+		if tc.json && (rep.Kind != tc.kind || rep.ExitCode != ExitUsage || rep.Command != "x sub" || rep.Error == "") {
+			t.Errorf("%v: report %+v", tc.args, rep)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func TestExitCodesOfEveryBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
-	bin := clitest.BuildAll(t)
+	bin := binaries(t)
 	dir := t.TempDir()
 	file := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -86,7 +86,7 @@ func TestExitCodesWithAServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
-	bin := clitest.BuildAll(t)
+	bin := binaries(t)
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

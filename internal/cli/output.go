@@ -19,6 +19,12 @@ func AddOutputFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVarP(format, "output", "o", FormatTable, "output format: table or json")
 }
 
+// AddOutputFlagDefault is AddOutputFlag with another default (the
+// daemons' config commands print JSON unless asked for the table).
+func AddOutputFlagDefault(cmd *cobra.Command, format *string, def string) {
+	cmd.Flags().StringVarP(format, "output", "o", def, "output format: table or json")
+}
+
 // CheckFormat refuses output formats other than table and json.
 func CheckFormat(format string) error {
 	if format != FormatTable && format != FormatJSON {

@@ -2,7 +2,9 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"sort"
 	"time"
 )
 
@@ -63,4 +65,47 @@ func effective(v reflect.Value, n *node) any {
 
 func tagOf(t reflect.Type, index []int, tag string) string {
 	return t.FieldByIndex(index).Tag.Get(tag)
+}
+
+// Row is one key of the effective configuration as `config -o table`
+// prints it: the key, its value (a list or an empty map as JSON) and
+// where it was set (file:line, LOOKAHEAD_X, --flag or default).
+type Row struct {
+	Key   string
+	Value string
+	From  string
+}
+
+// EffectiveRows is Effective flattened to one row per key, sorted by key.
+func EffectiveRows(cfg any, l *Loaded) []Row {
+	var rows []Row
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(joinKey(prefix, k), m[k])
+			}
+			return
+		}
+		text := fmt.Sprint(v)
+		if _, scalar := v.(string); !scalar {
+			b, _ := json.Marshal(v)
+			text = string(b)
+		}
+		rows = append(rows, Row{Key: prefix, Value: text, From: l.Origin(prefix)})
+	}
+	walk("", Effective(cfg))
+	return rows
+}
+
+func joinKey(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
 }

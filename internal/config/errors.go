@@ -45,19 +45,44 @@ func (ps *problems) add(where, key, format string, args ...any) {
 	*ps = append(*ps, Problem{Where: where, Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
-// addErrors adds err (each error of an errors.Join) as problems without
-// a place: the caller's own checks name their keys.
-func (ps *problems) addErrors(err error) {
+// addErrors adds err (each error of an errors.Join) as problems: the
+// caller's own checks name their keys first ("budgets.default_budget:
+// -5, must be >= 0", `log_level "x": must be …`), and where tells where
+// that key, or the nearest key above it, was set ("" when unknown).
+func (ps *problems) addErrors(err error, where func(key string) string) {
 	if err == nil {
 		return
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
-			ps.addErrors(e)
+			ps.addErrors(e, where)
 		}
 		return
 	}
-	*ps = append(*ps, Problem{Msg: err.Error()})
+	msg := err.Error()
+	key := msg[:strings.IndexFunc(msg+" ", func(r rune) bool { return r == ' ' || r == ':' })]
+	if at := where(key); key != "" && at != "" {
+		*ps = append(*ps, Problem{Where: at, Key: key, Msg: strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(msg, key), ":"), " ")})
+		return
+	}
+	*ps = append(*ps, Problem{Msg: msg})
+}
+
+// placeOf is where key, or the nearest key above it (budgets.users for
+// budgets.users.alice, identities[0] for identities[0].users), was set
+// other than by default; "" when nowhere.
+func (l *Loaded) placeOf(key string) string {
+	for key != "" {
+		if o, ok := l.origins[key]; ok {
+			return o
+		}
+		cut := max(strings.LastIndexByte(key, '.'), strings.LastIndexByte(key, '['))
+		if cut <= 0 {
+			return ""
+		}
+		key = key[:cut]
+	}
+	return ""
 }
 
 func (ps problems) err() error {

@@ -72,7 +72,10 @@ func (w *walker) walk(n *node, y *yaml.Node, key string, inList bool) {
 		if !inList && y.Kind == yaml.MappingNode {
 			w.info.maps = append(w.info.maps, fileMap{key: key, node: y})
 		}
-		w.mapping(y, key, func(k, v *yaml.Node) { w.walk(n.elem, v, key+"."+k.Value, inList) })
+		w.mapping(y, key, func(k, v *yaml.Node) {
+			w.info.lines[key+"."+k.Value] = k.Line
+			w.walk(n.elem, v, key+"."+k.Value, inList)
+		})
 	case kindSlice:
 		if y.Kind != yaml.SequenceNode {
 			w.ps.add(w.at(y), keyOrTop(key), "must be a list, e.g. [a, b] or lines starting with \"- \"")

@@ -71,7 +71,7 @@ func Load(v *viper.Viper, out any, s Spec) (*Loaded, error) {
 	}
 	checkBounds(reflect.ValueOf(out).Elem(), schema.root, "", l, &ps)
 	if s.Validate != nil {
-		ps.addErrors(s.Validate())
+		ps.addErrors(s.Validate(), l.placeOf)
 	}
 	return l, ps.err()
 }

@@ -33,6 +33,9 @@ type Options struct {
 	Color    bool          // ANSI colours in the live output
 	Log      io.Writer     // component logs (JSON lines); nil: none
 	Planner  broker.Planner
+	// Web is the web view's address (default 127.0.0.1:0, a free port on
+	// loopback; "off" turns it off): it is printed and up while the demo runs.
+	Web string
 }
 
 func (o *Options) defaults() {
@@ -53,6 +56,9 @@ func (o *Options) defaults() {
 	}
 	if o.Planner == nil {
 		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{})
+	}
+	if o.Web == "" {
+		o.Web = "127.0.0.1:0"
 	}
 }
 
@@ -148,7 +154,13 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	case <-gctx.Done():
 		return Summary{}, fmt.Errorf("demo: broker did not start: %w", g.Wait())
 	}
+	if err := r.startWeb(gctx, g, obs); err != nil {
+		stop()
+		g.Wait()
+		return Summary{}, err
+	}
 	cl := client.New(obs, "")
+	r.waitForSites(gctx)
 	g.Go(func() error { return r.submitter(gctx, cl) })
 	interrupted := r.wait(ctx, gctx)
 	sum := r.finish(cl)
@@ -247,6 +259,18 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 		return b.Run(ctx)
 	})
 	return nil
+}
+
+// waitForSites waits (at most 30 s) until the broker knows every site's
+// forecast: it refuses a job wider than the sites it knows, so a job
+// submitted before the last site's first forecast could be refused.
+func (r *run) waitForSites(ctx context.Context) {
+	for range 300 {
+		if len(r.b.Sites().Sites) >= len(Sites) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // submitter sends the grid job stream through the broker's NATS endpoint,

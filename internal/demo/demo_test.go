@@ -3,11 +3,15 @@ package demo
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"lookahead/agent/simsite"
+	"lookahead/internal/logtest"
 )
 
 func TestBundledTracesLoad(t *testing.T) {
@@ -128,4 +132,61 @@ func TestDemoStopsOnCancel(t *testing.T) {
 	if time.Since(began) > 30*time.Second || !strings.Contains(out.String(), "summary (interrupted)") {
 		t.Fatalf("did not stop cleanly:\n%s", out.String())
 	}
+}
+
+// TestDemoServesTheWebView: the demo prints the web view's loopback
+// address and serves the page and its API while it runs.
+func TestDemoServesTheWebView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 5 s")
+	}
+	out := &logtest.Buffer{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), Options{Duration: 5 * time.Second, Jobs: 2, Out: out})
+		done <- err
+	}()
+	line := regexp.MustCompile(`web +(http://127\.0\.0\.1:[0-9]+/) `)
+	url := ""
+	for deadline := time.Now().Add(20 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := line.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("no web view line:\n%s", out)
+	}
+	page := get(t, url)
+	if !strings.Contains(page, `<script src="/app.js"`) {
+		t.Errorf("page: %s", page)
+	}
+	// The sites come online within the demo's first seconds.
+	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if ov := get(t, url+"api/overview"); strings.Contains(ov, `"site":"gamma"`) {
+			break
+		}
+	}
+	if ov := get(t, url+"api/overview"); !strings.Contains(ov, `"site":"alpha"`) || !strings.Contains(ov, `"site":"gamma"`) {
+		t.Errorf("overview: %s", ov)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(url); err == nil {
+		t.Error("the web view is still up after the demo ended")
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	r, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 {
+		t.Fatalf("GET %s: %s %s", url, r.Status, b)
+	}
+	return string(b)
 }

@@ -3,6 +3,8 @@ package demo
 import (
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +55,25 @@ func (p *printer) at(t int64) string {
 		sign, d = "-", -d
 	}
 	return fmt.Sprintf("%s%02d:%02d", sign, int(d.Hours()), int(d.Minutes())%60)
+}
+
+// unixTime is a Unix time in seconds as agents and the broker write them
+// in messages (10 digits: 2001 to 2286).
+var unixTime = regexp.MustCompile(`\b[1-9][0-9]{9}\b`)
+
+// relative rewrites the Unix times in a message from a site or the broker
+// (a refusal naming the instant a node is busy) as +hh:mm since the start,
+// as every other time the demo prints; numbers more than a year from the
+// start are left alone (they are not times of this run).
+func (p *printer) relative(msg string) string {
+	origin := p.clock.Origin().Unix()
+	return unixTime.ReplaceAllStringFunc(msg, func(s string) string {
+		t, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || t < origin-365*86400 || t > origin+365*86400 {
+			return s
+		}
+		return p.at(t)
+	})
 }
 
 func (p *printer) line(code, tag, text string) {
@@ -143,7 +164,7 @@ func (p *printer) event(e broker.Event) {
 		if e.OK {
 			p.line(cGreen, "reserved", fmt.Sprintf("%-4s %s, %s → %s, %.1f credits", e.Job, sitesOf(e), p.at(first(e).Start), p.at(first(e).End), e.Cost))
 		} else {
-			p.line(cRed, "rollback", fmt.Sprintf("%-4s %s", e.Job, e.Message))
+			p.line(cRed, "rollback", fmt.Sprintf("%-4s %s", e.Job, p.relative(e.Message)))
 		}
 	case broker.EvReleased:
 		p.line(cYellow, "released", fmt.Sprintf("%-4s on %s", e.Job, e.Site))

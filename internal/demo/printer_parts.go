@@ -50,3 +50,8 @@ func partNote(e broker.Event) string {
 	}
 	return s + ")"
 }
+
+// web says where the web view is.
+func (p *printer) web(url string) {
+	p.line(cCyan, "web", url+"  ← open in a browser: sites, forecasts as a Gantt, the queue, the audit trail (live, read-only)")
+}

@@ -31,6 +31,8 @@ type Broker struct {
 	noShows       prometheus.Counter
 	audits        prometheus.Counter
 	drift         *prometheus.CounterVec
+	unanswered    prometheus.Gauge
+	ignoredEvents *prometheus.CounterVec
 	mu            sync.Mutex
 	jobStatesSeen map[string]bool
 }
@@ -71,6 +73,10 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 			"Audit runs comparing the broker's records with every site's reservations.")),
 		drift: prometheus.NewCounterVec(counterOpts("broker", "audit_drift_found_total",
 			"Discrepancies found by audits, by kind (missing, orphaned, drifted)."), []string{"kind"}),
+		unanswered: prometheus.NewGauge(gaugeOpts("broker", "sites_unanswered",
+			"Sites out of planning because their agent did not answer a reserve or release request (until it answers again).")),
+		ignoredEvents: prometheus.NewCounterVec(counterOpts("broker", "job_events_ignored_total",
+			"Job events the broker did not apply, by reason (site-not-in-job: the publishing site holds no part of the job; unknown-job: no such job)."), []string{"reason"}),
 		jobStatesSeen: map[string]bool{},
 	}
 	for _, s := range []string{"fresh", "stale"} {
@@ -78,7 +84,7 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 	}
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
-		b.audits, b.drift)
+		b.audits, b.drift, b.unanswered, b.ignoredEvents)
 	return b
 }
 
@@ -169,5 +175,21 @@ func (b *Broker) AuditDone(found map[string]int) {
 	b.audits.Inc()
 	for kind, n := range found {
 		b.drift.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+// SetUnanswered sets how many sites do not answer reserve/release
+// requests (out of planning until they answer again).
+func (b *Broker) SetUnanswered(n int) {
+	if b != nil {
+		b.unanswered.Set(float64(n))
+	}
+}
+
+// JobEventIgnored records a job event the broker did not apply; reason is
+// a stable code (site-not-in-job, unknown-job), never free text.
+func (b *Broker) JobEventIgnored(reason string) {
+	if b != nil {
+		b.ignoredEvents.WithLabelValues(reason).Inc()
 	}
 }

@@ -5,6 +5,7 @@ package clitest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,23 +25,36 @@ var Binaries = []string{"lookahead", "lookahead-agent", "lookahead-broker"}
 func Build(t testing.TB, packages ...string) string {
 	t.Helper()
 	dir := t.TempDir()
+	if err := BuildTo(dir, packages...); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// BuildTo builds packages into dir (see Build).
+func BuildTo(dir string, packages ...string) error {
 	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, packages...)
 	cmd := exec.Command(goTool(), args...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return dir
+	return nil
+}
+
+// AllPackages are the import paths of Binaries.
+func AllPackages() []string {
+	var pkgs []string
+	for _, b := range Binaries {
+		pkgs = append(pkgs, "lookahead/cmd/"+b)
+	}
+	return pkgs
 }
 
 // BuildAll builds the project's three binaries into a fresh directory.
 func BuildAll(t testing.TB) string {
 	t.Helper()
-	var pkgs []string
-	for _, b := range Binaries {
-		pkgs = append(pkgs, "lookahead/cmd/"+b)
-	}
-	return Build(t, pkgs...)
+	return Build(t, AllPackages()...)
 }
 
 func goTool() string {

@@ -1,0 +1,41 @@
+package daemon
+
+import (
+	"testing"
+
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// Issue 23.2: the broker took slots outside a forecast's own window and
+// planned into them; intake clips them to [generated, horizon] or drops
+// them, and counts both.
+func TestIntakeClipsSlotsToTheForecastWindow(t *testing.T) {
+	const g, h = 1763780000, 1763780000 + 3600
+	f := forecast.Forecast{Version: 1, Site: "alpha", Seq: 1, Generated: g, Horizon: h,
+		Nodes: []forecast.Node{{Name: "n1", Procs: 8, Speed: 1}},
+		Slots: []forecast.Slot{
+			{Node: "n1", Procs: 8, Start: g, End: h + 26*3600, Price: 1},
+			{Node: "n1", Procs: 4, Start: g - 9*86400, End: g - 8*86400, Price: 1},
+			{Node: "n1", Procs: 2, Start: g + 60, End: g + 120, Price: 1},
+		}}
+	data, err := wire.EncodeForecast(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, window, err := decodeSiteForecast("alpha", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if window != (forecast.WindowCount{Clipped: 1, Dropped: 1}) {
+		t.Errorf("count %+v, want one clipped and one dropped", window)
+	}
+	for _, s := range got.Slots {
+		if s.Start < g || s.End > h {
+			t.Errorf("slot [%d, %d) taken outside the window [%d, %d]", s.Start, s.End, g, h)
+		}
+	}
+	if len(got.Slots) != 2 {
+		t.Errorf("slots %+v, want 2", got.Slots)
+	}
+}

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"lookahead/broker"
+	"lookahead/forecast"
+	"lookahead/wire"
+)
+
+// TestWhyWaiting: a waiting job says why it holds nothing: the planner's
+// no-fit (with the stale sites), the refusal of its last commit, no cycle
+// yet, or planned but not yet due.
+func TestWhyWaiting(t *testing.T) {
+	req := forecast.JobRequest{ID: "j", Procs: 4}
+	cases := []struct {
+		st    wire.JobStatus
+		stale []string
+		want  []string
+	}{
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Plan: &forecast.Allocation{Job: "j", Error: "no-fit: not enough processors"}},
+			[]string{"beta"}, []string{"no-fit: not enough processors", "stale sites out of planning: [beta]"}},
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Message: "over budget: account proj1 has 3 credits left"},
+			nil, []string{"over budget"}},
+		{wire.JobStatus{Job: req, State: wire.JobWaiting}, nil, []string{"not planned yet"}},
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Message: "commit failed: alpha: stale",
+			Plan: &forecast.Allocation{Job: "j", Start: 4600, End: 5000, Parts: []forecast.Part{{Site: "a", Node: "n", Procs: 4}}}},
+			nil, []string{"planned to start in 1h0m0s", "last attempt: commit failed: alpha: stale"}},
+	}
+	for i, c := range cases {
+		v := ViewJob(c.st, c.stale, 1000)
+		for _, w := range c.want {
+			if !strings.Contains(v.Why, w) {
+				t.Errorf("case %d: why %q lacks %q", i, v.Why, w)
+			}
+		}
+	}
+	placed := ViewJob(wire.JobStatus{Job: req, State: wire.JobReserved, Cost: 3,
+		Plan: &forecast.Allocation{Job: "j", Start: 10, End: 20, Parts: []forecast.Part{{Site: "b", Node: "n", Procs: 2}, {Site: "a", Node: "m", Procs: 2}}}}, nil, 0)
+	if placed.Why != "" || !placed.Reserved || placed.Start != 10 || strings.Join(placed.Sites, ",") != "b,a" || placed.Cost != 3 {
+		t.Errorf("reserved job %+v", placed)
+	}
+}
+
+// TestViewSitesStates: fresh, stale, offline and excluded, each with why.
+func TestViewSitesStates(t *testing.T) {
+	rep := wire.SitesReply{Now: 1000, TTL: 300, Sites: []wire.SiteStatus{
+		{Site: "a", Generated: 990, Age: 5},
+		{Site: "b", Generated: 500, Age: 500, Stale: true},
+		{Site: "c", Stale: true, Excluded: true, Problem: "forecast refused: bad"},
+		{Site: "d", Stale: true},
+	}}
+	held := []broker.Site{{Name: "a", Forecast: forecast.Forecast{Unmodelled: []string{"maui.cfg:3: FSPOLICY"}}}, {Name: "d", Offline: true}}
+	got := ViewSites(rep, held)
+	want := map[string]string{"a": "fresh", "b": "stale", "c": "excluded", "d": "offline"}
+	for _, v := range got {
+		if v.State != want[v.Site] {
+			t.Errorf("%s: %s, want %s", v.Site, v.State, want[v.Site])
+		}
+		if v.State != "fresh" && v.Reason == "" {
+			t.Errorf("%s: no reason", v.Site)
+		}
+	}
+	if got[0].ForecastAge != 10 || got[0].HeartbeatAge != 5 || got[2].Reason != "forecast refused: bad" ||
+		len(got[0].Unmodelled) != 1 || got[1].Unmodelled == nil {
+		t.Errorf("%+v", got)
+	}
+}
+
+// TestViewAudit: the latest records per origin, newest first, and every
+// repair record among them.
+func TestViewAudit(t *testing.T) {
+	var recs []wire.AuditRecord
+	for i := range 30 {
+		recs = append(recs, wire.AuditRecord{Time: int64(i), Origin: "alpha", Action: "reserve"})
+	}
+	recs = append(recs,
+		wire.AuditRecord{Time: 40, Origin: "broker", Action: "audit", Message: "2 sites, 3 reservations checked, 1 findings, repair=true"},
+		wire.AuditRecord{Time: 41, Origin: "broker", Action: "audit", Message: "2 sites, 3 reservations checked, 0 findings, repair=false"},
+		wire.AuditRecord{Time: 42, Origin: "broker", Action: "reserve", Message: "audit repair: ok"})
+	v := ViewAudit(recs, 20)
+	if a := v.Origins["alpha"]; len(a) != 20 || a[0].Time != 29 || a[19].Time != 10 {
+		t.Errorf("alpha: %d records, newest %d", len(a), a[0].Time)
+	}
+	if len(v.Repairs) != 2 || v.Repairs[0].Time != 42 || v.Repairs[1].Time != 40 || v.Read != 33 {
+		t.Errorf("repairs %+v", v.Repairs)
+	}
+}

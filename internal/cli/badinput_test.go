@@ -1,0 +1,202 @@
+package cli_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badInput is one row of the table of bad inputs: the command line (its
+// first word names the binary; {name} stands for a file holding in[name]),
+// the exit code it must give and a substring of its output (stdout and
+// stderr; {name} there too). A refusal (exit code other than 0) must not
+// echo its input: at most maxRefusal bytes of output.
+type badInput struct {
+	code int
+	says string
+	cmd  string
+	in   map[string]string
+}
+
+const maxRefusal = 2048
+
+// files is the inputs of a row: name, content, name, content, ...
+func files(kv ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// seed reads a file of the repository; with replacements (old, new, ...)
+// each old must occur in it.
+func seed(path string, repl ...string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", path))
+	if err != nil {
+		panic(err)
+	}
+	s := string(b)
+	for i := 0; i+1 < len(repl); i += 2 {
+		if !strings.Contains(s, repl[i]) {
+			panic(path + ": no " + repl[i])
+		}
+		s = strings.Replace(s, repl[i], repl[i+1], 1)
+	}
+	return s
+}
+
+func snapshot(repl ...string) string { return seed("examples/snapshot/snapshot.json", repl...) }
+func alpha(repl ...string) string    { return seed("examples/plan/alpha.json", repl...) }
+func queue(repl ...string) string    { return seed("examples/plan/queue.json", repl...) }
+
+// swf is a one-job SWF trace on 8 processors, fields replaced as given
+// (1-based field number, value, ...).
+func swf(repl ...string) string {
+	f := strings.Fields("1 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1")
+	for i := 0; i+1 < len(repl); i += 2 {
+		n := 0
+		for _, c := range repl[i] {
+			n = n*10 + int(c-'0')
+		}
+		f[n-1] = repl[i+1]
+	}
+	return "; MaxProcs: 8\n" + strings.Join(f, " ") + "\n"
+}
+
+// gzipCut is a real trace slice gzipped and cut in the middle.
+func gzipCut() string {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte(seed("forecast/swf/testdata/KTH-SP2-1996-2.1-cln.head800.swf")))
+	w.Close()
+	return z.String()[:z.Len()/2]
+}
+
+const dead = "nats://127.0.0.1:1"
+
+var (
+	plan     = "lookahead plan --forecast {f} --jobs {q}"
+	forecast = "lookahead forecast --snapshot {s}"
+	simulate = "lookahead simulate --trace {t}"
+	replay   = "lookahead replay --scenario {s}"
+	good     = map[string]string{"f": alpha(), "q": queue(), "s": snapshot()}
+)
+
+// with is good (or another base) plus the given files.
+func with(kv ...string) map[string]string {
+	m := files(kv...)
+	for k, v := range good {
+		if _, set := m[k]; !set {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// badInputs: the table. Issue 23's fifteen cases first, then a spread over
+// configs, forecasts, queues, pricing, snapshots, SWF traces and scenarios.
+var badInputs = []badInput{
+	// issue 23
+	{2, "jobs[0] (101.alpha).walltime: 9223372036854775807", forecast + " -o json", with("s", snapshot(`"walltime": 7200`, `"walltime": 9223372036854775807`))},
+	{2, "line 2 field 4 (run time): 9223372036854775000", simulate, files("t", swf("4", "9223372036854775000", "9", "9223372036854775000"))},
+	{0, "1 slots clipped to its window", plan, with("f", alpha(`"start": 1763808800, "end": 1763866400`, `"start": 1763808800, "end": 1763960000`))},
+	{0, "1 wholly outside it dropped", plan, with("f", alpha(`"start": 1763798000, "end": 1763866400`, `"start": 1763000000, "end": 1763010000`))},
+	{0, "NODE", forecast + " --pricing {p}", with("p", "base: 2.0\n")},
+	{2, "pricing rules[0]: ", forecast + " --pricing {p}", with("p", "base: 1\nrules: [{}]\n")},
+	{2, "pricing base 1e+308", forecast + " --pricing {p}", with("p", "base: 1e308\n")},
+	{2, "jobs {q}: decode jobs: invalid input: line 2, column 9: invalid character 'N'", plan, with("q", "[\n {\"id\": N}]\n")},
+	{2, "forecast {f}: invalid input: slots[0].end: 2199023255552", plan, with("f", alpha(`"end": 1763794400`, `"end": 2199023255552`))},
+	{2, "{c}:2: budgets.default_budget: -5", "lookahead-broker config --config {c}", files("c", "budgets:\n  default_budget: -5\n")},
+	{2, "the file is truncated", simulate, files("t", gzipCut())},
+	{0, `1 jobs in a state Torque does not have, taken as running (holding their processors): 103.alpha (state "Z")`, forecast, with("s", snapshot(`"state": "Q", "procs": 8`, `"state": "Z", "procs": 8`))},
+	{0, `"site": "alpha"`, "lookahead-agent config --site alpha -o json", nil},
+	{3, "1 of 3 checks failed: a service could not be reached", "lookahead-broker check --nats-url " + dead, nil},
+	{2, "…(100000 bytes)", "lookahead submit --procs 1 --walltime 1h --max-price 1 --user " + strings.Repeat("A", 100_000), nil},
+	{2, `"exit_code": 2`, plan + " -o json", with("q", "[{]")},
+	// the CLI's own limits and shapes
+	{0, `"cycle": "30s"`, "lookahead-broker config -o json", nil},
+	{3, "could not be reached", "lookahead-agent check --site a --skip torque,logs,state,maui,forecast --nats-url " + dead, nil},
+	{2, `"kind": "usage"`, "lookahead-broker config -o json --config {c}", files("c", "planning: {cycle: 30}\n")},
+	{2, "--procs 100000000: must lie in [1, 1048576]", simulate + " --procs 100000000", files("t", swf())},
+	{2, "--horizon 2000000h0m0s: must be whole seconds", forecast + " --horizon 2000000h", good},
+	{2, "--now -5: must lie in", forecast + " --now -5", good},
+	{2, "forecast {b}: site \"alpha\" duplicates forecast {f}", plan + " --forecast {b}", with("b", alpha())},
+	{2, "--not-before -5: must lie in", plan + " --not-before -5", good},
+	{2, "--staging-delay 2000000h0m0s: must be whole seconds", plan + " --staging-delay 2000000h", good},
+	// configs
+	{2, "{c}:1: nats.ulr: unknown key; did you mean nats.url?", "lookahead-agent config --site a --config {c}", files("c", "nats: {ulr: x}\n")},
+	{2, "did you mean planning.cycle?", "lookahead-broker config --config {c}", files("c", "planning: {cylce: 30s}\n")},
+	{2, "{c}:3: budgets.accounts.p1: -3", "lookahead-broker check --config {c}", files("c", "log_level: info\nbudgets:\n  accounts: {p1: -3}\n")},
+	{2, "{c}:2: intervals.refresh: 60 has no unit", "lookahead-agent config --config {c}", files("c", "site: a\nintervals: {refresh: 60}\n")},
+	// forecasts
+	{2, "forecast version 2", plan, with("f", alpha(`"version": 1`, `"version": 2`))},
+	{2, "slots[0].node: unknown node \"zz\"", plan, with("f", alpha(`"node": "a01"`, `"node": "zz"`))},
+	{2, "line 10, column 87: json: cannot unmarshal string", plan, with("f", alpha(`"price": 1.0}`, `"price": "one"}`))},
+	{2, `unknown field "colour"`, plan, with("f", alpha(`"seq": 42`, `"seq": 42, "colour": "red"`))},
+	{2, "nodes[0].speed: 1e-300", plan, with("f", alpha(`"speed": 1.0`, `"speed": 1e-300`))},
+	{2, "slots[0].price: 1e+300", plan, with("f", alpha(`"price": 1.0`, `"price": 1e300`))},
+	// queues
+	{2, `id "g1" duplicates jobs[0]`, plan, with("q", queue(`"id": "g2"`, `"id": "g1"`))},
+	{2, `criterion "soonest"`, plan, with("q", queue(`"earliest-finish"`, `"soonest"`))},
+	{2, "jobs[0]: invalid input: job g1: walltime 9223372036854775000", plan, with("q", queue(`"walltime": 7200`, `"walltime": 9223372036854775000`))},
+	{2, "job g1: max_price 1e+308", plan, with("q", queue(`"max_price": 2.0`, `"max_price": 1e308`))},
+	{2, "job g1: procs 2000000000", plan, with("q", queue(`"procs": 48`, `"procs": 2000000000`))},
+	// pricing
+	{2, "pricing default: invalid input: multiplier 0.5", forecast + " --pricing {p}", with("p", "default: {multiplier: 0.5}\n")},
+	{2, "field bogus not found", forecast + " --pricing {p}", with("p", "base: 1\nbogus: 2\n")},
+	{2, "max 1e+300", forecast + " --pricing {p}", with("p", "default: {multiplier: 2, max: 1e300}\n")},
+	// snapshots
+	{2, "snapshot nodes[1].name: duplicate node \"n01\"", forecast, with("s", snapshot(`"name": "n02"`, `"name": "n01"`))},
+	{2, "hosts[0]: unknown node \"n99\"", forecast, with("s", snapshot(`"hosts": [{"node": "n01"`, `"hosts": [{"node": "n99"`))},
+	{2, "(101.alpha).started: -1", forecast, with("s", snapshot(`"started": 1763778200`, `"started": -1`))},
+	{2, "snapshot taken 9223372036854775807", forecast, with("s", snapshot(`"taken": 1763780000`, `"taken": 9223372036854775807`))},
+	{2, "line 1, column 1: invalid character", forecast, with("s", "}{")},
+	// SWF traces
+	{2, "line 2: 17 fields, want 18", simulate, files("t", strings.Replace(swf(), " -1\n", "\n", 1))},
+	{2, `line 2 field 5: "four" is not a number`, simulate, files("t", swf("5", "four"))},
+	{2, "line 3: submit time 0 is before the previous record's 50", simulate, files("t", swf("2", "50")+swf("1", "2")[len("; MaxProcs: 8\n"):])},
+	{2, "the trace has no MaxProcs header", simulate, files("t", swf()[len("; MaxProcs: 8\n"):])},
+	{2, "line 2 field 8 (requested processors): 100000000", simulate, files("t", swf("8", "100000000"))},
+	// scenarios
+	{2, "field bogus not found", replay, files("s", "name: x\nseed: 1\nbogus: 1\n")},
+	{2, "sites[0].nodes: must be positive, got -3", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: -3}\n")},
+}
+
+// TestBadInputs runs every row of the table with the real binaries.
+func TestBadInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	bin := binaries(t)
+	for i, c := range badInputs {
+		dir := t.TempDir()
+		expand := func(s string) string {
+			for name := range c.in {
+				s = strings.ReplaceAll(s, "{"+name+"}", filepath.Join(dir, name))
+			}
+			return s
+		}
+		for name, body := range c.in {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := strings.Fields(expand(c.cmd))
+		out, code := run(t, bin, []string{"HOME=" + dir}, args...)
+		says := expand(c.says)
+		short := strings.Join(args, " ")
+		if len(short) > 200 {
+			short = short[:200] + "…"
+		}
+		if code != c.code || !strings.Contains(out, says) {
+			t.Errorf("row %d, %s: exit %d, want %d; output must contain %q:\n%.3000s", i, short, code, c.code, says, out)
+		}
+		if code != 0 && len(out) > maxRefusal {
+			t.Errorf("row %d, %s: a refusal of %d bytes (at most %d): it echoes its input", i, short, len(out), maxRefusal)
+		}
+	}
+}
