@@ -37,7 +37,7 @@ func TestAPIAgainstABroker(t *testing.T) {
 	g.startBroker()
 	g.waitSites(2)
 	ok := g.submit("r-ok", 24, 3600, 5)
-	no := g.submit("r-no", 1000, 3600, 5)
+	no := g.submit("r-no", 8, 3600, 0.01) // no slot is that cheap: waits, no fit
 	if err := g.b.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

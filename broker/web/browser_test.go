@@ -144,8 +144,8 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	g.startBroker()
 	g.waitSites(3)
 	small := g.submit("r-small", 16, 3600, 5)
-	wide := g.submit("r-wide", 48, 3600, 5)     // wider than one site: co-allocated
-	never := g.submit("r-never", 100000, 60, 5) // fits nowhere
+	wide := g.submit("r-wide", 48, 3600, 5)   // wider than one site: co-allocated
+	never := g.submit("r-never", 8, 60, 0.01) // no slot is that cheap: fits nowhere
 	br := newBrowser(t, path)
 
 	br.do(t, "open the page", chromedp.Navigate(g.url), chromedp.WaitVisible(chromedp.CSS("#sites tbody tr")))

@@ -21,6 +21,7 @@ type demoOptions struct {
 	color    string
 	logFile  string
 	output   string
+	web      string
 }
 
 func newDemoCommand() *cobra.Command {
@@ -57,6 +58,7 @@ the summary.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the grid job stream")
 	f.StringVar(&o.color, "color", "auto", "colour the live output: auto, always, never")
 	f.StringVar(&o.logFile, "log", "", "write the components' JSON logs to this file")
+	f.StringVar(&o.web, "web", "127.0.0.1:0", `the web view's loopback address (port 0: a free one; "off": none)`)
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -65,7 +67,7 @@ func runDemo(ctx context.Context, w io.Writer, o *demoOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	opts := demo.Options{Duration: o.duration, Speed: o.speed, Jobs: o.jobs, Seed: o.seed, Out: w}
+	opts := demo.Options{Duration: o.duration, Speed: o.speed, Jobs: o.jobs, Seed: o.seed, Out: w, Web: o.web}
 	switch o.color {
 	case "always":
 		opts.Color = true

@@ -114,7 +114,7 @@ var badInputs = []badInput{
 	{2, "the file is truncated", simulate, files("t", gzipCut())},
 	{0, `1 jobs in a state Torque does not have, taken as running (holding their processors): 103.alpha (state "Z")`, forecast, with("s", snapshot(`"state": "Q", "procs": 8`, `"state": "Z", "procs": 8`))},
 	{0, `"site": "alpha"`, "lookahead-agent config --site alpha -o json", nil},
-	{3, "1 of 3 checks failed: a service could not be reached", "lookahead-broker check --nats-url " + dead, nil},
+	{3, "1 of 4 checks failed: a service could not be reached", "lookahead-broker check --nats-url " + dead, nil},
 	{2, "…(100000 bytes)", "lookahead submit --procs 1 --walltime 1h --max-price 1 --user " + strings.Repeat("A", 100_000), nil},
 	{2, `"exit_code": 2`, plan + " -o json", with("q", "[{]")},
 	// the CLI's own limits and shapes

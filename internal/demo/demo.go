@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"lookahead/internal/config"
 	"os"
 	"sync"
 	"time"
@@ -71,6 +72,13 @@ func (o Options) Validate() error {
 		return fmt.Errorf("speed %v: must be between 1 and 10000", o.Speed)
 	case o.Jobs < 1 || o.Jobs > 1000:
 		return fmt.Errorf("jobs %d: must be between 1 and 1000", o.Jobs)
+	}
+	addr, err := config.ListenAddress("web", o.Web)
+	if err != nil {
+		return err
+	}
+	if addr != "" && !config.IsLoopback(addr) {
+		return fmt.Errorf("web %q: the demo serves its web view on a loopback address only (no token)", o.Web)
 	}
 	return nil
 }
