@@ -35,12 +35,15 @@ func newReplayCommand() *cobra.Command {
 		Short: "Replay sites and a grid job stream over real traces and compare broker policies",
 		Long: `Replay several sites over time: each runs its local workload (SWF traces)
 through the built-in simulator and publishes forecasts; a broker places a
-grid job stream with each named strategy (lookahead, lookahead-finish,
+grid job stream with each named strategy (lookahead — the default
+criterion, least-held —, lookahead-start, lookahead-finish,
 single-site-earliest, greedy-multisite, cheap, mct, cheap-sort, mct-sort),
 reserving at the commit lead time. Prints one row per strategy and sweep
 point: grid and local AWRT/AWWT, bounded slowdown, utilization, density,
 grid jobs that never found room, local jobs' extra wait against the same
-replay without grid jobs, credits paid, and conservation check failures.
+replay without grid jobs, credits paid, what each site's owner earned, and
+conservation check failures. --seeds N repeats the study under N seeds and
+prints mean [min–max] per point and strategy.
 
 Trace paths in the scenario are relative to the scenario file; a trace not
 found there is looked up by file name in --trace-dir. See docs/replay.md.`,
