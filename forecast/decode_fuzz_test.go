@@ -102,7 +102,7 @@ func FuzzDecodeJobs(f *testing.F) {
 				!(j.MaxPrice >= 0) || j.MaxPrice > MaxPrice || !(j.MinSpeed >= 0) || j.MaxSites < 0 || j.MemMB < 0 {
 				t.Fatalf("accepted bad job %+v", j)
 			}
-			if c := j.CriterionOrDefault(); c != EarliestStart && c != EarliestFinish {
+			if c := j.CriterionOrDefault(); !IsCriterion(c) {
 				t.Fatalf("accepted criterion %q", c)
 			}
 			ids[j.ID] = true

@@ -3,11 +3,28 @@ package forecast
 // Version is the only contract version this code reads and writes.
 const Version = 1
 
-// Criterion names how the planner ranks the feasible allocations of a job.
+// Criterion names how the planner ranks the feasible allocations of a job
+// (docs/formats.md, "The criterion").
 const (
 	EarliestStart  = "earliest-start"
 	EarliestFinish = "earliest-finish"
+	// LeastHeld: among the allocations that finish within the planner's
+	// tolerance of the earliest finish, the one that holds the fewest
+	// processor-seconds, then the earliest finish, then the cheapest, then
+	// the fewest sites. The default for a request that omits criterion.
+	LeastHeld = "least-held"
 )
+
+// DefaultCriterion is the criterion of a request that omits one.
+const DefaultCriterion = LeastHeld
+
+// Criteria lists the valid criteria, the default first.
+func Criteria() []string { return []string{LeastHeld, EarliestStart, EarliestFinish} }
+
+// IsCriterion reports whether c names a criterion ("" does not).
+func IsCriterion(c string) bool {
+	return c == LeastHeld || c == EarliestStart || c == EarliestFinish
+}
 
 // Node is a compute node a site offers to the grid. Speed is relative to the
 // reference CPU (1.0); walltimes are stated on the reference CPU.
@@ -66,11 +83,15 @@ type JobRequest struct {
 	Submitted int64    `json:"submitted"`
 }
 
-// Part is the share of an allocation held on one node of one site.
+// Part is the share of an allocation held on one node of one site. Cost
+// (optional) is what the part's processors cost over the allocation's
+// interval: the parts' costs add up to the allocation's, and each one is
+// what the site's owner earns from it.
 type Part struct {
-	Site  string `json:"site"`
-	Node  string `json:"node"`
-	Procs int    `json:"procs"`
+	Site  string  `json:"site"`
+	Node  string  `json:"node"`
+	Procs int     `json:"procs"`
+	Cost  float64 `json:"cost,omitempty"`
 }
 
 // Allocation is the planner's answer for one job: every part is held over
@@ -83,6 +104,9 @@ type Allocation struct {
 	Parts []Part  `json:"parts,omitempty"`
 	Cost  float64 `json:"cost,omitempty"`
 	Error string  `json:"error,omitempty"`
+	// Why (optional) says, for people, why the planner chose this
+	// allocation over the others its criterion weighed.
+	Why string `json:"why,omitempty"`
 }
 
 // Placed reports whether the allocation holds processors.

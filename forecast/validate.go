@@ -130,8 +130,8 @@ func (j *JobRequest) Validate() error {
 		return invalid("job %s: submitted %d, must lie in [0, %d]", j.ID, j.Submitted, MaxInstant)
 	case j.MaxSites < 0:
 		return invalid("job %s: max_sites %d, must be >= 0", j.ID, j.MaxSites)
-	case j.Criterion != "" && j.Criterion != EarliestStart && j.Criterion != EarliestFinish:
-		return invalid("job %s: criterion %q, must be %q or %q", j.ID, j.Criterion, EarliestStart, EarliestFinish)
+	case j.Criterion != "" && !IsCriterion(j.Criterion):
+		return invalid("job %s: criterion %q, must be %q, %q or %q", j.ID, j.Criterion, LeastHeld, EarliestStart, EarliestFinish)
 	case j.User != "" && !IsPlainName(j.User):
 		return invalid("job %s: user %q: must be a plain name", j.ID, clipName(j.User))
 	case j.Account != "" && !IsPlainName(j.Account):
@@ -140,10 +140,11 @@ func (j *JobRequest) Validate() error {
 	return nil
 }
 
-// CriterionOrDefault returns the job's criterion, earliest-start when unset.
+// CriterionOrDefault returns the job's criterion, DefaultCriterion
+// (least-held) when unset.
 func (j *JobRequest) CriterionOrDefault() string {
 	if j.Criterion == "" {
-		return EarliestStart
+		return DefaultCriterion
 	}
 	return j.Criterion
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"slices"
 
 	"lookahead/broker/coalloc"
@@ -9,11 +10,16 @@ import (
 
 // coallocOptions is the co-allocation core's runtime model for a run.
 func coallocOptions(sc Scenario) coalloc.Options {
-	return coalloc.Options{
+	o := coalloc.Options{
 		Tiers:           sc.Broker.Tiers,
 		MultiSiteFactor: sc.Broker.MultiSiteFactor,
 		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
+		Tolerance:       coalloc.DefaultTolerance,
 	}
+	if sc.Broker.Tolerance != nil {
+		o.Tolerance = *sc.Broker.Tolerance
+	}
+	return o
 }
 
 // CoallocPools is the default pool factory: the co-allocation core with the
@@ -32,5 +38,23 @@ func CoallocPools(sc Scenario) PoolFactory {
 func coallocOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
 	out := slices.Clone(jobs)
 	coalloc.SortQueue(out)
+	return out
+}
+
+// Queue orders of the lookahead strategies (BrokerSpec.Order).
+const (
+	OrderPriority = "priority"
+	OrderFCFS     = "fcfs"
+)
+
+// fcfsOrder is submit time, then id, on a copy.
+func fcfsOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
+	out := slices.Clone(jobs)
+	slices.SortStableFunc(out, func(a, b forecast.JobRequest) int {
+		if c := cmp.Compare(a.Submitted, b.Submitted); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 	return out
 }

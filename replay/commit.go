@@ -82,8 +82,13 @@ func (r *replayer) start(job GridJob, a forecast.Allocation, sites []int, hosts 
 		r.stats.Clipped++
 	}
 	rec := JobRecord{ID: job.Req.ID, Grid: true, Submit: job.Req.Submitted, Start: a.Start, End: end, Reserved: a.End, Credits: a.Cost}
+	earned := map[string]float64{}
+	for _, p := range a.Parts {
+		earned[p.Site] += p.Cost
+	}
 	for k, i := range sites {
-		rec.Parts = append(rec.Parts, SiteUse{Site: i, Procs: sumProcs(hosts[k]), Start: a.Start, Hosts: hosts[k]})
+		rec.Parts = append(rec.Parts, SiteUse{Site: i, Procs: sumProcs(hosts[k]), Start: a.Start, Hosts: hosts[k],
+			Credits: earned[r.sites[i].spec.Name]})
 	}
 	r.records = append(r.records, rec)
 	heap.Push(&r.rel, release{at: end, job: job.Req.ID, ids: ids, site: sites})

@@ -28,6 +28,8 @@ type SiteUse struct {
 	Procs int                  `json:"procs"`
 	Start int64                `json:"start"`
 	Hosts []forecast.HostProcs `json:"hosts"`
+	// Credits is what the grid job paid this site's owner (its parts' cost).
+	Credits float64 `json:"credits,omitempty"`
 }
 
 // Procs is the job's width over all its parts.

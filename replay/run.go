@@ -36,7 +36,10 @@ type Metrics struct {
 	LocalExtraWait  float64       `json:"local_extra_wait"`
 	LocalExtraAWWT  float64       `json:"local_extra_awwt"`
 	Credits         float64       `json:"credits"`
-	Makespan        int64         `json:"makespan"` // last end − start
+	// SiteEarnings is what each site's owner earned from grid jobs (its
+	// parts' cost), in scenario order; they add up to Credits.
+	SiteEarnings []float64 `json:"site_earnings"`
+	Makespan     int64     `json:"makespan"` // last end − start
 }
 
 // Result is one run: a strategy at a sweep point.
@@ -63,6 +66,9 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	}
 	if opts.Order == nil {
 		opts.Order = coallocOrder
+		if sc.Broker.Order == OrderFCFS {
+			opts.Order = fcfsOrder
+		}
 	}
 	r, err := newReplayer(sc, w, strat, opts)
 	if err != nil {
@@ -93,11 +99,14 @@ func Baseline(sc Scenario, w Workload, opts Options) ([]JobRecord, error) {
 
 func measure(sc Scenario, recs, base []JobRecord) Metrics {
 	var grid, local []JobRecord
-	var m Metrics
+	m := Metrics{SiteEarnings: make([]float64, len(sc.Sites))}
 	for _, r := range recs {
 		if r.Grid {
 			grid = append(grid, r)
 			m.Credits += r.Credits
+			for _, p := range r.Parts {
+				m.SiteEarnings[p.Site] += p.Credits
+			}
 		} else {
 			local = append(local, r)
 		}

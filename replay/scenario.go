@@ -148,6 +148,14 @@ type BrokerSpec struct {
 	// Tiers are coarse speed thresholds for the co-allocation core (empty:
 	// one tier per node speed, exact).
 	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
+	// Order is the lookahead strategies' queue order: "priority" (the
+	// broker's: max price descending, then submit time; the default) or
+	// "fcfs" (submit time, as seeds 002 and 004 plan and as the per-job
+	// strategies always do).
+	Order string `yaml:"order" json:"order,omitempty"`
+	// Tolerance is the least-held criterion's tolerance, a fraction of a
+	// job's walltime (unset: coalloc.DefaultTolerance).
+	Tolerance *float64 `yaml:"tolerance" json:"tolerance,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every
@@ -158,6 +166,9 @@ type SweepSpec struct {
 	Heterogeneity   [][]float64    `yaml:"heterogeneity" json:"heterogeneity,omitempty"`
 	Mix             [][]WidthClass `yaml:"mix" json:"mix,omitempty"`
 	Redraw          []*RedrawSpec  `yaml:"redraw" json:"redraw,omitempty"`
+	// Payment sweeps what grid users pay (max price, credits per CPU-hour):
+	// the price sweep of docs/replay.md.
+	Payment []PaymentSpec `yaml:"payment" json:"payment,omitempty"`
 }
 
 // PlotSpec chooses the Gantt window of --plot.

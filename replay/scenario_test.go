@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"lookahead/forecast"
 )
 
 func TestValidateNamesTheField(t *testing.T) {
@@ -23,6 +25,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"cheap without deadline", func(s *Scenario) { s.Policies = []string{NameCheap} }, "grid.deadline"},
 		{"sweep h count", func(s *Scenario) { s.Sweep.Heterogeneity = [][]float64{{1, 2}} }, "sweep.heterogeneity[0]"},
 		{"width rule", func(s *Scenario) { s.Local.WidthRule = "squash" }, "local.width_rule"},
+		{"queue order", func(s *Scenario) { s.Broker.Order = "random" }, "broker.order"},
+		{"tolerance", func(s *Scenario) { t := -1.0; s.Broker.Tolerance = &t }, "tolerance"},
+		{"payment sweep upside down", func(s *Scenario) { s.Sweep.Payment = []PaymentSpec{{Min: 2, Max: 1}} }, "sweep.payment[0]"},
 		{"mix shares", func(s *Scenario) {
 			s.Grid.Synthetic = &SyntheticSpec{Jobs: 1, RunMin: 1, RunMax: 2, Classes: []WidthClass{{Min: 1, Max: 2, Share: 0.5}}}
 		}, "grid.synthetic.classes"},
@@ -78,5 +83,32 @@ func TestDuration(t *testing.T) {
 		if err := d.UnmarshalText([]byte(in)); err == nil {
 			t.Errorf("%q accepted as %d", in, d)
 		}
+	}
+}
+
+// TestFCFSOrder: broker.order fcfs plans by submit time, then id, whatever
+// the jobs pay; the default (priority) puts the best payer first.
+func TestFCFSOrder(t *testing.T) {
+	jobs := []forecast.JobRequest{{ID: "b", Submitted: 5, MaxPrice: 1}, {ID: "c", Submitted: 9, MaxPrice: 3}, {ID: "a", Submitted: 5, MaxPrice: 2}}
+	got := fcfsOrder(jobs)
+	if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || jobs[0].ID != "b" {
+		t.Fatalf("fcfs %v (input %v)", got, jobs)
+	}
+	if p := coallocOrder(jobs); p[0].ID != "c" {
+		t.Fatalf("priority %v", p)
+	}
+}
+
+// TestPaymentSweep: each payment point sets what every grid job pays, and
+// labels the point.
+func TestPaymentSweep(t *testing.T) {
+	sc := seed002(10)
+	sc.Sweep.Payment = []PaymentSpec{{Min: 1, Max: 1}, {Min: 2, Max: 3}}
+	pts := sc.Points()
+	if len(pts) != 2 || pts[1].Label() != "pay=2-3" {
+		t.Fatalf("points %+v", pts)
+	}
+	if at := sc.At(pts[1]); at.Grid.Payment != (PaymentSpec{Min: 2, Max: 3}) {
+		t.Fatalf("payment %+v", at.Grid.Payment)
 	}
 }

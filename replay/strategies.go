@@ -13,8 +13,11 @@ import (
 type lookahead struct{ criterion string }
 
 func (l lookahead) Name() string {
-	if l.criterion == forecast.EarliestFinish {
+	switch l.criterion {
+	case forecast.EarliestFinish:
 		return NameLookaheadFinish
+	case forecast.EarliestStart:
+		return NameLookaheadStart
 	}
 	return NameLookahead
 }

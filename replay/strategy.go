@@ -49,6 +49,7 @@ type Strategy interface {
 // Strategy names.
 const (
 	NameLookahead       = "lookahead"
+	NameLookaheadStart  = "lookahead-start"
 	NameLookaheadFinish = "lookahead-finish"
 	NameSingleSite      = "single-site-earliest"
 	NameGreedy          = "greedy-multisite"
@@ -59,7 +60,8 @@ const (
 )
 
 var strategies = map[string]Strategy{
-	NameLookahead:       lookahead{criterion: forecast.EarliestStart},
+	NameLookahead:       lookahead{criterion: forecast.LeastHeld},
+	NameLookaheadStart:  lookahead{criterion: forecast.EarliestStart},
 	NameLookaheadFinish: lookahead{criterion: forecast.EarliestFinish},
 	NameSingleSite:      perJob{name: NameSingleSite, choose: chooseEarliestStart},
 	NameGreedy:          perJob{name: NameGreedy, candidates: greedySets, choose: chooseEarliestEnd},

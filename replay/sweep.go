@@ -16,6 +16,7 @@ type Point struct {
 	MixIndex        int          `json:"-"`
 	Redraw          *RedrawSpec  `json:"redraw,omitempty"`
 	RedrawSet       bool         `json:"-"`
+	Payment         *PaymentSpec `json:"payment,omitempty"`
 }
 
 // Label names the point in tables ("msf=1.2 h=1.4/1/0.6"); empty when
@@ -37,6 +38,9 @@ func (p Point) Label() string {
 	}
 	if p.Mix != nil {
 		parts = append(parts, "mix="+mixLabel(p.Mix, p.MixIndex))
+	}
+	if p.Payment != nil {
+		parts = append(parts, fmt.Sprintf("pay=%g-%g", p.Payment.Min, p.Payment.Max))
 	}
 	if p.RedrawSet {
 		if p.Redraw == nil {
@@ -64,8 +68,8 @@ func mixLabel(m []WidthClass, idx int) string {
 }
 
 // Points expands the sweep into every combination, in a stable order
-// (redraw, mix, heterogeneity, site policy, multi-site factor; the last
-// varies fastest). A scenario without a sweep has one zero point.
+// (redraw, mix, heterogeneity, site policy, payment, multi-site factor;
+// the last varies fastest). A scenario without a sweep has one zero point.
 func (s Scenario) Points() []Point {
 	pts := []Point{{}}
 	w := s.Sweep
@@ -80,6 +84,9 @@ func (s Scenario) Points() []Point {
 	}
 	if len(w.SitePolicy) > 0 {
 		pts = expand(pts, len(w.SitePolicy), func(p *Point, i int) { p.SitePolicy = w.SitePolicy[i] })
+	}
+	if len(w.Payment) > 0 {
+		pts = expand(pts, len(w.Payment), func(p *Point, i int) { p.Payment = &w.Payment[i] })
 	}
 	if len(w.MultiSiteFactor) > 0 {
 		pts = expand(pts, len(w.MultiSiteFactor), func(p *Point, i int) { p.MultiSiteFactor = w.MultiSiteFactor[i] })
@@ -122,6 +129,9 @@ func (s Scenario) At(p Point) Scenario {
 	}
 	if p.RedrawSet {
 		s.Grid.Redraw = p.Redraw
+	}
+	if p.Payment != nil {
+		s.Grid.Payment = *p.Payment
 	}
 	return s.WithDefaults()
 }

@@ -248,6 +248,8 @@ func (s Scenario) validateBroker() error {
 		return bad("broker.multi_site_factor", "must be at least 1, got %v", b.MultiSiteFactor)
 	case b.StagingDelay < 0:
 		return bad("broker.staging_delay", "must not be negative")
+	case b.Order != "" && b.Order != OrderPriority && b.Order != OrderFCFS:
+		return bad("broker.order", "must be %s or %s, got %q", OrderPriority, OrderFCFS, b.Order)
 	case s.Until < 0 || s.DensityHorizon < 0:
 		return bad("until", "durations must not be negative")
 	}
@@ -315,6 +317,11 @@ func (s Scenario) validateSweep() error {
 			if err := r.check(fmt.Sprintf("sweep.redraw[%d]", i)); err != nil {
 				return err
 			}
+		}
+	}
+	for i, p := range w.Payment {
+		if p.Min < 0 || p.Max < p.Min || math.IsNaN(p.Min) || math.IsNaN(p.Max) {
+			return bad(fmt.Sprintf("sweep.payment[%d]", i), "need 0 ≤ min ≤ max, got [%v, %v]", p.Min, p.Max)
 		}
 	}
 	return nil

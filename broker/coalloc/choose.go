@@ -29,6 +29,7 @@ type take struct {
 type plan struct {
 	start, end int64
 	takes      []take
+	why        string // Allocation.Why
 }
 
 type run struct {
@@ -140,12 +141,12 @@ func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan 
 // that is not a finite number (huge prices over a long hold) is refused as
 // invalid and takes nothing: no allocation the planner returns carries one.
 func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
-	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end}
+	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end, Why: pl.why}
 	taken := make([][]piece, len(pl.takes))
+	costs := make([]float64, len(pl.takes))
 	for i, t := range pl.takes {
-		var cost float64
-		taken[i], cost = takeCheapest(p.profile(t.node, pl.start, pl.end, job.MaxPrice), t.procs)
-		a.Cost += cost
+		taken[i], costs[i] = takeCheapest(p.profile(t.node, pl.start, pl.end, job.MaxPrice), t.procs)
+		a.Cost += costs[i]
 	}
 	if math.IsInf(a.Cost, 0) || math.IsNaN(a.Cost) {
 		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}
@@ -153,7 +154,7 @@ func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
 	for i, t := range pl.takes {
 		n := &p.nodes[t.node]
 		p.addPieces(t.node, taken[i])
-		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs)})
+		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs), Cost: costs[i]})
 	}
 	return a
 }

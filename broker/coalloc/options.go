@@ -35,7 +35,20 @@ type Options struct {
 	// NotBefore is the earliest instant an allocation may start (e.g. now).
 	// Slot time before it is ignored.
 	NotBefore int64
+	// Criterion is the criterion of jobs that omit one; "" means
+	// forecast.DefaultCriterion (least-held).
+	Criterion string
+	// Tolerance is how much later than the earliest possible finish a
+	// least-held allocation may finish, as a fraction of the job's
+	// walltime: 0.5 accepts finishing half a walltime later to hold fewer
+	// processor-seconds. 0 means no later at all. It must be in [0, 100].
+	Tolerance float64
 }
+
+// DefaultTolerance is the Tolerance the broker, `lookahead plan` and the
+// replay use unless told otherwise (docs/coalloc.md, "The least-held
+// criterion", says how it was chosen).
+const DefaultTolerance = 0.5
 
 // Validate checks the options.
 func (o Options) Validate() error {
@@ -47,6 +60,12 @@ func (o Options) Validate() error {
 	f := o.MultiSiteFactor
 	if math.IsNaN(f) || math.IsInf(f, 0) || (f != 0 && f < 1) {
 		return fmt.Errorf("%w: multi-site factor %v: must be 0 (none) or >= 1", forecast.ErrInvalid, f)
+	}
+	if o.Criterion != "" && !forecast.IsCriterion(o.Criterion) {
+		return fmt.Errorf("%w: criterion %q: must be one of %v", forecast.ErrInvalid, o.Criterion, forecast.Criteria())
+	}
+	if t := o.Tolerance; math.IsNaN(t) || t < 0 || t > 100 {
+		return fmt.Errorf("%w: tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
 	}
 	if o.StagingDelay < 0 || o.StagingDelay > maxDuration/1024 {
 		return fmt.Errorf("%w: staging delay %d: must be >= 0 and < 2^50 s", forecast.ErrInvalid, o.StagingDelay)

@@ -75,6 +75,24 @@ func minOver(slots []forecast.Slot, a, b int64, maxPrice float64) int64 {
 // feasible allocation of job on fcs, trying every site subset of at most
 // max_sites sites, every speed threshold and every candidate start.
 func oracle(fcs []forecast.Forecast, job forecast.JobRequest, opts Options) (start, finish int64, ok bool) {
+	start, finish = math.MaxInt64, math.MaxInt64
+	for _, pl := range oraclePlacements(fcs, job, opts) {
+		start, finish, ok = min(start, pl.start), min(finish, pl.end), true
+	}
+	return start, finish, ok
+}
+
+// oPlacement is the earliest feasible allocation on one site subset (mask)
+// with the nodes at least speed fast: it holds for held seconds.
+type oPlacement struct {
+	mask             int
+	speed            float64
+	start, end, held int64
+}
+
+// oraclePlacements lists, for every site subset of at most max_sites sites
+// and every speed threshold, the earliest feasible allocation.
+func oraclePlacements(fcs []forecast.Forecast, job forecast.JobRequest, opts Options) []oPlacement {
 	nodes := oNodes(fcs)
 	cands := []int64{opts.NotBefore}
 	var speeds []float64
@@ -97,7 +115,7 @@ func oracle(fcs []forecast.Forecast, job forecast.JobRequest, opts Options) (sta
 	if k == 0 {
 		k = len(fcs)
 	}
-	start, finish = math.MaxInt64, math.MaxInt64
+	var out []oPlacement
 	for mask := 1; mask < 1<<len(fcs); mask++ {
 		m := popcount(mask)
 		if m > k {
@@ -106,20 +124,26 @@ func oracle(fcs []forecast.Forecast, job forecast.JobRequest, opts Options) (sta
 		for _, sp := range speeds {
 			d := opts.Duration(job.Walltime, sp, m)
 			for _, t := range cands {
-				var c int64
-				for _, n := range nodes {
-					if mask&(1<<n.site) != 0 && meets(n.node, job) && n.node.Speed >= sp {
-						c += minOver(n.slots, t, t+d, job.MaxPrice)
-					}
-				}
-				if c >= int64(job.Procs) {
-					start, finish, ok = min(start, t), min(finish, t+d), true
+				if oCapacity(nodes, job, mask, sp, t, t+d) >= int64(job.Procs) {
+					out = append(out, oPlacement{mask: mask, speed: sp, start: t, end: t + d, held: d})
 					break
 				}
 			}
 		}
 	}
-	return start, finish, ok
+	return out
+}
+
+// oCapacity is what the job can hold over [a, b) on the nodes of the sites
+// in mask that meet it and are at least speed fast.
+func oCapacity(nodes map[string]*oNode, job forecast.JobRequest, mask int, speed float64, a, b int64) int64 {
+	var c int64
+	for _, n := range nodes {
+		if mask&(1<<n.site) != 0 && meets(n.node, job) && n.node.Speed >= speed {
+			c += minOver(n.slots, a, b, job.MaxPrice)
+		}
+	}
+	return c
 }
 
 func popcount(x int) int {
@@ -154,6 +178,10 @@ func checkAlloc(before, after []forecast.Forecast, job forecast.JobRequest, a fo
 	}
 	nb, na := oNodes(before), oNodes(after)
 	used := map[string]int64{}
+	partCost := map[string]float64{}
+	for _, pt := range a.Parts {
+		partCost[pt.Site+"/"+pt.Node] = pt.Cost
+	}
 	slowest := math.Inf(1)
 	var total int64
 	for _, pt := range a.Parts {
@@ -188,6 +216,9 @@ func checkAlloc(before, after []forecast.Forecast, job forecast.JobRequest, a fo
 		c, err := checkNode(n.slots, na[k].slots, used[k], a.Start, a.End, job.MaxPrice)
 		if err != nil {
 			return fmt.Errorf("node %s: %w", k, err)
+		}
+		if pc := partCost[k]; used[k] > 0 && math.Abs(pc-c) > 1e-9*math.Max(1, c) {
+			return fmt.Errorf("part on %s costs %v, its processors are worth %v", k, pc, c)
 		}
 		cost += c
 	}

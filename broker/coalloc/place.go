@@ -35,10 +35,15 @@ type candidate struct {
 // allocation uses, so later jobs cannot use it. A job that does not fit
 // gets an Allocation with Error set and changes nothing.
 //
-// Start is the earliest (earliest-start) or End the earliest
-// (earliest-finish) over all feasible allocations when Options.Tiers is empty;
-// ties go to the earlier finish (resp. start), then to fewer sites, then to
-// the faster tier. See docs/coalloc.md for the node choice.
+// The job's criterion (its own, else Options.Criterion, else least-held)
+// ranks the feasible allocations; with Options.Tiers empty the answer is
+// optimal by it. earliest-start: Start the earliest; earliest-finish: End
+// the earliest; ties go to the earlier finish (resp. start), then to fewer
+// sites, then to the faster tier. least-held: among the allocations ending
+// within Options.Tolerance × walltime of the earliest End, the least work
+// held, then the earliest End, the cheapest, the fewest sites (see
+// leastheld.go). Allocation.Why says why the answer won. See
+// docs/coalloc.md for the node choice.
 //
 // The allocation holds its parts over [Start, End), End-Start being
 // Options.Duration of the slowest chosen node and the number of sites.
@@ -67,15 +72,34 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 	if len(p.opts.Tiers) > 0 {
 		tiers = coarse(p.opts.Tiers, exact)
 	}
-	best, ok := p.bestCandidate(job, tiers)
+	crit := p.criterion(job)
+	if crit == forecast.LeastHeld {
+		return p.selectLeastHeld(job, tiers, exact)
+	}
+	finish := crit == forecast.EarliestFinish
+	best, ok := p.bestCandidate(job, tiers, finish)
 	if !ok && len(tiers) < len(exact) {
 		// Coarse tiers trade optimality, never feasibility.
-		best, ok = p.bestCandidate(job, exact)
+		best, ok = p.bestCandidate(job, exact, finish)
 	}
 	if !ok {
 		return plan{}, NoFitCapacity
 	}
-	return p.choose(job, best), ""
+	pl := p.choose(job, best)
+	pl.why = whyEarliest(crit)
+	return pl, ""
+}
+
+// criterion is the job's criterion: its own, else the pool's default for
+// jobs that omit one, else forecast.DefaultCriterion.
+func (p *Pool) criterion(job forecast.JobRequest) string {
+	switch {
+	case job.Criterion != "":
+		return job.Criterion
+	case p.opts.Criterion != "":
+		return p.opts.Criterion
+	}
+	return forecast.DefaultCriterion
 }
 
 // markBase marks the nodes that meet the job's requirements and returns
@@ -137,15 +161,8 @@ func hasAll(have, want []string) bool {
 // more sites), so its start t0 is a lower bound on every sweep's start:
 // when it fails the job does not fit, and otherwise every sweep begins at
 // t0 from the node values it recorded there instead of at NotBefore.
-func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidate, bool) {
-	finish := job.CriterionOrDefault() == forecast.EarliestFinish
-	// The slowest tier first: it has every node, so it usually finds a
-	// start early and bounds the others; then the fastest first, since a
-	// faster tier wins ties on the start and so rules the slower ones out.
-	specs := p.specs(job, tiers[len(tiers)-1])
-	for _, tier := range tiers[:len(tiers)-1] {
-		specs = append(specs, p.specs(job, tier)...)
-	}
+func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64, finish bool) (candidate, bool) {
+	specs := p.allSpecs(job, tiers)
 	var from *startState
 	if len(specs) > 1 {
 		ok := false
@@ -171,6 +188,18 @@ func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64) (candidat
 		}
 	}
 	return best, found
+}
+
+// allSpecs lists the sweeps of every tier: the slowest tier first (it has
+// every node, so it usually finds a start early and bounds the others),
+// then the fastest first, since a faster tier wins ties on the start and so
+// rules the slower ones out.
+func (p *Pool) allSpecs(job forecast.JobRequest, tiers []float64) []sweepSpec {
+	specs := p.specs(job, tiers[len(tiers)-1])
+	for _, tier := range tiers[:len(tiers)-1] {
+		specs = append(specs, p.specs(job, tier)...)
+	}
+	return specs
 }
 
 // boundSweep runs the bound sweep of the given sweeps: it reports false

@@ -38,6 +38,7 @@ func randInstance(r *rand.Rand) ([]forecast.Forecast, Options) {
 	if r.IntN(3) == 0 {
 		opts.StagingDelay = 5
 	}
+	opts.Tolerance = []float64{0, 0.5, 2}[r.IntN(3)]
 	return fcs, opts
 }
 
@@ -54,16 +55,15 @@ func randJob(r *rand.Rand, i int) forecast.JobRequest {
 	if r.IntN(5) == 0 {
 		j.MemMB = 800
 	}
-	if r.IntN(2) == 0 {
-		j.Criterion = forecast.EarliestFinish
-	}
+	j.Criterion = []string{"", forecast.EarliestStart, forecast.EarliestFinish}[r.IntN(3)]
 	return j
 }
 
 // TestAgainstOracle plans random queues and checks every answer against
 // the brute-force oracle on what the earlier jobs left: a placed job is
-// feasible and optimal by its criterion, a refused one has no feasible
-// allocation, and the pool loses exactly what was placed.
+// feasible and optimal by its criterion, takes the cheapest processors of
+// its sites, a refused one has no feasible allocation, and the pool loses
+// exactly what was placed.
 func TestAgainstOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	placed, refused := 0, 0
@@ -95,11 +95,22 @@ func TestAgainstOracle(t *testing.T) {
 			if err := checkAlloc(before, after, job, a, opts); err != nil {
 				t.Fatalf("%v: %s", err, ctx)
 			}
-			if job.CriterionOrDefault() == forecast.EarliestStart && a.Start != start {
-				t.Fatalf("start %d, oracle's earliest %d: %s", a.Start, start, ctx)
+			if err := checkCheapestParts(before, job, a); err != nil {
+				t.Fatalf("%v: %s", err, ctx)
 			}
-			if job.CriterionOrDefault() == forecast.EarliestFinish && a.End != finish {
-				t.Fatalf("end %d, oracle's earliest %d: %s", a.End, finish, ctx)
+			switch job.CriterionOrDefault() {
+			case forecast.EarliestStart:
+				if a.Start != start {
+					t.Fatalf("start %d, oracle's earliest %d: %s", a.Start, start, ctx)
+				}
+			case forecast.EarliestFinish:
+				if a.End != finish {
+					t.Fatalf("end %d, oracle's earliest %d: %s", a.End, finish, ctx)
+				}
+			case forecast.LeastHeld:
+				if err := checkLeastHeld(before, job, a, opts); err != nil {
+					t.Fatalf("%v: %s", err, ctx)
+				}
 			}
 		}
 	}

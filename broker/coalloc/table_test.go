@@ -87,7 +87,11 @@ func TestNamedCases(t *testing.T) {
 			name: "earliest-start takes the slow node at once",
 			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("slow", 4, 1), nd("fast", 4, 4)},
 				sl("slow", 4, 0, 10000, 1), sl("fast", 4, 500, 10000, 1))},
-			job:  jb("j", 4, 4000, 1),
+			job: func() forecast.JobRequest {
+				j := jb("j", 4, 4000, 1)
+				j.Criterion = forecast.EarliestStart
+				return j
+			}(),
 			want: forecast.Allocation{Job: "j", Start: 0, End: 4000, Parts: []forecast.Part{{Site: "a", Node: "slow", Procs: 4}}, Cost: 4 * 4000.0 / 3600},
 		},
 		{
@@ -119,6 +123,18 @@ func TestNamedCases(t *testing.T) {
 					t.Fatalf("got %+v, want error %q", got, c.error)
 				}
 				return
+			}
+			if crit := p.criterion(c.job); !strings.HasPrefix(got.Why, crit+": ") {
+				t.Fatalf("why %q does not name the criterion %s", got.Why, crit)
+			}
+			got.Why = ""
+			var sum float64
+			for i := range got.Parts {
+				sum += got.Parts[i].Cost
+				got.Parts[i].Cost = 0
+			}
+			if !costEqual(sum, got.Cost) {
+				t.Fatalf("parts cost %v in all, the allocation %v", sum, got.Cost)
 			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, c.want)

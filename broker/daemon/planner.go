@@ -13,6 +13,10 @@ type PlannerOptions struct {
 	Tiers           []float64
 	MultiSiteFactor float64
 	StagingDelay    int64
+	// Criterion is the criterion of jobs that omit one ("": least-held);
+	// Tolerance is least-held's, a fraction of a job's walltime.
+	Criterion string
+	Tolerance float64
 }
 
 // Planner is the co-allocation core bound as the broker's planner: the
@@ -31,7 +35,7 @@ type Planner struct {
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
 	inc, err := coalloc.NewIncremental(coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay})
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance})
 	return &Planner{inc: inc, err: err}
 }
 

@@ -138,7 +138,8 @@ func followHealth(ctx context.Context, b *daemon.Broker, srv *metrics.Server, lo
 func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Config {
 	p := cfg.Planning
 	planner := daemon.NewPlanner(daemon.PlannerOptions{
-		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second)})
+		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
+		Criterion: p.Criterion, Tolerance: p.Tolerance})
 	return daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,

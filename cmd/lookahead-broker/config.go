@@ -39,6 +39,8 @@ type Config struct {
 		StartGrace     time.Duration `mapstructure:"start_grace" json:"start_grace" default:"2m" min:"1s"`
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
+		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"least-held"`
+		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
 		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
@@ -184,6 +186,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Budgets.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !forecast.IsCriterion(c.Planning.Criterion) {
+		errs = append(errs, fmt.Errorf("planning.criterion %q: must be one of %v", c.Planning.Criterion, forecast.Criteria()))
+	}
+	if t := c.Planning.Tolerance; t > 100 {
+		errs = append(errs, fmt.Errorf("planning.tolerance %v: must be at most 100", t))
 	}
 	return errors.Join(errs...)
 }

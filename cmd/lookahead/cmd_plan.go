@@ -26,6 +26,8 @@ type planOptions struct {
 	multiSiteFactor float64
 	stagingDelay    time.Duration
 	tiers           []float64
+	criterion       string
+	tolerance       float64
 	conn            client.Conn
 	warn            io.Writer // warnings (slots outside a forecast's window); nil: none
 }
@@ -51,6 +53,12 @@ starts with "no-fit:" (or "invalid:" for a bad request); that is an answer,
 and plan still exits 0. Invalid forecast or queue files exit 2 with the file
 and the offending field named.
 
+A job that omits "criterion" is planned by --criterion (default least-held:
+among the allocations finishing at most --tolerance × its walltime after the
+earliest possible finish, the one holding the fewest processor-seconds, then
+the earliest, then the cheapest, then on the fewest sites). The WHY column
+(and "why" in JSON) says why each allocation won.
+
 -o json prints a JSON array of v1 allocations and nothing else on stdout.
 Use "-" as --jobs to read the queue from stdin.`,
 		Example: `  lookahead plan --forecast examples/plan/alpha.json --forecast examples/plan/beta.json \
@@ -69,6 +77,10 @@ Use "-" as --jobs to read the queue from stdin.`,
 	f.Float64Var(&opts.multiSiteFactor, "multi-site-factor", 0, "runtime multiplier for jobs spanning sites (0 or 1: none)")
 	f.DurationVar(&opts.stagingDelay, "staging-delay", 0, "hold time added per remote site for jobs spanning sites")
 	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (empty: exact, one tier per node speed)")
+	f.StringVar(&opts.criterion, "criterion", forecast.DefaultCriterion,
+		"criterion of jobs that omit one: "+strings.Join(forecast.Criteria(), ", "))
+	f.Float64Var(&opts.tolerance, "tolerance", coalloc.DefaultTolerance,
+		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd
@@ -93,6 +105,13 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
 		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)
 	}
+	copts := coalloc.Options{
+		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
+		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance,
+	}
+	if err := copts.Validate(); err != nil {
+		return cli.Usagef("plan: %w", err)
+	}
 	fcs, err := readForecasts(opts.forecasts, opts.warn)
 	if err != nil {
 		return err
@@ -104,10 +123,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	allocs, err := coalloc.PlanQueue(fcs, jobs, coalloc.Options{
-		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor,
-		StagingDelay: int64(opts.stagingDelay / time.Second), NotBefore: opts.notBefore,
-	})
+	allocs, err := coalloc.PlanQueue(fcs, jobs, copts)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
@@ -178,11 +194,11 @@ func readJobs(path string, stdin io.Reader) ([]forecast.JobRequest, error) {
 
 func writePlanTable(w io.Writer, allocs []forecast.Allocation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTART (UTC)\tEND (UTC)\tPROCS\tSITES\tCOST\tPARTS / ERROR")
+	fmt.Fprintln(tw, "JOB\tSTART (UTC)\tEND (UTC)\tPROCS\tSITES\tCOST\tPARTS / ERROR\tWHY")
 	placed := 0
 	for _, a := range allocs {
 		if !a.Placed() {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\n", a.Job, a.Error)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t\n", a.Job, a.Error)
 			continue
 		}
 		placed++
@@ -192,8 +208,8 @@ func writePlanTable(w io.Writer, allocs []forecast.Allocation) error {
 			procs += p.Procs
 			parts[i] = fmt.Sprintf("%s/%s:%d", p.Site, p.Node, p.Procs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.2f\t%s\n", a.Job, utc(a.Start), utc(a.End), procs,
-			strings.Join(a.Sites(), ","), a.Cost, strings.Join(parts, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.2f\t%s\t%s\n", a.Job, utc(a.Start), utc(a.End), procs,
+			strings.Join(a.Sites(), ","), a.Cost, strings.Join(parts, " "), a.Why)
 	}
 	fmt.Fprintf(tw, "\n%d of %d jobs placed\n", placed, len(allocs))
 	if err := tw.Flush(); err != nil {

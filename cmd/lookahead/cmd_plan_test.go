@@ -90,6 +90,10 @@ func TestPlanRejectsBadInput(t *testing.T) {
 		"negative proc": {planOptions{forecasts: examplePlan.forecasts, jobs: badJobs, output: "json"}, "jobs[1]"},
 		"same site twice": {planOptions{forecasts: []string{examplePlan.forecasts[0], examplePlan.forecasts[0]},
 			jobs: examplePlan.jobs, output: "json"}, "duplicates"},
+		"bad criterion": {planOptions{forecasts: examplePlan.forecasts, jobs: examplePlan.jobs, output: "json",
+			criterion: "fastest"}, "criterion"},
+		"bad tolerance": {planOptions{forecasts: examplePlan.forecasts, jobs: examplePlan.jobs, output: "json",
+			tolerance: -1}, "tolerance"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -119,5 +123,43 @@ func TestPlanJobsFromStdin(t *testing.T) {
 	var allocs []forecast.Allocation
 	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
 		t.Fatalf("got %s (%v)", out.String(), err)
+	}
+}
+
+// TestPlanCriterionAndWhy: --criterion plans the jobs that omit one, and
+// every placed allocation says why it won, naming the criterion used.
+func TestPlanCriterionAndWhy(t *testing.T) {
+	for _, crit := range forecast.Criteria() {
+		opts := examplePlan
+		opts.criterion, opts.tolerance = crit, 0.5
+		var out bytes.Buffer
+		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		var allocs []forecast.Allocation
+		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := readJobs(examplePlan.jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed := 0
+		for i, a := range allocs {
+			if !a.Placed() {
+				continue
+			}
+			placed++
+			want := jobs[i].Criterion
+			if want == "" {
+				want = crit
+			}
+			if !strings.HasPrefix(a.Why, want+": ") {
+				t.Fatalf("--criterion %s: job %s why %q, want it to start with %q", crit, a.Job, a.Why, want)
+			}
+		}
+		if placed == 0 {
+			t.Fatalf("--criterion %s: nothing placed", crit)
+		}
 	}
 }

@@ -25,6 +25,7 @@ type replayOptions struct {
 	plot     string
 	traceDir string
 	policies []string
+	seeds    int
 }
 
 func newReplayCommand() *cobra.Command {
@@ -34,12 +35,15 @@ func newReplayCommand() *cobra.Command {
 		Short: "Replay sites and a grid job stream over real traces and compare broker policies",
 		Long: `Replay several sites over time: each runs its local workload (SWF traces)
 through the built-in simulator and publishes forecasts; a broker places a
-grid job stream with each named strategy (lookahead, lookahead-finish,
+grid job stream with each named strategy (lookahead — the default
+criterion, least-held —, lookahead-start, lookahead-finish,
 single-site-earliest, greedy-multisite, cheap, mct, cheap-sort, mct-sort),
 reserving at the commit lead time. Prints one row per strategy and sweep
 point: grid and local AWRT/AWWT, bounded slowdown, utilization, density,
 grid jobs that never found room, local jobs' extra wait against the same
-replay without grid jobs, credits paid, and conservation check failures.
+replay without grid jobs, credits paid, what each site's owner earned, and
+conservation check failures. --seeds N repeats the study under N seeds and
+prints mean [min–max] per point and strategy.
 
 Trace paths in the scenario are relative to the scenario file; a trace not
 found there is looked up by file name in --trace-dir. See docs/replay.md.`,
@@ -55,6 +59,7 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.StringVar(&o.plot, "plot", "", "also write an SVG picture (metric bars and a Gantt window) to this file")
 	f.StringVar(&o.traceDir, "trace-dir", "", "directory to find traces in by file name when a scenario path does not exist")
 	f.StringSliceVar(&o.policies, "policy", nil, "run only these strategies (default: the scenario's list)")
+	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
 	_ = cmd.MarkFlagRequired("scenario")
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
@@ -80,30 +85,64 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err != nil {
 		return err
 	}
-	opts := replay.Options{Context: ctx}
-	if cli.IsTerminal(stderr) {
-		opts.Progress = cli.ProgressBar(stderr, "runs")
+	if o.seeds < 0 {
+		return cli.Usagef("replay: --seeds %d: must be at least 1", o.seeds)
 	}
-	rep, err := replay.Study(sc, in, opts)
-	if opts.Progress != nil {
+	nSeeds := max(o.seeds, 1)
+	opts := replay.Options{Context: ctx}
+	var bar func(done, total int)
+	if cli.IsTerminal(stderr) {
+		bar = cli.ProgressBar(stderr, "runs")
+	}
+	var reps []replay.Report
+	var seeds []int
+	for k := range nSeeds {
+		at := sc
+		at.Seed = sc.Seed + int64(k)
+		if bar != nil {
+			opts.Progress = func(done, total int) { bar(k*total+done, nSeeds*total) }
+		}
+		rep, err := replay.Study(at, in, opts)
+		if err != nil {
+			if bar != nil {
+				fmt.Fprintln(stderr)
+			}
+			return err
+		}
+		reps, seeds = append(reps, rep), append(seeds, int(at.Seed))
+	}
+	if bar != nil {
 		fmt.Fprintln(stderr)
 	}
-	if err != nil {
-		return err
-	}
+	rep := reps[0]
 	if o.plot != "" {
 		if err := writePlot(o.plot, sc, rep); err != nil {
 			return err
 		}
 	}
-	if o.output == cli.FormatJSON {
-		if err := cli.WriteJSON(stdout, rep); err != nil {
-			return err
-		}
-	} else if err := writeReplayTable(stdout, rep); err != nil {
+	if err := writeReplayOutput(stdout, o, seeds, reps); err != nil {
 		return err
 	}
-	return checkViolations(rep)
+	for _, r := range reps {
+		if err := checkViolations(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeReplayOutput prints one study's table (or report), or with several
+// seeds the rows over the seeds.
+func writeReplayOutput(stdout io.Writer, o *replayOptions, seeds []int, reps []replay.Report) error {
+	switch {
+	case len(reps) == 1 && o.output == cli.FormatJSON:
+		return cli.WriteJSON(stdout, reps[0])
+	case len(reps) == 1:
+		return writeReplayTable(stdout, reps[0])
+	case o.output == cli.FormatJSON:
+		return cli.WriteJSON(stdout, seedReport{Seeds: seeds, Reports: reps, Rows: aggregateSeeds(reps)})
+	}
+	return writeSeedTable(stdout, seeds, aggregateSeeds(reps))
 }
 
 // checkViolations fails the command when a replay broke a conservation law.
@@ -206,16 +245,20 @@ func writePlot(path string, sc replay.Scenario, rep replay.Report) error {
 
 func writeReplayTable(w io.Writer, rep replay.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "point\tpolicy\tgrid jobs\tgrid AWRT\tgrid AWWT\tgrid BSLD\tmulti-site\tunplaced\tlocal jobs\tlocal AWRT\tlocal +wait\tutil\tdensity\tcredits\tchecks\t")
+	fmt.Fprintln(tw, "point\tpolicy\tgrid jobs\tgrid AWRT\tgrid AWWT\tgrid BSLD\tmulti-site\tunplaced\tlocal jobs\tlocal AWRT\tlocal +wait\tutil\tdensity\tcredits\tearned by site\tchecks\t")
 	for _, r := range rep.Results {
 		m := r.Metrics
 		label := r.Label
 		if label == "" {
 			label = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%.0f\t%d\t\n",
+		earned := make([]string, len(m.SiteEarnings))
+		for i, e := range m.SiteEarnings {
+			earned[i] = fmt.Sprintf("%.0f", e)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%d\t\n",
 			label, r.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Grid.AWWT, m.Grid.MeanBSLD, r.Stats.MultiSite, m.Unplaced,
-			m.Local.Jobs, m.Local.AWRT, m.LocalExtraWait, m.Utilization, m.Density, m.Credits, r.Checks.Count)
+			m.Local.Jobs, m.Local.AWRT, m.LocalExtraWait, m.Utilization, m.Density, m.Credits, strings.Join(earned, "/"), r.Checks.Count)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)

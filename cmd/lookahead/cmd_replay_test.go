@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,40 @@ func TestReplayRefusesBadScenarios(t *testing.T) {
 		err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o)
 		if cli.ExitCode(err) != cli.ExitUsage {
 			t.Errorf("%s: got %v (exit %d), want a usage error", name, err, cli.ExitCode(err))
+		}
+	}
+}
+
+// TestReplaySeedsAndEarnings: --seeds runs the study once per seed and
+// folds each point and strategy into mean [min–max]; what the sites' owners
+// earned adds up to what the grid jobs paid.
+func TestReplaySeedsAndEarnings(t *testing.T) {
+	var out, errs bytes.Buffer
+	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, seeds: 2}
+	if err := runReplay(context.Background(), &out, &errs, o); err != nil {
+		t.Fatal(err)
+	}
+	var rep seedReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not the seeds report: %v", err)
+	}
+	if len(rep.Reports) != 2 || len(rep.Rows) != 2 || rep.Seeds[0] != 1 || rep.Seeds[1] != 2 {
+		t.Fatalf("seeds %v, %d reports, %d rows", rep.Seeds, len(rep.Reports), len(rep.Rows))
+	}
+	for _, r := range rep.Reports {
+		for _, res := range r.Results {
+			var earned float64
+			for _, e := range res.Metrics.SiteEarnings {
+				earned += e
+			}
+			if res.Metrics.Credits == 0 || math.Abs(earned-res.Metrics.Credits) > 1e-6*res.Metrics.Credits {
+				t.Fatalf("%s: owners earned %v, grid jobs paid %v", res.Policy, earned, res.Metrics.Credits)
+			}
+		}
+	}
+	for _, row := range rep.Rows {
+		if row.Seeds != 2 || row.GridAWRT.Min > row.GridAWRT.Mean || row.GridAWRT.Mean > row.GridAWRT.Max || len(row.Earnings) != 2 {
+			t.Fatalf("row %+v", row)
 		}
 	}
 }

@@ -116,6 +116,9 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 			for _, part := range p.Parts {
 				fmt.Fprintf(tw, "  part\t%s/%s × %d\n", part.Site, part.Node, part.Procs)
 			}
+			if p.Why != "" {
+				fmt.Fprintf(tw, "  why\t%s\n", p.Why)
+			}
 		} else {
 			fmt.Fprintf(tw, "plan\tno fit: %s\n", p.Error)
 		}

@@ -1,0 +1,128 @@
+package coalloc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// The economic half of the oracle: what the cheapest way to hold P
+// processors over a window costs, from the v1 slots alone. Over a window a
+// node's k-th processor costs the sum, over the window's segments, of the
+// price of the k-th cheapest processor there (its marginal cost, which
+// grows with k); taking the P smallest marginal costs of all usable nodes
+// is the cheapest choice, since each node's marginal costs are sorted.
+
+// marginals lists the marginal cost of each processor node n can give over
+// [a, b) at prices up to maxPrice, cheapest first.
+func marginals(slots []forecast.Slot, a, b int64, maxPrice float64) []float64 {
+	capacity := minOver(slots, a, b, maxPrice)
+	out := make([]float64, capacity)
+	pts := append(points(slots, a, b), b)
+	for i := 0; i+1 < len(pts); i++ {
+		u, length := pts[i], float64(pts[i+1]-pts[i])
+		var units []float64 // one price per processor at u, cheapest first
+		for _, s := range slots {
+			if s.Price <= maxPrice && s.Start <= u && u < s.End {
+				for range s.Procs {
+					units = append(units, s.Price)
+				}
+			}
+		}
+		slices.Sort(units)
+		for k := range out {
+			out[k] += length * units[k] / 3600
+		}
+	}
+	return out
+}
+
+// oMinCost is the least the job can pay for its processors over [a, b) on
+// the nodes of the sites in mask that meet it and are at least speed fast
+// (+Inf when they cannot hold it).
+func oMinCost(nodes map[string]*oNode, job forecast.JobRequest, mask int, speed float64, a, b int64) float64 {
+	var all []float64
+	for _, n := range nodes {
+		if mask&(1<<n.site) != 0 && meets(n.node, job) && n.node.Speed >= speed {
+			all = append(all, marginals(n.slots, a, b, job.MaxPrice)...)
+		}
+	}
+	if len(all) < job.Procs {
+		return math.Inf(1)
+	}
+	slices.Sort(all)
+	var c float64
+	for _, x := range all[:job.Procs] {
+		c += x
+	}
+	return c
+}
+
+func costEqual(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// checkCheapestParts: the allocation's processors are the cheapest its own
+// sites could give over its window among nodes at least as fast as its
+// slowest part (a cheaper choice of those would hold just as long).
+func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation) error {
+	nodes := oNodes(before)
+	mask, slowest := 0, math.Inf(1)
+	for _, pt := range a.Parts {
+		n := nodes[pt.Site+"/"+pt.Node]
+		mask |= 1 << n.site
+		slowest = min(slowest, n.node.Speed)
+	}
+	if want := oMinCost(nodes, job, mask, slowest, a.Start, a.End); !costEqual(a.Cost, want) {
+		return fmt.Errorf("cost %v, the cheapest processors of its sites over its window cost %v", a.Cost, want)
+	}
+	return nil
+}
+
+// checkLeastHeld checks a least-held allocation against every earliest
+// placement of every site subset and speed threshold: it finishes within
+// the tolerance of the earliest finish, holds the least work of those that
+// do, finishes earliest of those that hold that little, and when it is on
+// one site, no single site offers that finish for less.
+func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options) error {
+	places := oraclePlacements(before, job, opts)
+	earliest := int64(math.MaxInt64)
+	for _, pl := range places {
+		earliest = min(earliest, pl.end)
+	}
+	last := earliest + int64(math.Floor(opts.Tolerance*float64(job.Walltime)))
+	// Work per processor, reference seconds: it depends on the site count.
+	work := func(sites int) float64 {
+		w := float64(job.Walltime)
+		if sites > 1 {
+			w = w*max(1, opts.MultiSiteFactor) + float64(sites-1)*float64(opts.StagingDelay)
+		}
+		return w
+	}
+	least, end := math.Inf(1), int64(math.MaxInt64)
+	for _, pl := range places {
+		w := work(popcount(pl.mask))
+		if pl.end <= last && (w < least || (w == least && pl.end < end)) {
+			least, end = w, pl.end
+		}
+	}
+	if got := work(len(a.Sites())); got != least || a.End != end {
+		return fmt.Errorf("ends %d holding %v s of work per processor, oracle's least within %d is %v ending at %d", a.End, got, last, least, end)
+	}
+	if len(a.Sites()) > 1 {
+		return nil
+	}
+	nodes := oNodes(before)
+	cheapest := math.Inf(1)
+	for site := range before {
+		for _, pl := range places {
+			if pl.mask == 1<<site && pl.end == end {
+				cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, end-pl.held, end))
+			}
+		}
+	}
+	if !costEqual(a.Cost, cheapest) {
+		return fmt.Errorf("cost %v on one site, the cheapest single site with the same hold and finish costs %v", a.Cost, cheapest)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package coalloc
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"lookahead/forecast"
+)
+
+func withCrit(j forecast.JobRequest, c string) forecast.JobRequest { j.Criterion = c; return j }
+
+// TestPriceCases: named cases of the economic model and of the least-held
+// criterion, each with the allocation worked out by hand.
+func TestPriceCases(t *testing.T) {
+	twoSites := func(startA int64) []forecast.Forecast {
+		return []forecast.Forecast{
+			mkSite("a", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, startA, 10000, 1)),
+			mkSite("b", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
+			mkSite("c", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
+		}
+	}
+	msf := Options{MultiSiteFactor: 1.5, Tolerance: 0.5}
+	cases := []struct {
+		name  string
+		fcs   []forecast.Forecast
+		job   forecast.JobRequest
+		opts  Options
+		start int64
+		end   int64
+		parts string
+		cost  float64
+	}{
+		{
+			name: "two prices: the cheaper of two equal sites, listed second",
+			fcs: []forecast.Forecast{
+				mkSite("dear", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 0, 1000, 2)),
+				mkSite("cheap", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 1000, 1)),
+			},
+			job: jb("j", 4, 100, 2), start: 0, end: 100, parts: "cheap/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "two prices on one site: parts take the cheaper node",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1), nd("n2", 4, 1)},
+				sl("n1", 4, 0, 1000, 5), sl("n2", 4, 0, 1000, 1))},
+			job: jb("j", 4, 100, 5), start: 0, end: 100, parts: "a/n2:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "two prices on one node: the cheaper level first",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 8, 1)},
+				sl("n1", 4, 0, 1000, 3), sl("n1", 4, 0, 1000, 1))},
+			job: jb("j", 6, 100, 3), start: 0, end: 100, parts: "a/n1:6", cost: (4*1 + 2*3) * 100.0 / 3600,
+		},
+		{
+			name: "price over time: a hold across a price change pays each price for its time",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1)},
+				sl("n1", 4, 0, 60, 1), sl("n1", 4, 60, 1000, 2))},
+			job: jb("j", 4, 100, 2), start: 0, end: 100, parts: "a/n1:4", cost: 4 * (60*1 + 40*2) / 3600.0,
+		},
+		{
+			name: "price over time: a lower max_price waits for the cheap hours",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1)},
+				sl("n1", 4, 0, 500, 3), sl("n1", 4, 500, 1000, 1))},
+			job: jb("j", 4, 100, 1), start: 500, end: 600, parts: "a/n1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "price over time: paying more starts at once",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1)},
+				sl("n1", 4, 0, 500, 3), sl("n1", 4, 500, 1000, 1))},
+			job: jb("j", 4, 100, 3), start: 0, end: 100, parts: "a/n1:4", cost: 4 * 300.0 / 3600,
+		},
+		{
+			name: "least-held: one site 10 s later rather than two at 1.5x",
+			fcs:  twoSites(60), job: jb("j", 8, 100, 1), opts: msf,
+			start: 60, end: 160, parts: "a/n1:8", cost: 8 * 100.0 / 3600,
+		},
+		{
+			name: "least-held: beyond the tolerance, the earliest finish",
+			fcs:  twoSites(120), job: jb("j", 8, 100, 1), opts: msf,
+			start: 0, end: 150, parts: "b/m1:4 c/k1:4", cost: 8 * 150.0 / 3600,
+		},
+		{
+			name: "earliest-finish spreads where least-held waits",
+			fcs:  twoSites(60), job: withCrit(jb("j", 8, 100, 1), forecast.EarliestFinish), opts: msf,
+			start: 0, end: 150, parts: "b/m1:4 c/k1:4", cost: 8 * 150.0 / 3600,
+		},
+		{
+			name: "least-held: the fast node later rather than the slow one now",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("slow", 4, 1), nd("fast", 4, 2)},
+				sl("slow", 4, 0, 10000, 1), sl("fast", 4, 40, 10000, 1))},
+			job: jb("j", 4, 200, 1), opts: Options{Tolerance: 0.5}, start: 40, end: 140, parts: "a/fast:4", cost: 4 * 100.0 / 3600,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := NewPool(c.fcs, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := p.Place(c.job)
+			if a.Start != c.start || a.End != c.end || partsOf(a) != c.parts || !costEqual(a.Cost, c.cost) {
+				t.Fatalf("got [%d,%d) %s cost %v (%s)\nwant [%d,%d) %s cost %v", a.Start, a.End, partsOf(a), a.Cost, a.Why,
+					c.start, c.end, c.parts, c.cost)
+			}
+		})
+	}
+}
+
+func partsOf(a forecast.Allocation) string {
+	s := ""
+	for i, p := range a.Parts {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%s/%s:%d", p.Site, p.Node, p.Procs)
+	}
+	return s
+}
+
+// TestHigherPriceNeverLater: for one job planned alone, raising its max
+// price only adds slots, so the earliest completion available never gets
+// later (earliest-finish), nor the earliest start (earliest-start), and a
+// least-held allocation always finishes within the tolerance of the
+// earliest completion at the lower price.
+func TestHigherPriceNeverLater(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	checked := 0
+	for inst := range 1500 {
+		fcs, opts := randInstance(r)
+		job := randJob(r, 0)
+		var prevStart, prevEnd int64
+		prevOK := false
+		for _, price := range []float64{1, 1.5, 2, 3} {
+			job.MaxPrice = price
+			got := map[string]forecast.Allocation{}
+			for _, c := range []string{forecast.EarliestStart, forecast.EarliestFinish, forecast.LeastHeld} {
+				p, err := NewPool(fcs, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[c] = p.Place(withCrit(job, c))
+			}
+			es, ef, lh := got[forecast.EarliestStart], got[forecast.EarliestFinish], got[forecast.LeastHeld]
+			if ef.Placed() != lh.Placed() || ef.Placed() != es.Placed() {
+				t.Fatalf("instance %d price %v: criteria disagree on fitting: %+v %+v %+v", inst, price, es, ef, lh)
+			}
+			if !ef.Placed() {
+				if prevOK {
+					t.Fatalf("instance %d: fits at a lower price, not at %v", inst, price)
+				}
+				continue
+			}
+			slack := int64(opts.Tolerance * float64(job.Walltime))
+			if prevOK && (es.Start > prevStart || ef.End > prevEnd || lh.End > prevEnd+slack) {
+				t.Fatalf("instance %d price %v: start %d end %d least-held end %d, at the lower price start %d end %d (slack %d)",
+					inst, price, es.Start, ef.End, lh.End, prevStart, prevEnd, slack)
+			}
+			prevStart, prevEnd, prevOK = es.Start, ef.End, true
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d placed checks", checked)
+	}
+}
