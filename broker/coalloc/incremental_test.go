@@ -2,70 +2,25 @@ package coalloc
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"lookahead/broker"
 	"lookahead/forecast"
 )
 
-// criteria lists every criterion the forecast package defines: each of
-// its string constants that a job may name as its criterion (Validate
-// accepts it), plus "" (the default). Read from the package's source, so
-// a criterion added there is tested here without an edit.
+// criteria lists every criterion the forecast package defines
+// (forecast.Criteria) plus "" (the default), so a criterion added there is
+// tested here without an edit.
 func criteria(t testing.TB) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "../../forecast", func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{""}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				out = append(out, stringConsts(d)...)
-			}
-		}
-	}
-	out = slices.DeleteFunc(out, func(c string) bool {
-		j := forecast.JobRequest{ID: "j", Procs: 1, Walltime: 1, Criterion: c}
-		return j.Validate() != nil
-	})
-	slices.Sort(out)
-	out = slices.Compact(out)
+	out := append([]string{""}, forecast.Criteria()...)
 	if len(out) < 3 {
 		t.Fatalf("found criteria %q: expected the default and at least two", out)
-	}
-	return out
-}
-
-func stringConsts(d ast.Decl) []string {
-	g, ok := d.(*ast.GenDecl)
-	if !ok || g.Tok != token.CONST {
-		return nil
-	}
-	var out []string
-	for _, s := range g.Specs {
-		for _, v := range s.(*ast.ValueSpec).Values {
-			if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if c, err := strconv.Unquote(lit.Value); err == nil {
-					out = append(out, c)
-				}
-			}
-		}
 	}
 	return out
 }

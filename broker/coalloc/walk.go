@@ -252,9 +252,10 @@ func (w *walk) apply(ts []taken, sign int64) {
 }
 
 // reapply takes o's allocation again on this cycle's pool: the same start,
-// end and processors per node; the cost and the pieces are recomputed.
+// end, processors per node and reason (Why); the cost and the pieces are
+// recomputed.
 func (w *walk) reapply(o *entry) (entry, bool) {
-	pl := plan{start: o.alloc.Start, end: o.alloc.End, takes: make([]take, 0, len(o.alloc.Parts))}
+	pl := plan{start: o.alloc.Start, end: o.alloc.End, takes: make([]take, 0, len(o.alloc.Parts)), why: o.alloc.Why}
 	for _, part := range o.alloc.Parts {
 		s, ok := w.site(part.Site)
 		if !ok {
