@@ -51,6 +51,8 @@ func ReadMauiConfig(r io.Reader) (MauiConfig, error) {
 type cfgReader struct {
 	pol   Policy
 	prio  *Priority
+	lim   *Limits
+	limAt int // the line of the first usage limit
 	line  int
 	notes []string
 	seen  map[string]bool
@@ -104,6 +106,11 @@ func (c *cfgReader) param(key string, vals []string) error {
 // finish applies what depends on several parameters.
 func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
+	c.pol.Limits = c.lim
+	if c.lim != nil && c.pol.Reservation == Highest {
+		c.line = c.limAt
+		c.note("RESERVATIONPOLICY HIGHEST with usage limits: a reserved job over a limit when its reservation comes due is deferred by Maui (MQueueScheduleRJobs); not modelled")
+	}
 }
 
 // isPolicyParam reports whether name is one the simulator reads.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"lookahead/forecast"
 )
 
 func readCfg(t *testing.T, text string) MauiConfig {
@@ -68,7 +70,10 @@ QOSCFG[hi] PRIORITY=90 QTWEIGHT=3 XFWEIGHT=2
 		pr.QOSQTWeight["hi"] != 3 || pr.QOSXFWeight["hi"] != 2 {
 		t.Fatalf("priority %+v", pr)
 	}
-	if len(mc.Unmodelled) != 1 || !strings.Contains(mc.Unmodelled[0], "maui.cfg:22: CLASSCFG[high] MAXJOB=4: usage limits") {
+	if l := p.Limits; l == nil || l.Cred[CredClass]["high"].Soft[LimitJobs] != 4 || l.Cred[CredClass]["high"].Hard[LimitJobs] != 4 {
+		t.Errorf("limits %+v", p.Limits)
+	}
+	if len(mc.Unmodelled) != 1 || !strings.Contains(mc.Unmodelled[0], "maui.cfg:22: RESERVATIONPOLICY HIGHEST with usage limits") {
 		t.Errorf("unmodelled %q", mc.Unmodelled)
 	}
 }
@@ -223,5 +228,63 @@ func TestExactNode(t *testing.T) {
 		if hosts != want {
 			t.Errorf("exact=%v: b on %s, want %s", exact, hosts, want)
 		}
+	}
+}
+
+// Usage limits: a count sets soft and hard, "soft,hard" both; DEFAULT is a
+// credential like any; what the simulator does not follow stays listed.
+func TestReadMauiConfigLimits(t *testing.T) {
+	mc := readCfg(t, `USERCFG[DEFAULT] MAXJOB=3 MAXPROC=2,4
+GROUPCFG[g1] MAXPS=1000000
+ACCOUNTCFG[a2] MAXWC=64800
+CLASSCFG[low] MAXPROC=24 MAXNODE=4
+QOSCFG[hi] MAXJOB=2
+`)
+	l := mc.Policy.Limits
+	if l == nil {
+		t.Fatal("no limits read")
+	}
+	u := l.Cred[CredUser]["DEFAULT"]
+	if u.Soft[LimitJobs] != 3 || u.Hard[LimitJobs] != 3 || u.Soft[LimitProcs] != 2 || u.Hard[LimitProcs] != 4 {
+		t.Errorf("user DEFAULT %+v", u)
+	}
+	if l.Cred[CredGroup]["g1"].Hard[LimitPS] != 1000000 || l.Cred[CredAccount]["a2"].Hard[LimitWC] != 64800 ||
+		l.Cred[CredClass]["low"].Soft[LimitProcs] != 24 || !l.softDiffers() {
+		t.Errorf("limits %+v", l)
+	}
+	want := []string{
+		"maui.cfg:4: CLASSCFG[low] MAXNODE=4: usage limits are not modelled",
+		"maui.cfg:5: QOSCFG[hi] MAXJOB=2: usage limits are not modelled",
+	}
+	if !reflect.DeepEqual(mc.Unmodelled, want) {
+		t.Errorf("unmodelled %q, want %q", mc.Unmodelled, want)
+	}
+	for _, bad := range []string{"USERCFG[u1] MAXJOB=x", "USERCFG[u1] MAXJOB=2,", "GROUPCFG[g] MAXPROC=-1"} {
+		if _, err := ReadMauiConfig(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// A job over its user's MAXJOB waits (no start, no reservation) until one
+// of the user's jobs ends; another user's job is not held back.
+func TestLimitsMaxJob(t *testing.T) {
+	mc := readCfg(t, "USERCFG[DEFAULT] MAXJOB=1\n")
+	c := Cluster{Nodes: []forecast.SnapshotNode{{Name: "n1", Procs: 8, State: []string{forecast.NodeFree}, Speed: 1}}}
+	jobs := []Job{
+		{ID: "a1", Procs: 1, Walltime: 1000, Runtime: 500, Submit: 0, User: "alice"},
+		{ID: "a2", Procs: 1, Walltime: 1000, Runtime: 500, Submit: 0, User: "alice"},
+		{ID: "b1", Procs: 1, Walltime: 1000, Runtime: 500, Submit: 10, User: "bob"},
+	}
+	res, err := Run(c, jobs, mc.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r.Start
+	}
+	if got["a1"] != 0 || got["a2"] != 500 || got["b1"] != 10 {
+		t.Errorf("starts %v, want a1 0, a2 500 (after a1), b1 10", got)
 	}
 }

@@ -19,6 +19,24 @@ type job struct {
 	prio    int64 // Maui priority this pass (Policy.Priority)
 	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
+	// usage limits (Policy.Limits): Maui's SystemQueueTime (sqt, reset
+	// while a hard limit blocks the job), EffQueueDuration (effQD, set
+	// when a pass selects the job), whether it held a reservation at the
+	// end of the previous pass (hadRes: then the pass's first limit check
+	// skips it) and whether this pass's priority pass considers it.
+	sqt, effQD     int64
+	hadRes, inPass bool
+}
+
+// waited is how long j counts as having waited at now under usage
+// limits: the effective queue duration of the last pass that selected it,
+// or the time since it was submitted when none did (Maui's
+// MJobGetStartPriority with USESYSTEMQUEUETIME off).
+func (j *job) waited(now int64) int64 {
+	if j.effQD > 0 {
+		return j.effQD
+	}
+	return max(now-j.Submit, 0)
 }
 
 type hostUse struct {
@@ -28,7 +46,7 @@ type hostUse struct {
 
 func newJob(j Job, seq int) *job {
 	n, ok := parseUint(j.ID)
-	return &job{Job: j, seq: seq, numID: n, isNum: ok}
+	return &job{Job: j, seq: seq, numID: n, isNum: ok, sqt: j.Submit}
 }
 
 func parseUint(s string) (uint64, bool) {

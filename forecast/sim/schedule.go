@@ -25,11 +25,14 @@ func (e *Engine) schedule() {
 		return
 	}
 	keep := e.policy.Reservation == Highest
-	if e.used >= e.total && !e.keepPlan && !keep {
+	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil {
 		return // nothing can start now, so no reservation matters yet
 	}
 	if e.policy.Priority != nil {
 		e.prioritize()
+	}
+	if e.lim != nil {
+		e.limitSelect()
 	}
 	if keep {
 		e.renewKept()
@@ -46,8 +49,12 @@ func (e *Engine) schedule() {
 		e.backfill(e.queue[:w])
 		w = e.dropStarted(w)
 	}
+	w = e.hardRound(w)
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
+	if e.lim != nil {
+		e.noteReservations()
+	}
 	e.dropBlockedHolds()
 	if full {
 		e.keep()
@@ -89,7 +96,16 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			continue
 		}
 		j.held = false
-		if j.started || (!idle && e.startNow(j)) {
+		if j.started {
+			w--
+			continue
+		}
+		if e.lim != nil && (!j.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
+			// not in this pass, or blocked by a job started earlier in
+			// it: no start and no reservation (see docs/simulator.md,
+			// "Usage limits", for what Maui's MJobPReserve would do)
+			continue
+		} else if !idle && e.startNow(j) {
 			w--
 			continue
 		}
@@ -278,7 +294,7 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 	// condition for every later check; Maui may book a node beyond what
 	// it keeps free (see reserveRanges), which a processor count cannot
 	// hold.
-	return e.reserveRanges(j)
+	return e.reserveRanges(j, e.now)
 }
 
 // holdNodes finds the earliest time from t0 (a profile step) at which j
