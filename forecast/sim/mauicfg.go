@@ -107,8 +107,11 @@ func (c *cfgReader) param(key string, vals []string) error {
 func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
 	c.pol.Limits = c.lim
-	if c.lim != nil && c.pol.Reservation == Highest {
+	if c.lim != nil {
 		c.line = c.limAt
+		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")
+	}
+	if c.lim != nil && c.pol.Reservation == Highest {
 		c.note("RESERVATIONPOLICY HIGHEST with usage limits: a reserved job over a limit when its reservation comes due is deferred by Maui (MQueueScheduleRJobs); not modelled")
 	}
 }
