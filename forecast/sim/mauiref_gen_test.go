@@ -217,6 +217,15 @@ USERCFG[DEFAULT]      PRIORITY=10
 USERCFG[u03]          PRIORITY=90
 CLASSCFG[high]        PRIORITY=150
 `},
+	// Usage limits, held out: written with the limits code committed, run
+	// and compared once.
+	{name: "limitsheld", seed: 18, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 32, classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+USERCFG[DEFAULT]      MAXPROC=32
+ACCOUNTCFG[a1]        MAXJOB=12
+`},
 	{name: "deep", seed: 12, nodes: []refNodes{{64, 4}}, jobs: 400, initial: 100, burstGap: 300, burstMean: 6, full: 0.1,
 		classes: []string{"batch"}, heldOut: true,
 		policy: `RESERVATIONDEPTH      20
