@@ -113,10 +113,12 @@ type Engine struct {
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
 
-	lim    *Limits    // Policy.Limits; nil: none (limits.go)
-	use    credUsage  // running jobs' usage, this pass
-	level  limitLevel // the limits backfill applies now
-	order2 []*job     // running jobs and the queue in priority order
+	lim   *Limits    // Policy.Limits; nil: none (limits.go)
+	use   credUsage  // running jobs' usage, this pass
+	level limitLevel // the limits backfill applies now
+	// secondCall: the priority pass runs again (limitRedo)
+	secondCall bool
+	order2     []*job // running jobs and the queue in priority order
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing

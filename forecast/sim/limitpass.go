@@ -94,3 +94,55 @@ func (e *Engine) noteReservations() {
 		j.hadRes = j.held || j.kept
 	}
 }
+
+// limitRedo is Maui's second call of the priority pass (MSchedProcessJobs
+// runs MQueueScheduleIJobs on the default partitions, then again with
+// backfill): a job a limit refused in the first call, before IdleJobFound,
+// was reserved there as a job that does not fit (MJobPReserve), holding
+// its nodes against the jobs after it; the second call's MQueueSelectJobs
+// refuses it and drops that reservation. The pass then runs again, the
+// jobs reserved in the first call keeping theirs (and counting against the
+// depth), so a job after them may now start or get the freed place.
+func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
+	dropped := false
+	for _, j := range e.queue[:w] {
+		if !j.limRes {
+			continue
+		}
+		j.limRes = false
+		j.inPass = false
+		if !j.held || j.limB == nil {
+			continue
+		}
+		e.dropHeld(j)
+		dropped = true
+	}
+	if !dropped {
+		return w, idle
+	}
+	clear(e.queue[w:])
+	e.queue = e.queue[:w]
+	if minAfter != nil {
+		minAfter = e.suffixMinProcs()
+	}
+	e.secondCall = true
+	w2, idle2 := e.priorityPass(full, keep, minAfter)
+	e.secondCall = false
+	return w2, idle || idle2
+}
+
+// dropHeld forgets j's reservation made this pass.
+func (e *Engine) dropHeld(j *job) {
+	b := j.limB
+	for k, o := range e.blocked {
+		if o == b {
+			b.clear()
+			e.blocked = append(e.blocked[:k], e.blocked[k+1:]...)
+			break
+		}
+	}
+	if j.limProf {
+		e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+	}
+	j.held, j.limB, j.planned = false, nil, never
+}

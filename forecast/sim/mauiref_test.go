@@ -122,14 +122,11 @@ func compareRef(t testing.TB, c refCase, p Policy) (exact, hosts int, report str
 // the simulator must reproduce exactly; all of them unless listed.
 var refFloor = map[string]int{
 	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
-	// first difference, +21087 s, where Maui starts u08's j0200 and the
-	// simulator j0202; the cause is not found yet (see the doc).
-	"maxjob": 122,
-	// MAXPS: first difference at +1773 s, cause not found yet.
-	"maxps": 52,
-	// MAXWC: parts at the first pass (+0 s): Maui refuses jobs the
-	// simulator's MAXWC usage lets start; cause not found yet.
-	"maxwc": 23,
+	// first difference; causes not found yet (see the doc).
+	"maxjob": 109, // first difference +16623 s
+	"maxps":  94,  // first difference +13259 s
+	"maxwc":  24,  // first difference +0 s
+	"limits": 19,  // combined; first difference +0 s
 }
 
 // TestMauiReference replays every reference schedule Maui 3.3.1 made

@@ -26,6 +26,11 @@ type job struct {
 	// skips it) and whether this pass's priority pass considers it.
 	sqt, effQD     int64
 	hadRes, inPass bool
+	// limRes: refused by a limit in the priority pass before IdleJobFound
+	// and reserved (limB, and whether it is on the profile too: limProf)
+	limRes  bool
+	limProf bool
+	limB    *blockedRes
 }
 
 // waited is how long j counts as having waited at now under usage

@@ -45,6 +45,9 @@ func (e *Engine) schedule() {
 		minAfter = e.suffixMinProcs()
 	}
 	w, idle := e.priorityPass(full, keep, minAfter)
+	if e.lim != nil {
+		w, idle = e.limitRedo(w, idle, full, keep, minAfter)
+	}
 	if idle && e.backfills {
 		e.backfill(e.queue[:w])
 		w = e.dropStarted(w)
@@ -90,8 +93,8 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		}
 		q[w] = j
 		w++
-		if j.kept {
-			reserved++ // Highest: it keeps its reservation, which counts
+		if j.kept || (e.secondCall && j.held) {
+			reserved++ // it keeps its reservation, which counts
 			room = depth < 0 || reserved < depth
 			continue
 		}
@@ -101,10 +104,13 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			continue
 		}
 		if e.lim != nil && (!j.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
-			// not in this pass, or blocked by a job started earlier in
-			// it: no start and no reservation (see docs/simulator.md,
-			// "Usage limits", for what Maui's MJobPReserve would do)
-			continue
+			if !j.inPass || idle || e.secondCall {
+				continue // not in this pass, or refused after IdleJobFound
+			}
+			// refused before IdleJobFound (a job started earlier in this
+			// pass): Maui reserves it as a job that does not fit; the
+			// reservation holds until the pass is run again (limitRedo)
+			j.limRes = true
 		} else if !idle && e.startNow(j) {
 			w--
 			continue
@@ -112,6 +118,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
+				if j.limRes {
+					j.limB, j.limProf = e.blocked[len(e.blocked)-1], e.onProfile
+				}
 				reserved++
 				room = depth < 0 || reserved < depth
 			} else if j.started {
