@@ -139,7 +139,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		if minAfter != nil {
 			stopped = p.steps[0].free < minAfter[k+1]
 		} else {
-			stopped = !full && !keep && p.steps[0].free <= 0
+			// (with limits, Maui's later reservations matter: limitRedo
+			// may free processors, and the next pass spares reserved jobs)
+			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0
 		}
 	}
 	return w, idle
