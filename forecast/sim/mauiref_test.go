@@ -128,6 +128,7 @@ var refFloor = map[string]int{
 	"maxwc":    43,  // first difference +1330 s
 	"limits":   19,  // combined; first difference +0 s
 	"softhard": 21,  // soft,hard MAXJOB and MAXPROC: 77 starts, 21 host lists; +0 s
+	"maxproc":  29,  // +0 s
 }
 
 // TestMauiReference replays every reference schedule Maui 3.3.1 made
