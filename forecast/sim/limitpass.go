@@ -23,20 +23,25 @@ import (
 //     in the priority pass; the others wait, without a reservation.
 func (e *Engine) limitSelect() {
 	l := e.lim
+	for _, j := range e.queue {
+		if j.lim == nil {
+			j.lim = &jobLim{sqt: j.Submit}
+		}
+	}
 	e.use.reset()
 	for _, j := range e.rankRunningAndQueued() {
 		switch {
 		case j.started:
 			e.use.add(j, max(j.wallEnd-e.now, 0))
-		case !j.hadRes && l.blocks(&e.use, j, levelHard):
-			j.sqt = e.now
+		case !j.lim.hadRes && l.blocks(&e.use, j, levelHard):
+			j.lim.sqt = e.now
 		}
 	}
 	for _, j := range e.queue {
 		if !l.blocks(&e.use, j, levelHard) {
-			j.effQD = e.now - j.sqt
+			j.lim.effQD = e.now - j.lim.sqt
 		}
-		j.inPass = !l.blocks(&e.use, j, levelSoft)
+		j.lim.inPass = !l.blocks(&e.use, j, levelSoft)
 	}
 }
 
@@ -91,7 +96,7 @@ func (e *Engine) hardRound(w int) int {
 // pass ends (Maui keeps it until the next pass's reservation step).
 func (e *Engine) noteReservations() {
 	for _, j := range e.queue {
-		j.hadRes = j.held || j.kept
+		j.lim.hadRes = j.held || j.kept
 	}
 }
 
@@ -106,12 +111,12 @@ func (e *Engine) noteReservations() {
 func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
 	dropped := false
 	for _, j := range e.queue[:w] {
-		if !j.limRes {
+		if !j.lim.limRes {
 			continue
 		}
-		j.limRes = false
-		j.inPass = false
-		if !j.held || j.limB == nil {
+		j.lim.limRes = false
+		j.lim.inPass = false
+		if !j.held || j.lim.limB == nil {
 			continue
 		}
 		e.dropHeld(j)
@@ -133,7 +138,7 @@ func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, b
 
 // dropHeld forgets j's reservation made this pass.
 func (e *Engine) dropHeld(j *job) {
-	b := j.limB
+	b := j.lim.limB
 	for k, o := range e.blocked {
 		if o == b {
 			b.clear()
@@ -141,8 +146,8 @@ func (e *Engine) dropHeld(j *job) {
 			break
 		}
 	}
-	if j.limProf {
+	if j.lim.limProf {
 		e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
 	}
-	j.held, j.limB, j.planned = false, nil, never
+	j.held, j.lim.limB, j.planned = false, nil, never
 }

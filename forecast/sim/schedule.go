@@ -103,14 +103,14 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			w--
 			continue
 		}
-		if e.lim != nil && (!j.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
-			if !j.inPass || idle || e.secondCall {
+		if e.lim != nil && (!j.lim.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
+			if !j.lim.inPass || idle || e.secondCall {
 				continue // not in this pass, or refused after IdleJobFound
 			}
 			// refused before IdleJobFound (a job started earlier in this
 			// pass): Maui reserves it as a job that does not fit; the
 			// reservation holds until the pass is run again (limitRedo)
-			j.limRes = true
+			j.lim.limRes = true
 		} else if !idle && e.startNow(j) {
 			w--
 			continue
@@ -118,8 +118,8 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
-				if j.limRes {
-					j.limB, j.limProf = e.blocked[len(e.blocked)-1], e.onProfile
+				if j.lim != nil && j.lim.limRes {
+					j.lim.limB, j.lim.limProf = e.blocked[len(e.blocked)-1], e.onProfile
 				}
 				reserved++
 				room = depth < 0 || reserved < depth
