@@ -123,6 +123,9 @@ func (e *Engine) fillWindow(jobs []bfJob, cand []bfNode, w int64, procs int) []b
 		e.bestFit(try, cand, procs)
 	} else {
 		for _, b := range try {
+			if e.limitBlocked(b.j) {
+				continue
+			}
 			if hosts, ok := e.fits(b, cand); ok {
 				e.startBackfill(b.j, hosts, cand)
 				if e.used >= e.total {
@@ -153,6 +156,10 @@ func (e *Engine) bestFit(try []bfJob, cand []bfNode, offer int) {
 			}
 			v := e.bfValue(b.j)
 			if v <= bestV {
+				continue
+			}
+			if e.limitBlocked(b.j) {
+				out[k] = true
 				continue
 			}
 			hosts, ok := e.fits(b, cand)

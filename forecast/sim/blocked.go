@@ -94,7 +94,7 @@ func (e *Engine) renewKept() {
 			continue
 		}
 		e.releaseKept(j)
-		t := e.reserveRanges(j)
+		t := e.reserveRanges(j, e.now)
 		j.planned, j.held = t, t != never
 		if t == never {
 			continue

@@ -41,7 +41,7 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", err)
 	}
 	e := NewEngine(Cluster{Site: snap.Site, Nodes: snap.Nodes}, policy, now)
-	e.keepPlan = true
+	e.keepPlan = policy.Limits == nil // a kept plan cannot follow usage limits
 	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: map[string]forecast.LocalJob{}}
 	if err := b.load(snap); err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast of %s: %w", snap.Site, err)

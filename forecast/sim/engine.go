@@ -112,6 +112,13 @@ type Engine struct {
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
+
+	lim   *Limits    // Policy.Limits; nil: none (limits.go)
+	use   credUsage  // running jobs' usage, this pass
+	level limitLevel // the limits backfill applies now
+	// secondCall: the priority pass runs again (limitRedo)
+	secondCall bool
+	order2     []*job // running jobs and the queue in priority order
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
@@ -130,6 +137,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 		plan:     jobHeap{less: byPlanned},
 	}
 	e.depth, e.unbounded, e.backfills = p.depth(), p.unbounded(), p.backfills()
+	e.lim = p.Limits
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
 		e.nodes[i] = node{name: n.Name, procs: n.Procs, mem: n.MemMB, usable: n.Usable()}
@@ -403,6 +411,9 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 		d = j.Runtime
 	}
 	j.started = true
+	if e.lim != nil {
+		e.use.add(j, j.Walltime)
+	}
 	e.run(j, e.now, e.now+d, hosts)
 	if !e.quiet {
 		e.out = append(e.out, Event{Kind: Started, Time: e.now, Job: j.ID, Start: e.now, End: j.end, Hosts: e.hostList(hosts)})

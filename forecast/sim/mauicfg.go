@@ -51,6 +51,8 @@ func ReadMauiConfig(r io.Reader) (MauiConfig, error) {
 type cfgReader struct {
 	pol   Policy
 	prio  *Priority
+	lim   *Limits
+	limAt int // the line of the first usage limit
 	line  int
 	notes []string
 	seen  map[string]bool
@@ -104,6 +106,14 @@ func (c *cfgReader) param(key string, vals []string) error {
 // finish applies what depends on several parameters.
 func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
+	c.pol.Limits = c.lim
+	if c.lim != nil {
+		c.line = c.limAt
+		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")
+	}
+	if c.lim != nil && c.pol.Reservation == Highest {
+		c.note("RESERVATIONPOLICY HIGHEST with usage limits: a reserved job over a limit when its reservation comes due is deferred by Maui (MQueueScheduleRJobs); not modelled")
+	}
 }
 
 // isPolicyParam reports whether name is one the simulator reads.

@@ -213,11 +213,48 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 			} else {
 				setIn(&c.prio.QOSXFWeight, name, n)
 			}
+		case c.limitAttr(kind, name, key, val):
+			if c.err != nil {
+				return c.err
+			}
 		default:
 			c.credNote(kind, name, key, val)
 		}
 	}
 	return nil
+}
+
+// limitKeys are the usage limits the simulator follows, on USERCFG,
+// GROUPCFG, ACCOUNTCFG and CLASSCFG.
+var limitKeys = map[string]LimitKind{"MAXJOB": LimitJobs, "MAXPROC": LimitProcs, "MAXPS": LimitPS, "MAXWC": LimitWC}
+
+var credKindOf = map[string]CredKind{"USERCFG": CredUser, "GROUPCFG": CredGroup, "ACCOUNTCFG": CredAccount, "CLASSCFG": CredClass}
+
+// limitAttr reads a usage limit (MAXJOB=3, or soft,hard: MAXJOB=2,4);
+// false when key is not one the simulator follows. A bad value is left
+// in c.err.
+func (c *cfgReader) limitAttr(kind, name, key, val string) bool {
+	k, ok := limitKeys[key]
+	ck, okKind := credKindOf[kind]
+	if !ok || !okKind {
+		return false
+	}
+	c.err = nil
+	sv, hv, two := strings.Cut(val, ",")
+	soft, err := strconv.ParseInt(sv, 10, 64)
+	hard := soft
+	if err == nil && two {
+		hard, err = strconv.ParseInt(hv, 10, 64)
+	}
+	if err != nil || soft < 0 || hard < 0 {
+		c.err = fmt.Errorf("%s[%s] %s=%q: want a count, or soft,hard", kind, name, key, val)
+		return true
+	}
+	if c.lim == nil {
+		c.lim, c.limAt = &Limits{}, c.line
+	}
+	c.lim.set(ck, name, k, soft, hard)
+	return true
 }
 
 func setIn(m *map[string]int64, k string, v int64) {

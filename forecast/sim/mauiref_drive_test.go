@@ -66,8 +66,18 @@ func (r *refRun) client(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// freePorts finds p with p and p+1 free (Maui binds both).
+// freePorts finds p with p and p+1 free (Maui binds both), in the range
+// LOOKAHEAD_MAUI_PORTS ("lo-hi") when it is set (a shared machine's live
+// Maui keeps its own ports), else any the system hands out.
 func freePorts() (int, error) {
+	if lo, hi, ok := portRange(os.Getenv("LOOKAHEAD_MAUI_PORTS")); ok {
+		for p := lo; p < hi; p++ {
+			if portPairFree(p) {
+				return p, nil
+			}
+		}
+		return 0, fmt.Errorf("no free port pair in %d-%d", lo, hi)
+	}
 	for range 50 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -82,6 +92,24 @@ func freePorts() (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no free port pair")
+}
+
+func portRange(v string) (lo, hi int, ok bool) {
+	a, b, found := strings.Cut(v, "-")
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	return lo, hi, found && err1 == nil && err2 == nil && lo > 0 && lo < hi
+}
+
+func portPairFree(p int) bool {
+	for _, q := range []int{p, p + 1} {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(q))
+		if err != nil {
+			return false
+		}
+		l.Close()
+	}
+	return true
 }
 
 // start writes maui.cfg (the simulation header plus policy) and launches

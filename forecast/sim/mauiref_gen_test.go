@@ -120,6 +120,59 @@ BACKFILLPOLICY        NONE
 BACKFILLPOLICY        FIRSTFIT
 NODEALLOCATIONPOLICY  MINRESOURCE
 `},
+	// Usage limits (seeds 13 on). Every job fits each limit alone (maxTasks
+	// keeps MAXPROC and MAXPS reachable): a job over a hard limit by itself
+	// never runs in Maui.
+	{name: "maxjob", seed: 13, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+USERCFG[DEFAULT]      MAXJOB=3
+USERCFG[u02]          MAXJOB=6
+`},
+	{name: "maxproc", seed: 14, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch", "batch", "low"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         10
+GROUPCFG[DEFAULT]     MAXPROC=48
+GROUPCFG[g1]          MAXPROC=80
+CLASSCFG[low]         MAXPROC=40
+`},
+	{name: "maxps", seed: 15, nodes: []refNodes{{16, 8}}, jobs: 300, initial: 50, burstGap: 600, burstMean: 4, full: 0.15,
+		maxTasks: 20, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+ACCOUNTCFG[DEFAULT]   MAXPS=1000000
+ACCOUNTCFG[a1]        MAXPS=1500000
+`},
+	{name: "maxwc", seed: 16, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+USERCFG[DEFAULT]      MAXWC=64800
+USERCFG[u03]          MAXWC=100000
+`},
+	{name: "limits", seed: 17, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 60, burstGap: 500, burstMean: 5, full: 0.1,
+		maxTasks: 64, tpn: 0.3, classes: []string{"batch", "batch", "high"},
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         20
+CLASSWEIGHT           1
+CLASSCFG[high]        PRIORITY=100 MAXJOB=4
+USERCFG[DEFAULT]      MAXJOB=5 MAXPROC=64
+GROUPCFG[g2]          MAXPROC=96
+ACCOUNTCFG[a2]        MAXPS=3000000
+`},
+	{name: "softhard", seed: 19, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 48, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+USERCFG[DEFAULT]      MAXJOB=2,4
+GROUPCFG[DEFAULT]     MAXPROC=40,64
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -163,6 +216,15 @@ CLASSWEIGHT           1
 USERCFG[DEFAULT]      PRIORITY=10
 USERCFG[u03]          PRIORITY=90
 CLASSCFG[high]        PRIORITY=150
+`},
+	// Usage limits, held out: written with the limits code committed, run
+	// and compared once.
+	{name: "limitsheld", seed: 18, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 32, classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+USERCFG[DEFAULT]      MAXPROC=32
+ACCOUNTCFG[a1]        MAXJOB=12
 `},
 	{name: "deep", seed: 12, nodes: []refNodes{{64, 4}}, jobs: 400, initial: 100, burstGap: 300, burstMean: 6, full: 0.1,
 		classes: []string{"batch"}, heldOut: true,

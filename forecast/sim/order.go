@@ -19,6 +19,32 @@ type job struct {
 	prio    int64 // Maui priority this pass (Policy.Priority)
 	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
+	lim     *jobLim // usage limits' state (Policy.Limits), else nil
+}
+
+// jobLim is a job's state under usage limits: Maui's SystemQueueTime
+// (sqt, reset while a hard limit blocks the job), EffQueueDuration (effQD,
+// set when a pass selects the job), whether it held a reservation at the
+// end of the previous pass (hadRes: then the pass's first limit check skips
+// it), whether this pass's priority pass considers it (inPass), and
+// whether a limit refused it in the priority pass before IdleJobFound and
+// it was reserved (limRes; limB, and whether that is on the profile too:
+// limProf).
+type jobLim struct {
+	sqt, effQD                      int64
+	hadRes, inPass, limRes, limProf bool
+	limB                            *blockedRes
+}
+
+// waited is how long j counts as having waited at now under usage
+// limits: the effective queue duration of the last pass that selected it,
+// or the time since it was submitted when none did (Maui's
+// MJobGetStartPriority with USESYSTEMQUEUETIME off).
+func (j *job) waited(now int64) int64 {
+	if j.lim != nil && j.lim.effQD > 0 {
+		return j.lim.effQD
+	}
+	return max(now-j.Submit, 0)
 }
 
 type hostUse struct {

@@ -40,6 +40,9 @@ type Policy struct {
 	// recomputed at every pass (Job.Priority is then ignored); nil orders
 	// by Job.Priority.
 	Priority *Priority
+	// Limits, when set, are the usage limits (USERCFG[...] MAXJOB= and
+	// the like) a pass applies as Maui does; nil applies none.
+	Limits *Limits
 }
 
 // ReservationPolicy is Maui's RESERVATIONPOLICY.

@@ -75,7 +75,12 @@ func (p *Priority) Of(j Job, now, prev int64) int64 {
 	if prev > j.Submit {
 		upTo = prev
 	}
-	waited := float64(max(upTo-j.Submit, 0))
+	return p.ofWaited(j, max(upTo-j.Submit, 0))
+}
+
+// ofWaited is j's priority when it counts as having waited that long.
+func (p *Priority) ofWaited(j Job, waitedSecs int64) int64 {
+	waited := float64(waitedSecs)
 	wall := j.Walltime
 	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
 	c := &p.Caps
@@ -125,8 +130,14 @@ func capped(v, c float64) float64 {
 // does at every iteration: highest first, equal priorities in the order
 // the jobs arrived (Maui's job list order; its sort is stable).
 func (e *Engine) prioritize() {
-	for _, j := range e.queue {
-		j.prio = e.policy.Priority.Of(j.Job, e.now, e.prevIter)
+	if e.lim != nil {
+		for _, j := range e.queue {
+			j.prio = e.policy.Priority.ofWaited(j.Job, j.waited(e.now))
+		}
+	} else {
+		for _, j := range e.queue {
+			j.prio = e.policy.Priority.Of(j.Job, e.now, e.prevIter)
+		}
 	}
 	slices.SortFunc(e.queue, func(a, b *job) int {
 		if a.prio != b.prio {

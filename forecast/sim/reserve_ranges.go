@@ -18,9 +18,9 @@ const maxRanges = 256
 //     only for what is still missing.
 //
 // It returns the reservation's start, or never.
-func (e *Engine) reserveRanges(j *job) int64 {
+func (e *Engine) reserveRanges(j *job, from int64) int64 {
 	k := max(1, j.PPN)
-	q := rangeQuery{s: e.now, e: rangeEnd, k: k, d: j.Walltime, t: j.Procs, count: maxRanges}
+	q := rangeQuery{s: from, e: rangeEnd, k: k, d: j.Walltime, t: j.Procs, count: maxRanges}
 	merged := e.mergeBuf[:0]
 	e.nodeEv.fill(e)
 	for i := range e.nodes {

@@ -25,11 +25,14 @@ func (e *Engine) schedule() {
 		return
 	}
 	keep := e.policy.Reservation == Highest
-	if e.used >= e.total && !e.keepPlan && !keep {
+	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil {
 		return // nothing can start now, so no reservation matters yet
 	}
 	if e.policy.Priority != nil {
 		e.prioritize()
+	}
+	if e.lim != nil {
+		e.limitSelect()
 	}
 	if keep {
 		e.renewKept()
@@ -42,12 +45,19 @@ func (e *Engine) schedule() {
 		minAfter = e.suffixMinProcs()
 	}
 	w, idle := e.priorityPass(full, keep, minAfter)
+	if e.lim != nil {
+		w, idle = e.limitRedo(w, idle, full, keep, minAfter)
+	}
 	if idle && e.backfills {
 		e.backfill(e.queue[:w])
 		w = e.dropStarted(w)
 	}
+	w = e.hardRound(w)
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
+	if e.lim != nil {
+		e.noteReservations()
+	}
 	e.dropBlockedHolds()
 	if full {
 		e.keep()
@@ -83,19 +93,34 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		}
 		q[w] = j
 		w++
-		if j.kept {
-			reserved++ // Highest: it keeps its reservation, which counts
+		if j.kept || (e.secondCall && j.held) {
+			reserved++ // it keeps its reservation, which counts
 			room = depth < 0 || reserved < depth
 			continue
 		}
 		j.held = false
-		if j.started || (!idle && e.startNow(j)) {
+		if j.started {
+			w--
+			continue
+		}
+		if e.lim != nil && (!j.lim.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
+			if !j.lim.inPass || idle || e.secondCall {
+				continue // not in this pass, or refused after IdleJobFound
+			}
+			// refused before IdleJobFound (a job started earlier in this
+			// pass): Maui reserves it as a job that does not fit; the
+			// reservation holds until the pass is run again (limitRedo)
+			j.lim.limRes = true
+		} else if !idle && e.startNow(j) {
 			w--
 			continue
 		}
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
+				if j.lim != nil && j.lim.limRes {
+					j.lim.limB, j.lim.limProf = e.blocked[len(e.blocked)-1], e.onProfile
+				}
 				reserved++
 				room = depth < 0 || reserved < depth
 			} else if j.started {
@@ -114,7 +139,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		if minAfter != nil {
 			stopped = p.steps[0].free < minAfter[k+1]
 		} else {
-			stopped = !full && !keep && p.steps[0].free <= 0
+			// (with limits, Maui's later reservations matter: limitRedo
+			// may free processors, and the next pass spares reserved jobs)
+			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0
 		}
 	}
 	return w, idle
@@ -278,7 +305,7 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 	// condition for every later check; Maui may book a node beyond what
 	// it keeps free (see reserveRanges), which a processor count cannot
 	// hold.
-	return e.reserveRanges(j)
+	return e.reserveRanges(j, e.now)
 }
 
 // holdNodes finds the earliest time from t0 (a profile step) at which j

@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+)
+
+// limitSelect is what Maui 3.3.1 does with usage limits before a pass
+// (MSchedProcessJobs: MQueueSelectAllJobs at the hard level, then at the
+// soft one, then MQueueSelectJobs), on the queue in priority order:
+//
+//   - The first selection walks running and waiting jobs together in
+//     priority order, counting each running job's usage as it comes to it
+//     (MStatClearUsage, then MPolicyAdjustUsage per running job): a waiting
+//     job is checked against the hard limits with the usage of the running
+//     jobs ranked above it only. A job blocked there has its queue time
+//     restarted (SystemQueueTime = now: JOBPRIOACCRUALPOLICY QUEUEPOLICY,
+//     Maui's default) — unless it held a reservation from the previous
+//     pass, which exempts it from this check.
+//   - With every running job counted, a job within its hard limits gets its
+//     effective queue duration (now − SystemQueueTime: what its priority
+//     counts at the next pass), and a job within its soft limits takes part
+//     in the priority pass; the others wait, without a reservation.
+func (e *Engine) limitSelect() {
+	l := e.lim
+	for _, j := range e.queue {
+		if j.lim == nil {
+			j.lim = &jobLim{sqt: j.Submit}
+		}
+	}
+	e.use.reset()
+	for _, j := range e.rankRunningAndQueued() {
+		switch {
+		case j.started:
+			e.use.add(j, max(j.wallEnd-e.now, 0))
+		case !j.lim.hadRes && l.blocks(&e.use, j, levelHard):
+			j.lim.sqt = e.now
+		}
+	}
+	for _, j := range e.queue {
+		if !l.blocks(&e.use, j, levelHard) {
+			j.lim.effQD = e.now - j.lim.sqt
+		}
+		j.lim.inPass = !l.blocks(&e.use, j, levelSoft)
+	}
+}
+
+// rankRunningAndQueued merges the running jobs (by their own start
+// priority, which counts the queue time they had when they were last
+// selected) into the queue (already in priority order): Maui's
+// MQueuePrioritizeJobs sorts its whole job table, equal priorities in
+// arrival order.
+func (e *Engine) rankRunningAndQueued() []*job {
+	all := append(e.order2[:0], e.queue...)
+	p := e.policy.Priority
+	if p == nil {
+		// no priority function: count every running job first
+		all = append(append(e.order2[:0], e.running...), e.queue...)
+		e.order2 = all
+		return all
+	}
+	for _, j := range e.running {
+		j.prio = p.ofWaited(j.Job, j.waited(e.now))
+		all = append(all, j)
+	}
+	slices.SortStableFunc(all, func(a, b *job) int {
+		if a.prio != b.prio {
+			return cmp.Compare(b.prio, a.prio)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	e.order2 = all
+	return all
+}
+
+// limitBlocked reports whether j may not start now under the limits
+// backfill applies (the soft ones, then the hard ones in Maui's second
+// round).
+func (e *Engine) limitBlocked(j *job) bool {
+	return e.lim != nil && e.lim.blocks(&e.use, j, e.level)
+}
+
+// hardRound is Maui's second backfill, within the hard limits
+// (MQueueBackFill at ptHARD), when some soft limit is below its hard one.
+func (e *Engine) hardRound(w int) int {
+	if e.lim == nil || !e.backfills || !e.lim.softDiffers() {
+		return w
+	}
+	e.level = levelHard
+	e.backfill(e.queue[:w])
+	e.level = levelSoft
+	return e.dropStarted(w)
+}
+
+// noteReservations records which waiting jobs hold a reservation as the
+// pass ends (Maui keeps it until the next pass's reservation step).
+func (e *Engine) noteReservations() {
+	for _, j := range e.queue {
+		j.lim.hadRes = j.held || j.kept
+	}
+}
+
+// limitRedo is Maui's second call of the priority pass (MSchedProcessJobs
+// runs MQueueScheduleIJobs on the default partitions, then again with
+// backfill): a job a limit refused in the first call, before IdleJobFound,
+// was reserved there as a job that does not fit (MJobPReserve), holding
+// its nodes against the jobs after it; the second call's MQueueSelectJobs
+// refuses it and drops that reservation. The pass then runs again, the
+// jobs reserved in the first call keeping theirs (and counting against the
+// depth), so a job after them may now start or get the freed place.
+func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
+	dropped := false
+	for _, j := range e.queue[:w] {
+		if !j.lim.limRes {
+			continue
+		}
+		j.lim.limRes = false
+		j.lim.inPass = false
+		if !j.held || j.lim.limB == nil {
+			continue
+		}
+		e.dropHeld(j)
+		dropped = true
+	}
+	if !dropped {
+		return w, idle
+	}
+	clear(e.queue[w:])
+	e.queue = e.queue[:w]
+	if minAfter != nil {
+		minAfter = e.suffixMinProcs()
+	}
+	e.secondCall = true
+	w2, idle2 := e.priorityPass(full, keep, minAfter)
+	e.secondCall = false
+	return w2, idle || idle2
+}
+
+// dropHeld forgets j's reservation made this pass.
+func (e *Engine) dropHeld(j *job) {
+	b := j.lim.limB
+	for k, o := range e.blocked {
+		if o == b {
+			b.clear()
+			e.blocked = append(e.blocked[:k], e.blocked[k+1:]...)
+			break
+		}
+	}
+	if j.lim.limProf {
+		e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+	}
+	j.held, j.lim.limB, j.planned = false, nil, never
+}

@@ -1,0 +1,186 @@
+package sim
+
+// Usage limits: Maui 3.3.1's active throttling policies (MJobCheckLimits,
+// MPolicyCheckLimit, MPolicyAdjustUsage; docs/simulator.md, "Usage
+// limits", says how Maui applies them and what is followed here).
+
+// CredKind is a kind of credential a limit is set on.
+type CredKind int
+
+// Credential kinds, in Maui's checking order (user, group, account, class).
+const (
+	CredUser CredKind = iota
+	CredGroup
+	CredAccount
+	CredClass
+	credKinds
+)
+
+// LimitKind is what a limit counts over a credential's running jobs.
+type LimitKind int
+
+// Limit kinds: MAXJOB (jobs), MAXPROC (processors), MAXPS (processors ×
+// remaining walltime, seconds), MAXWC (remaining walltime, seconds).
+const (
+	LimitJobs LimitKind = iota
+	LimitProcs
+	LimitPS
+	LimitWC
+	limitKinds
+)
+
+// Limit is one credential's limits: Soft and Hard per LimitKind, 0 for
+// none. "MAXJOB=3" sets both to 3, "MAXJOB=2,4" soft 2 and hard 4.
+type Limit struct {
+	Soft, Hard [limitKinds]int64
+}
+
+// Limits are the active usage limits per credential kind and name; the
+// "DEFAULT" entry is every credential's without a limit of its own (of
+// that kind: Maui picks the credential's own limit when its hard value is
+// set, else DEFAULT's).
+type Limits struct {
+	Cred [credKinds]map[string]Limit
+}
+
+// set records a limit value of kind k for credential name of kind c.
+func (l *Limits) set(c CredKind, name string, k LimitKind, soft, hard int64) {
+	if l.Cred[c] == nil {
+		l.Cred[c] = map[string]Limit{}
+	}
+	v := l.Cred[c][name]
+	v.Soft[k], v.Hard[k] = soft, hard
+	l.Cred[c][name] = v
+}
+
+// softDiffers reports whether any soft limit is below its hard one (then
+// Maui's second, hard-limit backfill round can start more).
+func (l *Limits) softDiffers() bool {
+	for _, m := range l.Cred {
+		for _, v := range m {
+			if v.Soft != v.Hard {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// limitLevel is Maui's policy level: soft or hard limits.
+type limitLevel int
+
+const (
+	levelSoft limitLevel = iota
+	levelHard
+)
+
+// credUsage is what running jobs use per credential: the counters the limits
+// compare with.
+type credUsage struct {
+	by [credKinds]map[string]*[limitKinds]int64
+}
+
+func credName(j *job, c CredKind) string {
+	switch c {
+	case CredUser:
+		return j.User
+	case CredGroup:
+		return j.Group
+	case CredAccount:
+		return j.Account
+	}
+	return j.Queue
+}
+
+// jobUse is what j adds to its credentials' usage with rem seconds of
+// walltime left (Maui: the remaining time of a running job, the walltime
+// of one about to start).
+func jobUse(j *job, rem int64) [limitKinds]int64 {
+	return [limitKinds]int64{LimitJobs: 1, LimitProcs: int64(j.Procs), LimitPS: int64(j.Procs) * rem, LimitWC: rem}
+}
+
+func (u *credUsage) reset() {
+	for c := range u.by {
+		for _, v := range u.by[c] {
+			*v = [limitKinds]int64{}
+		}
+	}
+}
+
+func (u *credUsage) add(j *job, rem int64) {
+	d := jobUse(j, rem)
+	for c := range CredKind(credKinds) {
+		if u.by[c] == nil {
+			u.by[c] = map[string]*[limitKinds]int64{}
+		}
+		n := credName(j, c)
+		v := u.by[c][n]
+		if v == nil {
+			v = new([limitKinds]int64)
+			u.by[c][n] = v
+		}
+		for k := range d {
+			v[k] += d[k]
+		}
+	}
+}
+
+// blocks reports whether starting j (its full walltime) would take one of
+// its credentials over a limit at level lv: MPolicyCheckLimit, usage +
+// the job's own > limit. A credential with no limit of its own (no hard
+// value) takes DEFAULT's.
+func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
+	d := jobUse(j, j.Walltime)
+	for c := range CredKind(credKinds) {
+		name := credName(j, c)
+		own, hasOwn := l.Cred[c][name]
+		def, hasDef := l.Cred[c]["DEFAULT"]
+		if !hasOwn && !hasDef {
+			continue
+		}
+		var used *[limitKinds]int64
+		if u.by[c] != nil {
+			used = u.by[c][name]
+		}
+		for k := range d {
+			var lim int64
+			switch {
+			case hasOwn && own.Hard[k] != 0:
+				lim = pickLevel(own, k, lv)
+			case hasDef && def.Hard[k] != 0:
+				lim = pickLevel(def, k, lv)
+			}
+			if lim <= 0 {
+				continue
+			}
+			have := d[k]
+			if used != nil {
+				have += used[k]
+			}
+			if have > lim {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// limitFor is the limit of kind k at level lv that applies to j's
+// credential of kind c: its own when its hard value is set, else DEFAULT's;
+// 0 for none.
+func (l *Limits) limitFor(j *job, c CredKind, k int, lv limitLevel) int64 {
+	if v, ok := l.Cred[c][credName(j, c)]; ok && v.Hard[k] != 0 {
+		return pickLevel(v, k, lv)
+	}
+	if v, ok := l.Cred[c]["DEFAULT"]; ok && v.Hard[k] != 0 {
+		return pickLevel(v, k, lv)
+	}
+	return 0
+}
+
+func pickLevel(v Limit, k int, lv limitLevel) int64 {
+	if lv == levelSoft {
+		return v.Soft[k]
+	}
+	return v.Hard[k]
+}
