@@ -18,6 +18,7 @@ import (
 	"lookahead/agent/simsite"
 	"lookahead/broker"
 	"lookahead/broker/client"
+	"lookahead/broker/coalloc"
 	"lookahead/broker/daemon"
 	"lookahead/forecast/sim"
 	"lookahead/internal/natsembed"
@@ -56,7 +57,7 @@ func (o *Options) defaults() {
 		o.Out = os.Stdout
 	}
 	if o.Planner == nil {
-		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{})
+		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{Tolerance: coalloc.DefaultTolerance}) // the broker's defaults
 	}
 	if o.Web == "" {
 		o.Web = "127.0.0.1:0"
