@@ -165,19 +165,6 @@ func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
 	return false
 }
 
-// limitFor is the limit of kind k at level lv that applies to j's
-// credential of kind c: its own when its hard value is set, else DEFAULT's;
-// 0 for none.
-func (l *Limits) limitFor(j *job, c CredKind, k int, lv limitLevel) int64 {
-	if v, ok := l.Cred[c][credName(j, c)]; ok && v.Hard[k] != 0 {
-		return pickLevel(v, k, lv)
-	}
-	if v, ok := l.Cred[c]["DEFAULT"]; ok && v.Hard[k] != 0 {
-		return pickLevel(v, k, lv)
-	}
-	return 0
-}
-
 func pickLevel(v Limit, k int, lv limitLevel) int64 {
 	if lv == levelSoft {
 		return v.Soft[k]
