@@ -54,20 +54,34 @@ func Start(t testing.TB, opt Options) *Cluster {
 		t.Skip("slurmtest: a private Slurm needs root (slurmd launches jobs as their users)")
 	}
 	if err := lookPrograms(); err != nil {
-		t.Skipf("slurmtest: %v (scripts/ensure-slurm.sh installs Debian's slurmctld, slurmd, slurm-client, munge)", err)
+		skipOrFail(t, "slurmtest: %v (scripts/ensure-slurm.sh installs Debian's slurmctld, slurmd, slurm-client, munge)", err)
 	}
 	if opt.CPUs <= 0 {
 		opt.CPUs = 8
 	}
 	c, err := prepare(t, opt)
 	if err != nil {
-		t.Skipf("slurmtest: cannot prepare the cluster: %v", err)
+		skipOrFail(t, "slurmtest: cannot prepare the cluster: %v", err)
 	}
 	if err := c.startDaemons(); err != nil {
 		c.dumpLogs()
-		t.Skipf("slurmtest: Slurm did not start: %v", err)
+		skipOrFail(t, "slurmtest: Slurm did not start: %v", err)
 	}
 	return c
+}
+
+// RequireEnv, set to 1 by scripts/test.sh once scripts/ensure-slurm.sh
+// installed Slurm, turns every skip after the root check into a failure:
+// where Slurm is installed the live tests must run. (The name is outside
+// LOOKAHEAD_*, which the daemons' configuration reads.)
+const RequireEnv = "LOOKAHEADTEST_REQUIRE_SLURM"
+
+func skipOrFail(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf(format+" ("+RequireEnv+"=1)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 func lookPrograms() error {
@@ -195,13 +209,11 @@ func confText(c *Cluster, ctldPort, slurmdPort int, extra []string) string {
 func (c *Cluster) ensureUser2() error {
 	u, err := user.Lookup(User2)
 	if err != nil {
-		out, err := exec.Command("useradd", "--system", "--no-create-home",
+		out, uerr := exec.Command("useradd", "--system", "--no-create-home",
 			"--shell", "/usr/sbin/nologin", User2).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("useradd %s: %w: %s", User2, err, bytes.TrimSpace(out))
-		}
+		// Another test binary may have created it meanwhile: look again.
 		if u, err = user.Lookup(User2); err != nil {
-			return fmt.Errorf("lookup %s: %w", User2, err)
+			return fmt.Errorf("useradd %s: %v: %s", User2, uerr, bytes.TrimSpace(out))
 		}
 	}
 	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
