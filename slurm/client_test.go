@@ -47,6 +47,7 @@ func TestReservationAnswers(t *testing.T) {
 		{"create-reservation-overlap.txt", NodesBusy},
 		{"create-reservation-busy.txt", NodesBusy},
 		{"create-reservation-notadmin.txt", NotOperator},
+		{"lifecycle-create-reservation-exists.txt", Exists},
 	} {
 		c := fixtureClient(FixtureRule{[]string{"scontrol", "create"}, tc.file})
 		a, err := c.CreateReservation(context.Background(), spec)
@@ -65,6 +66,7 @@ func TestReservationAnswers(t *testing.T) {
 	}{
 		{"delete-reservation-ok.txt", Deleted},
 		{"delete-reservation-inuse.txt", InUse},
+		{"lifecycle-delete-reservation-unknown.txt", NoSuch},
 	} {
 		c := fixtureClient(FixtureRule{[]string{"scontrol", "delete"}, tc.file})
 		a, err := c.DeleteReservation(context.Background(), "grid-r1")

@@ -12,7 +12,8 @@ import (
 
 // Against a real private slurmctld (skips with the reason where Slurm
 // cannot be started): snapshot, a core reservation for the second user,
-// overlap and busy refusals, delete refused while a job is queued in it.
+// overlap, duplicate-name and busy refusals, delete refused while a job is
+// queued in it, then done, then answered as no such reservation.
 func TestLiveReservations(t *testing.T) {
 	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
 	cl := NewExecClient(ExecConfig{Conf: c.Conf, Timeout: 30 * time.Second, Loc: time.Local})
@@ -44,6 +45,7 @@ func TestLiveReservations(t *testing.T) {
 	over := spec
 	over.Name, over.CoreCount, over.Start = "grid-live-2", 8, start.Add(10*time.Minute)
 	mustAnswer(t, NodesBusy)(cl.CreateReservation(ctx, over))
+	mustAnswer(t, Exists)(cl.CreateReservation(ctx, spec))
 
 	// The second user's job waits in the reservation; root's is refused.
 	if res := c.Run("sbatch", "-o", "/dev/null", "-n", "1", "--reservation="+spec.Name, "--wrap", "true"); res.ExitCode == 0 ||
@@ -60,6 +62,7 @@ func TestLiveReservations(t *testing.T) {
 		t.Fatalf("scancel: %+v", res)
 	}
 	mustAnswer(t, Deleted)(cl.DeleteReservation(ctx, spec.Name))
+	mustAnswer(t, NoSuch)(cl.DeleteReservation(ctx, spec.Name))
 
 	// Running jobs on the cores: a reservation from now is refused.
 	if res := c.RunAsUser2("sbatch", "-o", "/dev/null", "-n", "2", "--wrap", "sleep 300"); res.ExitCode != 0 {

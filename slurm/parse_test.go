@@ -228,3 +228,22 @@ func TestExpandHostlist(t *testing.T) {
 		}
 	}
 }
+
+// The lifecycle capture: a reservation active with its job running, and
+// the same after a slurmctld restart without -i (both survive).
+func TestActiveReservationAndRestart(t *testing.T) {
+	for _, name := range []string{"active", "restarted"} {
+		rs, err := ParseReservations(open(t, "lifecycle-show-reservation-"+name+".txt"), time.UTC)
+		if err != nil || len(rs) != 1 || rs[0].State != "ACTIVE" || !slices.Equal(rs[0].Users, []string{"lkslurm"}) {
+			t.Errorf("%s: %+v, %v", name, rs, err)
+		}
+		jobs, err := ParseSqueueJSON(open(t, "lifecycle-squeue-"+name+".json"))
+		if err != nil || len(jobs) != 2 {
+			t.Fatalf("%s: %+v, %v", name, jobs, err)
+		}
+		j := jobs[1]
+		if !j.Running() || j.Reservation != "grid-a" || j.Start.Before(rs[0].Start) {
+			t.Errorf("%s: job %+v in %+v", name, j, rs[0])
+		}
+	}
+}

@@ -32,6 +32,8 @@ const (
 	NodesBusy   Code = "nodes_busy"   // "Requested nodes are busy": overlap, or running jobs without ignore_jobs
 	NotOperator Code = "not_operator" // "Invalid user id": the caller may not create reservations
 	InUse       Code = "in_use"       // "Requested reservation is in use": jobs are queued in it
+	Exists      Code = "exists"       // "Duplicate reservation name": compare it before taking it as ours
+	NoSuch      Code = "no_such"      // "Requested reservation is invalid": no reservation of that name
 )
 
 // Answer is Slurm's answer to a reservation request: a code and, for a
@@ -102,6 +104,8 @@ func classifyCreate(name string, exit int, msg string) (Answer, error) {
 		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
 	case exit != 0 && strings.Contains(msg, "Invalid user id"):
 		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Duplicate reservation name"):
+		return Answer{Code: Exists, Reason: firstLine(msg)}, nil
 	}
 	return Answer{}, fmt.Errorf("scontrol create reservation %s: exit %d: %s", name, exit, msg)
 }
@@ -121,6 +125,8 @@ func classifyDelete(name string, exit int, msg string) (Answer, error) {
 		return Answer{Code: Deleted}, nil
 	case strings.Contains(msg, "Requested reservation is in use"):
 		return Answer{Code: InUse, Reason: firstLine(msg)}, nil
+	case strings.Contains(msg, "Requested reservation is invalid"):
+		return Answer{Code: NoSuch, Reason: firstLine(msg)}, nil
 	}
 	return Answer{}, fmt.Errorf("scontrol delete reservation %s: exit %d: %s", name, exit, msg)
 }
