@@ -230,7 +230,7 @@ func TestExpandHostlist(t *testing.T) {
 }
 
 // The lifecycle capture: a reservation active with its job running, and
-// the same after a slurmctld restart without -i (both survive).
+// the same after a slurmctld restart on its saved state (both survive).
 func TestActiveReservationAndRestart(t *testing.T) {
 	for _, name := range []string{"active", "restarted"} {
 		rs, err := ParseReservations(open(t, "lifecycle-show-reservation-"+name+".txt"), time.UTC)

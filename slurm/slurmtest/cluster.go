@@ -38,6 +38,7 @@ type Cluster struct {
 	CPUs int
 
 	t    testing.TB
+	ctld *daemon   // the running slurmctld
 	user user.User // User2
 	uid  uint32
 	gid  uint32

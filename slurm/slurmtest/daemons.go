@@ -19,11 +19,10 @@ type daemon struct {
 }
 
 // startDaemons starts munged, slurmctld and slurmd in that order, each
-// stopped by PID at cleanup (registered as soon as it runs, so a failed
-// start still stops what did start), and waits until the node is idle.
+// stopped by PID at cleanup, and waits until the node is idle.
 func (c *Cluster) startDaemons() error {
 	m := filepath.Join(c.Dir, "munge")
-	if err := c.spawn("munged", "-F", "--socket="+filepath.Join(m, "sock"),
+	if _, err := c.spawn("munged", "-F", "--socket="+filepath.Join(m, "sock"),
 		"--key-file="+filepath.Join(m, "key"), "--log-file="+filepath.Join(m, "log"),
 		"--pid-file="+filepath.Join(m, "pid"), "--seed-file="+filepath.Join(m, "seed")); err != nil {
 		return err
@@ -34,16 +33,17 @@ func (c *Cluster) startDaemons() error {
 	}); err != nil {
 		return err
 	}
-	// Registered after the daemons' own cleanups so it runs before them.
-	if err := c.spawn("slurmctld", "-D", "-i", "-f", c.Conf); err != nil {
+	// One cleanup stops whichever slurmctld runs then (RestartController
+	// replaces it), after the jobs are cancelled (cleanups run last first).
+	c.t.Cleanup(func() {
+		if c.ctld != nil {
+			c.stop(c.ctld)
+		}
+	})
+	if err := c.startController(); err != nil {
 		return err
 	}
-	if err := c.waitFor("slurmctld to answer", 30*time.Second, func() bool {
-		return strings.Contains(c.Run("scontrol", "ping").Stdout, "is UP")
-	}); err != nil {
-		return err
-	}
-	if err := c.spawn("slurmd", "-D", "-N", c.Node, "-f", c.Conf); err != nil {
+	if _, err := c.spawn("slurmd", "-D", "-N", c.Node, "-f", c.Conf); err != nil {
 		return err
 	}
 	c.t.Cleanup(c.cancelAllJobs)
@@ -53,13 +53,50 @@ func (c *Cluster) startDaemons() error {
 	})
 }
 
-func (c *Cluster) spawn(name string, args ...string) error {
+// startController starts slurmctld in the foreground (extra: "-i" to
+// ignore errors reading its saved state) and waits until it answers.
+func (c *Cluster) startController(extra ...string) error {
+	d, err := c.start("slurmctld", append([]string{"-D", "-f", c.Conf}, extra...)...)
+	if err != nil {
+		return err
+	}
+	c.ctld = d
+	return c.waitFor("slurmctld to answer", 30*time.Second, func() bool {
+		return strings.Contains(c.Run("scontrol", "ping").Stdout, "is UP")
+	})
+}
+
+// RestartController stops slurmctld by its PID and starts it again
+// on its saved state (neither -i nor -c), as an operator's restart does; it
+// fails the test if slurmctld does not come back.
+func (c *Cluster) RestartController() {
+	c.t.Helper()
+	c.stop(c.ctld)
+	if err := c.startController(); err != nil {
+		c.dumpLogs()
+		c.t.Fatalf("slurmtest: restart: %v", err)
+	}
+}
+
+// spawn starts a daemon stopped by PID at cleanup (registered as soon as it
+// runs, so a failed start still stops what did start).
+func (c *Cluster) spawn(name string, args ...string) (*daemon, error) {
+	d, err := c.start(name, args...)
+	if err == nil {
+		c.t.Cleanup(func() { c.stop(d) })
+	}
+	return d, err
+}
+
+// start starts a daemon in the foreground; the caller stops it.
+func (c *Cluster) start(name string, args ...string) (*daemon, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = c.Env()
 	cmd.Dir = c.Dir
-	log, err := os.Create(filepath.Join(c.Dir, "log", name+".out"))
+	// Appended: a restarted daemon keeps its first run's output.
+	log, err := os.OpenFile(filepath.Join(c.Dir, "log", name+".out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group: a signal to the test's group does not reach it
@@ -67,18 +104,22 @@ func (c *Cluster) spawn(name string, args ...string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		log.Close()
-		return fmt.Errorf("start %s: %w", name, err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	d := &daemon{name: name, cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); log.Close(); close(d.done) }()
-	c.t.Cleanup(func() { c.stop(d) })
-	return nil
+	return d, nil
 }
 
 // stop ends one daemon by its PID: SIGTERM, then SIGKILL to its process
 // group after 15 s.
 func (c *Cluster) stop(d *daemon) {
 	pid := d.cmd.Process.Pid
+	select {
+	case <-d.done: // already stopped (a restart): its PID may be reused
+		return
+	default:
+	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	select {
 	case <-d.done:

@@ -2,7 +2,7 @@
 # The second capture (files lifecycle-*), on the same cluster as capture.sh
 # (README.md), right after a fresh start with empty state: answers not in the
 # first capture and a reservation's life — active with its job running, a
-# slurmctld restart without -i, a reservation ending with its job pending.
+# slurmctld restart (state kept), a reservation ending with its job pending.
 # Run as root with SLURM_CONF, OUT, USER2 as for capture.sh and CTLD_PIDFILE
 # the SlurmctldPidFile of slurm.conf. Not run by the tests.
 set -uo pipefail
@@ -37,7 +37,7 @@ cap squeue-active.json squeue --json
 cap show-node-active scontrol show node
 cap show-job-active scontrol show job "$job"
 
-# slurmctld restarted without -i: what survives.
+# slurmctld restarted on its saved state: what survives.
 kill "$(cat "$CTLD_PIDFILE")"
 for _ in $(seq 30); do scontrol ping >/dev/null 2>&1 || break; sleep 1; done
 slurmctld
