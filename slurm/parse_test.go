@@ -247,3 +247,28 @@ func TestActiveReservationAndRestart(t *testing.T) {
 		}
 	}
 }
+
+// A reservation ends with jobs still pending in it (one held, one too big
+// for it): until slurmctld purges it they pend naming it; then they are
+// RESV_DEL_HOLD, priority 0, no reservation, no planned start.
+func TestJobsLeftByAnEndedReservation(t *testing.T) {
+	after, err := ParseSqueueJSON(open(t, "resv-end-squeue-after.json"))
+	if err != nil || len(after) != 2 {
+		t.Fatalf("%+v, %v", after, err)
+	}
+	for _, j := range after {
+		if j.State != "PENDING" || j.Reservation != "grid-e" {
+			t.Errorf("before the purge: %+v", j)
+		}
+	}
+	purged, err := ParseSqueueJSON(open(t, "resv-end-squeue-purged.json"))
+	if err != nil || len(purged) != 2 {
+		t.Fatalf("%+v, %v", purged, err)
+	}
+	for _, j := range purged {
+		if j.State != "RESV_DEL_HOLD" || j.Reason != "ReservationDeleted" || j.Reservation != "" ||
+			j.Priority != 0 || j.Start != nil || j.Running() {
+			t.Errorf("after the purge: %+v", j)
+		}
+	}
+}
