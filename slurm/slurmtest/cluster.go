@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +65,8 @@ func Start(t testing.TB, opt Options) *Cluster {
 	if err != nil {
 		skipOrFail(t, "slurmtest: cannot prepare the cluster: %v", err)
 	}
+	// Runs after every daemon's stop (cleanups run last first).
+	t.Cleanup(c.killStrays)
 	if err := c.startDaemons(); err != nil {
 		c.dumpLogs()
 		skipOrFail(t, "slurmtest: Slurm did not start: %v", err)
@@ -226,9 +229,12 @@ func (c *Cluster) ensureUser2() error {
 	return nil
 }
 
-// Env is the environment a Slurm client needs to reach this cluster.
+// Env is the environment a Slurm client needs to reach this cluster: the
+// test's own without any SLURM_CONF it had (getenv takes the first), plus
+// this cluster's.
 func (c *Cluster) Env() []string {
-	return append(os.Environ(), "SLURM_CONF="+c.Conf)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SLURM_CONF=") })
+	return append(env, "SLURM_CONF="+c.Conf)
 }
 
 // OutDir is a world-writable directory for job output files.
