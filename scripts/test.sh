@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: what the README calls "the test command" and what CI
 # runs. Installs what it needs (Go modules; Debian's chromium for the web
-# view's browser test; Debian's rpm and nfpm for the packaging tests) by
+# view's browser test; Debian's Slurm and munge for the live Slurm tests;
+# Debian's rpm and nfpm for the packaging tests) by
 # itself. LOOKAHEAD_SKIP_PACKAGING=1 skips the packaging step (for quick
 # local runs only; CI runs everything).
 set -euo pipefail
@@ -25,6 +26,16 @@ if chromium_path=$(./scripts/ensure-chromium.sh); then
 	export LOOKAHEADTEST_REQUIRE_CHROMIUM=1
 else
 	echo "chromium unavailable: the browser test skips (reason above)"
+fi
+
+echo "== slurm (the live Slurm tests: slurm, slurm/slurmtest)"
+if slurm_version=$(./scripts/ensure-slurm.sh); then
+	echo "$slurm_version"
+	# installed: the live Slurm tests must run, not skip (they still skip
+	# where not root: slurmd must launch jobs as their users)
+	export LOOKAHEADTEST_REQUIRE_SLURM=1
+else
+	echo "slurm unavailable: the live Slurm tests skip (reason above)"
 fi
 
 echo "== go test"

@@ -1,0 +1,105 @@
+package slurm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Condition is what a node can give the forecast, from its state and flags.
+type Condition string
+
+// A node's condition, the first that applies in this order: down (base
+// state down, future or error, or the node not responding or failing),
+// drained (DRAIN set: drained, or draining while its jobs finish),
+// completing (jobs' epilogs still running), then its base state.
+const (
+	NodeDown       Condition = "down"
+	NodeDrained    Condition = "drained"
+	NodeCompleting Condition = "completing"
+	NodeIdle       Condition = "idle"
+	NodeMixed      Condition = "mixed"
+	NodeAllocated  Condition = "allocated"
+	NodeUnknown    Condition = "unknown" // a base state this package does not know
+)
+
+// Node is one node of sinfo --json.
+type Node struct {
+	Name       string
+	State      string   // base state as Slurm prints it: idle, mixed, allocated, down, unknown, …
+	Flags      []string // DRAIN, COMPLETING, NOT_RESPONDING, RESERVED, MAINT, …
+	CPUs       int
+	AllocCPUs  int
+	IdleCPUs   int // Slurm counts a down node's CPUs as idle: see Usable
+	Partitions []string
+	Reason     string
+}
+
+// Condition classifies the node (see the constants).
+func (n Node) Condition() Condition {
+	switch {
+	case n.State == "down" || n.State == "future" || n.State == "error" ||
+		n.has("NOT_RESPONDING") || n.has("FAIL"):
+		return NodeDown
+	case n.has("DRAIN"):
+		return NodeDrained
+	case n.has("COMPLETING"):
+		return NodeCompleting
+	}
+	switch c := Condition(n.State); c {
+	case NodeIdle, NodeMixed, NodeAllocated:
+		return c
+	}
+	return NodeUnknown
+}
+
+// Usable says whether new work may start on the node: not down, not
+// drained, in a known state.
+func (n Node) Usable() bool {
+	switch n.Condition() {
+	case NodeDown, NodeDrained, NodeUnknown:
+		return false
+	}
+	return true
+}
+
+func (n Node) has(flag string) bool { return slices.Contains(n.Flags, flag) }
+
+type sinfoDoc struct {
+	Nodes []struct {
+		Name       string   `json:"name"`
+		State      string   `json:"state"`
+		StateFlags []string `json:"state_flags"`
+		CPUs       *int     `json:"cpus"`
+		AllocCPUs  *int     `json:"alloc_cpus"`
+		IdleCPUs   *int     `json:"idle_cpus"`
+		Partitions []string `json:"partitions"`
+		Reason     string   `json:"reason"`
+	} `json:"nodes"`
+}
+
+// ParseSinfoJSON reads the nodes of `sinfo --json`.
+func ParseSinfoJSON(r io.Reader) ([]Node, error) {
+	var doc sinfoDoc
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("sinfo --json: %w", err)
+	}
+	nodes := make([]Node, 0, len(doc.Nodes))
+	for i, n := range doc.Nodes {
+		if n.Name == "" {
+			return nil, fmt.Errorf("sinfo --json: node %d has no name", i)
+		}
+		nodes = append(nodes, Node{Name: n.Name, State: n.State, Flags: n.StateFlags,
+			CPUs: deref(n.CPUs), AllocCPUs: deref(n.AllocCPUs), IdleCPUs: deref(n.IdleCPUs),
+			Partitions: n.Partitions, Reason: n.Reason})
+	}
+	return nodes, nil
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,137 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ReservationSpec is a reservation to create. Either Nodes (a hostlist) or
+// NodeCount (with CoreCount for a core-based one) says where.
+type ReservationSpec struct {
+	Name      string
+	Users     []string
+	Start     time.Time
+	Duration  time.Duration // whole seconds
+	Nodes     string
+	NodeCount int
+	CoreCount int
+	Partition string
+	Flags     []string
+}
+
+// Code is a stable answer code of a reservation request.
+type Code string
+
+// The answers seen from Slurm 22.05 (testdata/README.md); any other
+// refusal is an error carrying Slurm's message until it is captured.
+const (
+	Created     Code = "created"
+	Deleted     Code = "deleted"
+	NodesBusy   Code = "nodes_busy"   // "Requested nodes are busy": overlap, or running jobs without ignore_jobs
+	NotOperator Code = "not_operator" // "Invalid user id": the caller may not create reservations
+	InUse       Code = "in_use"       // "Requested reservation is in use": jobs are queued in it
+	Exists      Code = "exists"       // "Duplicate reservation name": compare it before taking it as ours
+	NoSuch      Code = "no_such"      // "Requested reservation is invalid": no reservation of that name
+)
+
+// Answer is Slurm's answer to a reservation request: a code and, for a
+// refusal, Slurm's words.
+type Answer struct {
+	Code   Code
+	Reason string
+}
+
+// Ok says whether the request was done.
+func (a Answer) Ok() bool { return a.Code == Created || a.Code == Deleted }
+
+// CreateArgs is the scontrol argument vector creating spec; times are
+// written in loc, the zone scontrol reads them in.
+func CreateArgs(spec ReservationSpec, loc *time.Location) ([]string, error) {
+	if spec.Name == "" || len(spec.Users) == 0 || spec.Duration < time.Second || spec.Start.IsZero() {
+		return nil, fmt.Errorf("reservation %q: a name, users, a start and a duration of at least 1 s are needed", spec.Name)
+	}
+	if (spec.Nodes == "") == (spec.NodeCount == 0) {
+		return nil, fmt.Errorf("reservation %q: exactly one of nodes and a node count", spec.Name)
+	}
+	args := []string{"create", "reservation", "reservationname=" + spec.Name,
+		"users=" + strings.Join(spec.Users, ","),
+		"starttime=" + spec.Start.In(loc).Format("2006-01-02T15:04:05"),
+		"duration=" + formatDuration(spec.Duration)}
+	if spec.Nodes != "" {
+		args = append(args, "nodes="+spec.Nodes)
+	} else {
+		args = append(args, fmt.Sprintf("nodecnt=%d", spec.NodeCount))
+	}
+	if spec.CoreCount > 0 {
+		args = append(args, fmt.Sprintf("corecnt=%d", spec.CoreCount))
+	}
+	if spec.Partition != "" {
+		args = append(args, "partition="+spec.Partition)
+	}
+	if len(spec.Flags) > 0 {
+		args = append(args, "flags="+strings.Join(spec.Flags, ","))
+	}
+	return args, nil
+}
+
+// formatDuration writes Slurm's days-hours:minutes:seconds.
+func formatDuration(d time.Duration) string {
+	s := int64(d / time.Second)
+	return fmt.Sprintf("%d-%02d:%02d:%02d", s/86400, s%86400/3600, s%3600/60, s%60)
+}
+
+// CreateReservation asks slurmctld for spec. A refusal Slurm explains in
+// words seen before is an Answer; anything else is an error.
+func (c *Client) CreateReservation(ctx context.Context, spec ReservationSpec) (Answer, error) {
+	args, err := CreateArgs(spec, c.loc())
+	if err != nil {
+		return Answer{}, err
+	}
+	res, err := c.Run.Run(ctx, "scontrol", args...)
+	if err != nil {
+		return Answer{}, fmt.Errorf("scontrol create reservation %s: %w", spec.Name, err)
+	}
+	return classifyCreate(spec.Name, res.ExitCode, message(res))
+}
+
+func classifyCreate(name string, exit int, msg string) (Answer, error) {
+	switch {
+	case exit == 0 && strings.Contains(msg, "Reservation created: "+name):
+		return Answer{Code: Created}, nil
+	case exit != 0 && strings.Contains(msg, "Requested nodes are busy"):
+		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Invalid user id"):
+		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Duplicate reservation name"):
+		return Answer{Code: Exists, Reason: firstLine(msg)}, nil
+	}
+	return Answer{}, fmt.Errorf("scontrol create reservation %s: exit %d: %s", name, exit, msg)
+}
+
+// DeleteReservation asks slurmctld to delete the named reservation.
+func (c *Client) DeleteReservation(ctx context.Context, name string) (Answer, error) {
+	res, err := c.Run.Run(ctx, "scontrol", "delete", "reservationname="+name)
+	if err != nil {
+		return Answer{}, fmt.Errorf("scontrol delete reservation %s: %w", name, err)
+	}
+	return classifyDelete(name, res.ExitCode, message(res))
+}
+
+func classifyDelete(name string, exit int, msg string) (Answer, error) {
+	switch {
+	case exit == 0:
+		return Answer{Code: Deleted}, nil
+	case strings.Contains(msg, "Requested reservation is in use"):
+		return Answer{Code: InUse, Reason: firstLine(msg)}, nil
+	case strings.Contains(msg, "Requested reservation is invalid"):
+		return Answer{Code: NoSuch, Reason: firstLine(msg)}, nil
+	}
+	return Answer{}, fmt.Errorf("scontrol delete reservation %s: exit %d: %s", name, exit, msg)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
