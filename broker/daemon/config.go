@@ -25,6 +25,7 @@ type Metrics interface {
 	SetUnanswered(n int)
 	JobEventIgnored(reason string)
 	Replanned(reused int, byReason map[string]int)
+	SlotsOutsideWindow(clipped, dropped int)
 }
 
 type noMetrics struct{}
@@ -40,6 +41,7 @@ func (noMetrics) AuditDone(map[string]int)                     {}
 func (noMetrics) SetUnanswered(int)                            {}
 func (noMetrics) JobEventIgnored(string)                       {}
 func (noMetrics) Replanned(int, map[string]int)                {}
+func (noMetrics) SlotsOutsideWindow(int, int)                  {}
 
 // Clock gives the broker its notion of now. The daemon uses the wall clock;
 // the demo an accelerated one; tests a settable one.

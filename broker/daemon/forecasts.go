@@ -110,6 +110,7 @@ func (b *Broker) takeForecast(site string, data []byte, stored bool) {
 	}
 	f, window, err := decodeSiteForecast(site, data)
 	if window.Changed() {
+		b.cfg.Metrics.SlotsOutsideWindow(window.Clipped, window.Dropped)
 		b.log.Warn().Str("site", site).Int("clipped", window.Clipped).Int("dropped", window.Dropped).
 			Msg("forecast slots outside its window [generated, horizon]: clipped to it, or dropped (docs/formats.md)")
 	}

@@ -34,6 +34,7 @@ type Broker struct {
 	drift         *prometheus.CounterVec
 	unanswered    prometheus.Gauge
 	ignoredEvents *prometheus.CounterVec
+	outsideWindow *prometheus.CounterVec
 	replanned     *prometheus.CounterVec
 	reused        prometheus.Counter
 	mu            sync.Mutex
@@ -80,6 +81,8 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 			"Discrepancies found by audits, by kind (missing, orphaned, drifted)."), []string{"kind"}),
 		unanswered: prometheus.NewGauge(gaugeOpts("broker", "sites_unanswered",
 			"Sites out of planning because their agent did not answer a reserve or release request (until it answers again).")),
+		outsideWindow: prometheus.NewCounterVec(counterOpts("broker", "forecast_slots_outside_window_total",
+			"Forecast slots that lay outside their forecast's window [generated, horizon] at intake, by action (clipped: partly outside, cut to the window; dropped: wholly outside). docs/formats.md."), []string{"action"}),
 		ignoredEvents: prometheus.NewCounterVec(counterOpts("broker", "job_events_ignored_total",
 			"Job events the broker did not apply, by reason (site-not-in-job: the publishing site holds no part of the job; unknown-job: no such job)."), []string{"reason"}),
 		replanned: prometheus.NewCounterVec(counterOpts("broker", "replanned_jobs_total",
@@ -91,12 +94,15 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 	for _, r := range []string{"new", "time", "changed", "full"} {
 		b.replanned.WithLabelValues(r).Add(0)
 	}
+	for _, a := range []string{"clipped", "dropped"} {
+		b.outsideWindow.WithLabelValues(a).Add(0)
+	}
 	for _, s := range []string{"fresh", "stale"} {
 		b.sites.WithLabelValues(s).Set(0)
 	}
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
-		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed, b.replanned, b.reused)
+		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed, b.replanned, b.reused, b.outsideWindow)
 	return b
 }
 
@@ -221,5 +227,14 @@ func (b *Broker) Replanned(reused int, byReason map[string]int) {
 	b.reused.Add(float64(reused))
 	for r, n := range byReason {
 		b.replanned.WithLabelValues(r).Add(float64(n))
+	}
+}
+
+// SlotsOutsideWindow counts one forecast's slots clipped to its window or
+// dropped at intake.
+func (b *Broker) SlotsOutsideWindow(clipped, dropped int) {
+	if b != nil {
+		b.outsideWindow.WithLabelValues("clipped").Add(float64(clipped))
+		b.outsideWindow.WithLabelValues("dropped").Add(float64(dropped))
 	}
 }
