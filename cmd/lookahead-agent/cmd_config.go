@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
-	"lookahead/internal/config"
 )
 
 func newConfigCommand(g *globalOptions) *cobra.Command {
@@ -40,23 +37,9 @@ tries Torque, Maui and NATS.`,
 			if err != nil {
 				return cli.UsageError{Err: err}
 			}
-			return printConfig(cmd.OutOrStdout(), output, c, l)
+			return cli.PrintConfig(cmd.OutOrStdout(), output, c, l)
 		},
 	}
 	cli.AddOutputFlagDefault(cmd, &output, cli.FormatJSON)
 	return cmd
-}
-
-// printConfig prints the effective configuration as JSON or as a table of
-// keys, values and where each was set.
-func printConfig(w io.Writer, format string, c any, l *config.Loaded) error {
-	if format == cli.FormatJSON {
-		return cli.WriteJSON(w, config.Effective(c))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
-	for _, r := range config.EffectiveRows(c, l) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, r.Value, r.From)
-	}
-	return tw.Flush()
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
-	"lookahead/internal/config"
 )
 
 func newConfigCommand() *cobra.Command {
@@ -34,24 +31,10 @@ written (exit 2). Nothing is contacted.`,
 			if err != nil {
 				return err
 			}
-			return printConfig(cmd.OutOrStdout(), output, cfg, l)
+			return cli.PrintConfig(cmd.OutOrStdout(), output, cfg, l)
 		},
 	}
 	addConfigFlags(cmd.Flags())
 	cli.AddOutputFlagDefault(cmd, &output, cli.FormatJSON)
 	return cmd
-}
-
-// printConfig prints the effective configuration as JSON or as a table of
-// keys, values and where each was set.
-func printConfig(w io.Writer, format string, c Config, l *config.Loaded) error {
-	if format == cli.FormatJSON {
-		return cli.WriteJSON(w, config.Effective(c))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
-	for _, r := range config.EffectiveRows(c, l) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, r.Value, r.From)
-	}
-	return tw.Flush()
 }

@@ -128,7 +128,7 @@ func TestConfigCommandPrintsWhatTakesEffect(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if err := printConfig(&out, cli.FormatJSON, c, nil); err != nil {
+	if err := cli.PrintConfig(&out, cli.FormatJSON, c, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"cycle": "45s"`) || !strings.Contains(out.String(), `"default_budget": 0`) {
