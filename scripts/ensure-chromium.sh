@@ -22,23 +22,6 @@ find_chromium() {
 if find_chromium; then
 	exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-	echo "ensure-chromium: chromium is missing and there is no apt-get to install it" >&2
-	exit 1
-fi
-as_root=()
-if [ "$(id -u)" != 0 ]; then
-	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-		as_root=(sudo -n)
-	else
-		echo "ensure-chromium: chromium is missing; installing it needs root or passwordless sudo" >&2
-		exit 1
-	fi
-fi
-echo "ensure-chromium: installing chromium with apt-get" >&2
-if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
-	! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; then
-	echo "ensure-chromium: apt-get could not install chromium" >&2
-	exit 1
-fi
+. "$(dirname "$0")/apt-install.sh"
+apt_install ensure-chromium chromium || exit 1
 find_chromium || { echo "ensure-chromium: chromium installed but not on PATH" >&2; exit 1; }

@@ -26,28 +26,7 @@ if have_all; then
 	report
 	exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-	echo "ensure-slurm: slurm or munge is missing and there is no apt-get to install them" >&2
-	exit 1
-fi
-as_root=()
-if [ "$(id -u)" != 0 ]; then
-	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-		as_root=(sudo -n)
-	else
-		echo "ensure-slurm: slurm or munge is missing; installing them needs root or passwordless sudo" >&2
-		exit 1
-	fi
-fi
-echo "ensure-slurm: installing slurmctld slurmd slurm-client munge with apt-get" >&2
-if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2; then
-	echo "ensure-slurm: apt-get update failed" >&2
-	exit 1
-fi
-if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	slurmctld slurmd slurm-client munge >/dev/null; then
-	echo "ensure-slurm: apt-get could not install slurmctld slurmd slurm-client munge" >&2
-	exit 1
-fi
+. "$(dirname "$0")/apt-install.sh"
+apt_install ensure-slurm slurmctld slurmd slurm-client munge || exit 1
 have_all || { echo "ensure-slurm: packages installed but a program is not on PATH" >&2; exit 1; }
 report

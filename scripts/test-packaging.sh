@@ -33,17 +33,8 @@ if [ "$(id -u)" != 0 ]; then
 	fi
 fi
 
-ensure_rpm() {
-	command -v rpm >/dev/null 2>&1 && return
-	if ! command -v apt-get >/dev/null 2>&1; then
-		echo "test-packaging: rpm is missing and there is no apt-get to install it" >&2
-		exit 1
-	fi
-	echo "test-packaging: installing rpm with apt-get"
-	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rpm >/dev/null
-}
-ensure_rpm
+. "$repo/scripts/apt-install.sh"
+command -v rpm >/dev/null 2>&1 || apt_install test-packaging rpm || exit 1
 
 tmp=$(mktemp -d)
 trap '"${as_root[@]}" rm -rf "$tmp"' EXIT
