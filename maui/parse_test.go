@@ -310,39 +310,6 @@ func TestParseShowqIdleFixtures(t *testing.T) {
 	}
 }
 
-func TestParseCheckjobFixtures(t *testing.T) {
-	j, err := ParseCheckjob(bytes.NewReader(readFixture(t, "phaseB/13_checkjob_5.out")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j.Name != "5" || j.State != "Running" || j.User != "griduser" || j.Account != "gridacct" || j.AdvRes != "grid1.0" ||
-		j.WallUsed != 31 || j.WallLimit != 180 || !reflect.DeepEqual(j.Allocated, []HostTasks{{"vm", 2}}) || j.ResStart != -31 || j.ResEnd != 149 || j.StartPriority != 1 {
-		t.Errorf("checkjob 5 = %+v", j)
-	}
-	j, err = ParseCheckjob(bytes.NewReader(readFixture(t, "phaseB/13_checkjob_6.out")))
-	if err != nil || j.AdvRes != "" || j.State != "Idle" || len(j.Allocated) != 0 {
-		t.Errorf("checkjob 6 = %+v %v", j, err)
-	}
-	j, err = ParseCheckjob(bytes.NewReader(readFixture(t, "sim1-iter011/checkjob_j04.out")))
-	if err != nil || j.Reservation != "j04" || j.ResStart != 6600 || j.StartPriority != 11 || j.TotalTasks != 16 || j.WallLimit != 3600 {
-		t.Errorf("checkjob j04 = %+v %v", j, err)
-	}
-	if _, err := ParseCheckjob(bytes.NewReader(readFixture(t, "sim1-iter011/checkjob_j03.out"))); err == nil {
-		t.Error("empty stdout of a failed checkjob accepted")
-	}
-}
-
-func TestParseShowstartFixtures(t *testing.T) {
-	s, err := ParseShowstart(bytes.NewReader(readFixture(t, "sim1-iter011/showstart_j04.out")))
-	want := StartEstimate{Job: "j04", Procs: 16, Walltime: 3600, StartIn: 6600, StartAt: "Sun Nov 22 05:01:24", EndIn: 10200, EndAt: "Sun Nov 22 06:01:24", Partition: "DEFAULT"}
-	if err != nil || s != want {
-		t.Errorf("showstart j04 = %+v %v", s, err)
-	}
-	if s, err = ParseShowstart(bytes.NewReader(readFixture(t, "phaseB/18c_showstart_3.out"))); err != nil || s.StartIn != 567 {
-		t.Errorf("showstart 3 = %+v %v", s, err)
-	}
-}
-
 func TestParseWorkloadFixtures(t *testing.T) {
 	recs, err := ParseWorkload(bytes.NewReader(readFixture(t, "sim1/stats/simstat.out")))
 	if err != nil {
