@@ -6,7 +6,7 @@
 //     bounded stderr, MAUIHOMEDIR) and a fixture implementation serving
 //     captured outputs;
 //   - pure parsers (io.Reader in, values out) for showq, showq -i, showres,
-//     showres -n, diagnose -r, checkjob, showstart, setres and releaseres
+//     showres -n, diagnose -r, setres and releaseres
 //     replies, and v230 workload records (traces, stats/simstat.out);
 //   - Client, the setres/showres/releaseres reservation client for grid
 //     jobs (Reserve, List, Release), refusing bad requests with stable
