@@ -129,6 +129,9 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 			fmt.Fprintf(tw, "  qsub\t%s\n", res.Submit)
 		}
 	}
+	if owed := owedElsewhere(j); len(owed) > 0 {
+		fmt.Fprintf(tw, "release owed\t%s (the broker retries until the site answers)\n", strings.Join(owed, ", "))
+	}
 	if j.ScriptBytes > 0 {
 		fmt.Fprintf(tw, "script\t%d bytes\n", j.ScriptBytes)
 	}
@@ -225,6 +228,21 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// owedElsewhere lists the sites that owe the job a release and that no
+// reservation line above marks "(release pending)": every such site while
+// the job holds reservations (e.g. a site that did not answer a reserve
+// while the job went on to other sites), else those with no reservation.
+func owedElsewhere(j wire.JobStatus) []string {
+	var out []string
+	for _, site := range j.Releasing {
+		listed := slices.ContainsFunc(j.Reservations, func(r wire.Reservation) bool { return r.Site == site })
+		if wire.HoldsReservations(j.State) || !listed {
+			out = append(out, site)
+		}
+	}
+	return out
 }
 
 // releaseNote says, for a job that no longer holds its reservations,

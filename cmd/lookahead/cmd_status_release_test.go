@@ -41,3 +41,31 @@ func TestStatusSaysWhetherReservationsAreReleased(t *testing.T) {
 		}
 	}
 }
+
+// A job reserved on one site that still owes a release to another (a
+// site that did not answer its reserve request, seen live) says so in
+// the table too, not only in -o json; a job that no longer holds its
+// reservations shows it on the reservation line, not twice.
+func TestStatusShowsAReleaseOwedElsewhere(t *testing.T) {
+	res := []wire.Reservation{{ID: "la.g1.0", Site: "beta", Start: 100, End: 700}}
+	for _, c := range []struct {
+		state     string
+		releasing []string
+		want      string
+	}{
+		{wire.JobReserved, []string{"vm"}, "release owed  vm"},
+		{wire.JobWaiting, []string{"vm"}, "release owed  vm"},
+		{wire.JobFinished, []string{"beta"}, ""},
+		{wire.JobReserved, nil, ""},
+	} {
+		var b bytes.Buffer
+		j := wire.JobStatus{Job: forecast.JobRequest{ID: "g1", Procs: 1, Walltime: 600}, State: c.state, Reservations: res, Releasing: c.releasing}
+		if err := writeJobDetail(&b, j, 50); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		if c.want == "" && strings.Contains(got, "release owed") || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s releasing %v: want %q in\n%s", c.state, c.releasing, c.want, got)
+		}
+	}
+}
