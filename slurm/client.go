@@ -113,3 +113,12 @@ func (c *Client) Reservations(ctx context.Context) ([]Reservation, error) {
 	}
 	return ParseReservations(bytes.NewReader(out), c.loc())
 }
+
+// Nodes reads sinfo --json: the nodes in Slurm's order.
+func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
+	out, err := c.output(ctx, "sinfo", "--json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseSinfoJSON(bytes.NewReader(out))
+}

@@ -1,0 +1,189 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"lookahead/agent"
+	"lookahead/forecast"
+	"lookahead/slurm"
+	"lookahead/slurm/slurmtest"
+	"lookahead/torque"
+	"lookahead/wire"
+)
+
+func slurmSite(t *testing.T, c *slurmtest.Cluster) *agent.SlurmSite {
+	t.Helper()
+	cl := slurm.NewExecClient(slurm.ExecConfig{Conf: c.Conf, Timeout: 30 * time.Second, Loc: time.Local})
+	return &agent.SlurmSite{Client: cl, Site: "sl", Prefix: "la."}
+}
+
+// Against a real private Slurm: a grid reservation for the second user
+// (read back, idempotent, closed to root), a part submitted into it as
+// that user that starts inside it on its cores and reports its exit
+// status, release with a pending part, and a reservation changed by hand
+// as the audit sees it.
+func TestLiveSlurmSiteReservesDispatchesReleases(t *testing.T) {
+	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	site := slurmSite(t, c)
+	ctx := context.Background()
+
+	snap, err := site.Snapshot(ctx)
+	if err != nil || len(snap.Nodes) != 1 || !snap.Nodes[0].Usable() || snap.Nodes[0].Procs != 8 {
+		t.Fatalf("snapshot = %+v, %v", snap, err)
+	}
+	start := time.Now().Add(8 * time.Second).Unix()
+	spec := agent.ReserveSpec{Job: "g1", Start: start, End: start + 600, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 4}},
+		Identity: wire.Identity{User: slurmtest.User2}}
+	res, err := site.Reserve(ctx, spec)
+	if err != nil || len(res.Reservations) != 1 {
+		t.Fatalf("reserve: %+v, %v", res, err)
+	}
+	t.Logf("reserve ran %q", res.Commands)
+	if strings.Contains(strings.Join(res.Commands[0], " "), "flags=") {
+		t.Errorf("a grid reservation was made with flags: %q", res.Commands[0])
+	}
+	if again, err := site.Reserve(ctx, spec); err != nil || agent.SlurmDiff(spec, again.Reservations[0]) != "" {
+		t.Fatalf("retried reserve: %+v, %v", again, err)
+	}
+	if r := c.Run("sbatch", "-o", "/dev/null", "-n", "1", "--reservation=la.g1", "--wrap", "true"); r.ExitCode == 0 ||
+		!strings.Contains(r.Stderr, "Access denied") {
+		t.Errorf("root entered the grid reservation: %+v", r)
+	}
+	held, err := site.Holds(ctx)
+	if err != nil || len(held) != 1 || held[0].Reservation.Job != "g1" || held[0].User != slurmtest.User2 {
+		t.Fatalf("holds = %+v, %v", held, err)
+	}
+
+	out := filepath.Join(c.OutDir(), "la.g1.0.out")
+	q := torque.QsubSpec{User: slurmtest.User2, Name: "la.g1.0", Walltime: 590, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
+		Nodes: []forecast.HostProcs{{Node: c.Node, Procs: 4}}, Output: out, Error: filepath.Join(c.OutDir(), "la.g1.0.err"),
+		Env:    []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: "g1"}},
+		Script: []byte("#!/bin/sh\necho job=$LOOKAHEAD_JOB user=$(id -un)\nsleep 2\nexit 3\n")}
+	id, argv, err := site.Submit(ctx, q)
+	if err != nil {
+		t.Fatalf("submit %q: %v", argv, err)
+	}
+	t.Logf("submitted %s: %q", id, argv)
+	cpuIDs := waitCPUIDs(t, c, id)
+	b := waitDone(t, site, id)
+	resv := listed(t, site, "la.g1")
+	t.Logf("part %s started %d s after the reservation's start (ran on cores %s; reservation cores %+v)", id, b.Started-start, cpuIDs, resv.Nodes)
+	if b.Started < start || b.Started >= start+600 || b.ExitStatus == nil || *b.ExitStatus != 3 || b.User != slurmtest.User2 {
+		t.Errorf("part = %+v (exit %v)", b, b.ExitStatus)
+	}
+	if text, _ := os.ReadFile(out); string(text) != "job=g1 user="+slurmtest.User2+"\n" {
+		t.Errorf("part output %q", text)
+	}
+	if rc := resvCoreIDs(t, c, "la.g1"); rc != "" && rc != cpuIDs {
+		t.Errorf("part ran on cores %s, the reservation holds %s", cpuIDs, rc)
+	}
+
+	// Release with a part pending in a future reservation.
+	later := time.Now().Add(time.Hour).Unix()
+	if _, err := site.Reserve(ctx, agent.ReserveSpec{Job: "g2", Start: later, End: later + 600,
+		Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 2}}, Identity: wire.Identity{User: slurmtest.User2}}); err != nil {
+		t.Fatalf("%v\n%s", err, c.Run("scontrol", "show", "reservation").Stdout)
+	}
+	q2 := q
+	q2.Name, q2.Bind, q2.Nodes = "la.g2.0", []string{"--reservation=la.g2"}, []forecast.HostProcs{{Node: c.Node, Procs: 2}}
+	pid, _, err := site.Submit(ctx, q2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := site.Release(ctx, "g2")
+	if err != nil || len(rel.IDs) != 1 || rel.IDs[0] != "la.g2" {
+		t.Fatalf("release: %+v, %v", rel, err)
+	}
+	t.Logf("release ran %q", rel.Commands)
+	if b := jobOf(t, site, pid); b.State != "C" || b.ExitStatus != nil {
+		t.Errorf("pending part after release: %+v", b)
+	}
+	if again, err := site.Release(ctx, "g2"); err != nil || len(again.IDs) != 0 {
+		t.Errorf("second release: %+v, %v", again, err)
+	}
+
+	// Changed by hand: the listing (what the audit compares) shows it.
+	if r := c.Run("scontrol", "update", "reservationname=la.g1", "users=root"); r.ExitCode != 0 {
+		t.Fatalf("update: %+v", r)
+	}
+	if got := listed(t, site, "la.g1"); got.Identity.User != "root" || agent.SlurmDiff(spec, got) == "" {
+		t.Errorf("hand-changed reservation listed as %+v", got)
+	}
+}
+
+func listed(t *testing.T, site *agent.SlurmSite, id string) wire.Reservation {
+	t.Helper()
+	rs, err := site.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("%s not listed: %+v", id, rs)
+	return wire.Reservation{}
+}
+
+func jobOf(t *testing.T, site *agent.SlurmSite, id string) torque.BatchJob {
+	t.Helper()
+	jobs, _, err := site.Jobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if j.ID == id {
+			return j
+		}
+	}
+	t.Fatalf("job %s not listed", id)
+	return torque.BatchJob{}
+}
+
+func waitDone(t *testing.T, site *agent.SlurmSite, id string) torque.BatchJob {
+	t.Helper()
+	for range 600 {
+		if b := jobOf(t, site, id); b.Done() {
+			return b
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not end within 60 s", id)
+	return torque.BatchJob{}
+}
+
+var cpuIDsRE = regexp.MustCompile(`CPU_IDs=(\S+)`)
+
+// waitCPUIDs waits for the job to run and returns the cores it holds
+// (scontrol show job -d).
+func waitCPUIDs(t *testing.T, c *slurmtest.Cluster, id string) string {
+	t.Helper()
+	for range 600 {
+		r := c.Run("scontrol", "show", "job", "-d", id)
+		if m := cpuIDsRE.FindStringSubmatch(r.Stdout); m != nil {
+			return m[1]
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not run within 60 s", id)
+	return ""
+}
+
+var coreIDsRE = regexp.MustCompile(`CoreIDs=(\S+)`)
+
+func resvCoreIDs(t *testing.T, c *slurmtest.Cluster, name string) string {
+	t.Helper()
+	r := c.Run("scontrol", "show", "reservation", name)
+	if m := coreIDsRE.FindStringSubmatch(r.Stdout); m != nil {
+		return m[1]
+	}
+	t.Logf("reservation %s lists no CoreIDs", name)
+	return ""
+}
