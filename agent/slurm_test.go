@@ -194,7 +194,7 @@ func TestSbatchOfPart(t *testing.T) {
 	q := torque.QsubSpec{User: "alice", Name: "la.g1.0", Walltime: 3599, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
 		Nodes:  []forecast.HostProcs{{Node: "a", Procs: 2}, {Node: "b", Procs: 4}},
 		Output: "/home/alice/la.g1.0.out", Error: "/home/alice/la.g1.0.err",
-		Env:    []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: "g1"}}}
+		Env: []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: "g1"}}}
 	s, err := agent.SbatchOf(q, "")
 	if err != nil {
 		t.Fatal(err)
