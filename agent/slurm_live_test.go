@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +187,77 @@ func resvCoreIDs(t *testing.T, c *slurmtest.Cluster, name string) string {
 	}
 	t.Logf("reservation %s lists no CoreIDs", name)
 	return ""
+}
+
+// The built-in engine under the cluster's own slurm.conf against
+// backfill's planned starts (squeue --json start_time, what squeue
+// --start prints) on a real slurmctld: coverage and error are logged (they
+// depend on when backfill ran); every start Slurm planned must be
+// predicted.
+func TestLiveSlurmForecastAgainstBackfill(t *testing.T) {
+	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	site := slurmSite(t, c)
+	for _, j := range []struct{ n, minutes int }{{6, 10}, {4, 5}, {8, 20}, {2, 3}, {3, 15}, {1, 60}, {5, 7}} {
+		if r := c.RunAsUser2("sbatch", "-o", "/dev/null", "-n", strconv.Itoa(j.n), "-t", strconv.Itoa(j.minutes), "--wrap", "sleep 3600"); r.ExitCode != 0 {
+			t.Fatalf("sbatch: %+v", r)
+		}
+	}
+	ctx := context.Background()
+	var sn slurm.Snapshot
+	waited := time.Now()
+	for {
+		var err error
+		if sn, err = site.Client.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if cov, _ := agent.CompareStarts(sn.Jobs, nil); cov.Planned >= pending(sn.Jobs) || time.Since(waited) > 40*time.Second {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	pol, err := agent.LoadSlurmPolicy(c.Conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	snap := agent.WithHolds(slurm.ForecastSnapshot(sn, "sl", now), agent.SlurmHolds(sn.Reservations, nil, "la.", now.Unix()))
+	_, preds, err := agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: pol.Policy, Pricing: forecast.DefaultPricing()}.Forecast(ctx, snap, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov, errs := agent.CompareStarts(sn.Jobs, preds)
+	var sum int64
+	for _, e := range errs {
+		sum += max(e, -e)
+	}
+	mean := int64(0)
+	if len(errs) > 0 {
+		mean = sum / int64(len(errs))
+	}
+	t.Logf("live: %d pending, backfill planned %d (after %v), the forecast predicts %d of them; errors predicted-planned %v s, mean |error| %d s",
+		pending(sn.Jobs), cov.Planned, time.Since(waited).Round(time.Second), cov.Predicted, errs, mean)
+	at := map[string]int64{}
+	for _, p := range preds {
+		at[p.Job] = p.Start - now.Unix()
+	}
+	for _, j := range sn.Jobs {
+		planned := int64(-1)
+		if j.Start != nil {
+			planned = j.Start.Unix() - now.Unix()
+		}
+		t.Logf("job %d %s %d cores limit %v priority %d: slurm %d s, forecast %d s", j.ID, j.State, j.CPUs, j.TimeLimit, j.Priority, planned, at[strconv.FormatInt(j.ID, 10)])
+	}
+	if cov.Predicted != cov.Planned {
+		t.Errorf("coverage %+v", cov)
+	}
+}
+
+func pending(jobs []slurm.Job) int {
+	n := 0
+	for _, j := range jobs {
+		if j.State == "PENDING" {
+			n++
+		}
+	}
+	return n
 }
