@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -260,4 +261,48 @@ func pending(jobs []slurm.Job) int {
 		}
 	}
 	return n
+}
+
+// A slurmctld restart (saved state kept) and our reservations: the grid
+// reservations list the same before and after (the future one made while
+// the other is active shows no CoreIDs before the restart and CoreIDs
+// after: the listing, from CoreCnt, must not change), and a part queued in
+// one stays queued in it.
+func TestLiveSlurmRestartKeepsGridReservations(t *testing.T) {
+	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	site := slurmSite(t, c)
+	ctx := context.Background()
+	now := time.Now().Unix()
+	for _, s := range []agent.ReserveSpec{
+		{Job: "soon", Start: now + 2, End: now + 1200, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 4}}},
+		{Job: "later", Start: now + 7200, End: now + 9000, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 6}}},
+	} {
+		s.Identity.User = slurmtest.User2
+		if _, err := site.Reserve(ctx, s); err != nil {
+			t.Fatalf("%v\n%s", err, c.Run("scontrol", "show", "reservation").Stdout)
+		}
+	}
+	q := torque.QsubSpec{User: slurmtest.User2, Name: "la.later.0", Walltime: 1700, Bind: []string{"--reservation=la.later"},
+		Nodes: []forecast.HostProcs{{Node: c.Node, Procs: 6}}, Output: "/dev/null", Error: "/dev/null", Script: []byte("#!/bin/sh\ntrue\n")}
+	id, _, err := site.Submit(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := site.List(ctx)
+	if err != nil || len(before) != 2 {
+		t.Fatalf("before: %+v, %v", before, err)
+	}
+	t.Logf("CoreIDs of la.later before the restart: %q", resvCoreIDs(t, c, "la.later"))
+	c.RestartController()
+	after, err := site.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("CoreIDs of la.later after the restart: %q", resvCoreIDs(t, c, "la.later"))
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("grid reservations changed across the restart:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if b := jobOf(t, site, id); b.State != "Q" || b.Reservation != "la.later" {
+		t.Errorf("the queued part after the restart: %+v", b)
+	}
 }
