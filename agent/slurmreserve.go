@@ -78,7 +78,7 @@ func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, er
 	if err != nil {
 		return Reserved{}, err
 	}
-	args, err := slurm.CreateArgs(rs, s.Client.Loc)
+	args, err := slurm.CreateArgs(rs, s.Client.Location())
 	if err != nil {
 		return Reserved{}, err
 	}

@@ -26,7 +26,7 @@ import (
 // enters; MAGNETIC and FLEX, which would let others in or the job out, are
 // never set (SlurmReservationArgs refuses them).
 type SlurmSite struct {
-	Client *slurm.Client
+	Client SlurmClient
 	Site   string
 	// Prefix starts lookahead's reservation names (reservations.prefix,
 	// default "la.").
@@ -35,6 +35,24 @@ type SlurmSite struct {
 	Partition string
 	Now       func() time.Time
 }
+
+// SlurmClient is what a SlurmSite asks of the cluster: *slurm.Client runs
+// the real clients; a simulated Slurm cluster (agent/simsite) answers in
+// the demo.
+type SlurmClient interface {
+	Snapshot(ctx context.Context) (slurm.Snapshot, error)
+	Nodes(ctx context.Context) ([]slurm.Node, error)
+	Reservations(ctx context.Context) ([]slurm.Reservation, error)
+	CreateReservation(ctx context.Context, spec slurm.ReservationSpec) (slurm.Answer, error)
+	DeleteReservation(ctx context.Context, name string) (slurm.Answer, error)
+	Submit(ctx context.Context, spec slurm.SbatchSpec) (id string, argv []string, err error)
+	Jobs(ctx context.Context) ([]slurm.Job, []string, error)
+	Cancel(ctx context.Context, id string) ([]string, error)
+	// Location is the zone scontrol reads times in.
+	Location() *time.Location
+}
+
+var _ SlurmClient = (*slurm.Client)(nil)
 
 var (
 	_ Snapshotter  = (*SlurmSite)(nil)

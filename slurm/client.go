@@ -124,3 +124,6 @@ func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 	}
 	return ParseSinfoJSON(bytes.NewReader(out))
 }
+
+// Location is the zone the clients print and read times in.
+func (c *Client) Location() *time.Location { return c.loc() }
