@@ -211,7 +211,7 @@ func TestLiveSlurmForecastAgainstBackfill(t *testing.T) {
 		if sn, err = site.Client.Snapshot(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if cov, _ := agent.CompareStarts(sn.Jobs, nil); cov.Planned >= pending(sn.Jobs) || time.Since(waited) > 40*time.Second {
+		if cov, _ := compareStarts(sn.Jobs, nil); cov.Planned >= pending(sn.Jobs) || time.Since(waited) > 40*time.Second {
 			break
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -226,7 +226,7 @@ func TestLiveSlurmForecastAgainstBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cov, errs := agent.CompareStarts(sn.Jobs, preds)
+	cov, errs := compareStarts(sn.Jobs, preds)
 	var sum int64
 	for _, e := range errs {
 		sum += max(e, -e)

@@ -118,7 +118,7 @@ func TestSlurmForecastAgainstBackfillCapture(t *testing.T) {
 	if err != nil || f.Validate() != nil {
 		t.Fatal(err, f.Validate())
 	}
-	cov, errs := agent.CompareStarts(s.Jobs, preds)
+	cov, errs := compareStarts(s.Jobs, preds)
 	t.Logf("capture: %d of %d planned starts predicted, errors %v (s)", cov.Predicted, cov.Planned, errs)
 	if cov.Planned != 2 || cov.Predicted != 2 {
 		t.Errorf("coverage %+v", cov)
@@ -216,4 +216,33 @@ func TestSbatchOfPart(t *testing.T) {
 			t.Errorf("accepted %+v", b)
 		}
 	}
+}
+
+// startCoverage counts the pending jobs backfill planned a start for and
+// how many of them a forecast predicts.
+type startCoverage struct{ Planned, Predicted int }
+
+// compareStarts compares a forecast's predictions with backfill's planned
+// starts (squeue --json start_time of pending jobs, the figure squeue
+// --start prints; Slurm has none for jobs backfill did not reach or bound
+// to a reservation not yet started): the coverage, and per predicted job
+// the error predicted - planned in seconds, in job order. Pure.
+func compareStarts(jobs []slurm.Job, preds []forecast.Prediction) (startCoverage, []int64) {
+	at := map[string]int64{}
+	for _, p := range preds {
+		at[p.Job] = p.Start
+	}
+	var c startCoverage
+	var errs []int64
+	for _, j := range jobs {
+		if j.State != "PENDING" || j.Start == nil {
+			continue
+		}
+		c.Planned++
+		if p, ok := at[strconv.FormatInt(j.ID, 10)]; ok {
+			c.Predicted++
+			errs = append(errs, p-j.Start.Unix())
+		}
+	}
+	return c, errs
 }
