@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,8 +31,11 @@ import (
 // processors alone. The broker, with no Slurm code, plans, reserves on
 // both, dispatches both parts and sees them finish; the Slurm part runs
 // as the mapped user inside its reservation. A second job reserved on
-// both is audited clean, then its Slurm reservation is changed by hand
-// and the audit finds the drift; cancelling it releases both sites.
+// both is audited clean; its Slurm reservation changed by hand is
+// repaired by the running agent at its next poll (as after a Maui
+// restart); changed again while no agent holds it (the agent restarted
+// without a hold-state file), the broker's audit finds the drift;
+// cancelling the job releases both sites.
 func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
@@ -48,23 +52,26 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 		return nc
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 3)
-	t.Cleanup(func() {
-		cancel()
-		for range 3 {
-			if err := <-done; err != nil && ctx.Err() == nil {
-				t.Errorf("component: %v", err)
-			}
-		}
-	})
-	runAgent := func(cfg agent.Config, deps agent.Deps) {
+	t.Cleanup(cancel)
+	// runAgent runs an agent until the test ends or the returned stop.
+	runAgent := func(cfg agent.Config, deps agent.Deps) (stop func()) {
 		deps.Conn = connect()
 		deps.Engine = agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: deps.Engine.(agent.BuiltinEngine).Policy, Pricing: forecast.DefaultPricing()}
 		a, err := agent.New(cfg, deps)
 		if err != nil {
 			t.Fatal(err)
 		}
-		go func() { done <- a.Run(ctx) }()
+		actx, acancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- a.Run(actx) }()
+		stop = sync.OnceFunc(func() {
+			acancel()
+			if err := <-done; err != nil {
+				t.Errorf("agent %s: %v", cfg.Site, err)
+			}
+		})
+		t.Cleanup(stop)
+		return stop
 	}
 	base := agent.Config{Debounce: 100 * time.Millisecond, Refresh: time.Second, ForecastTTL: 30 * time.Second}
 
@@ -90,7 +97,8 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	slCfg := base
 	slCfg.Site = "sl"
 	slCfg.Dispatch = agent.DispatchConfig{Users: map[string]string{"alice": slurmtest.User2}, MinUID: uid, OutputDir: c.OutDir()}
-	runAgent(slCfg, agent.Deps{Snapshotter: site, Reserver: site, Executor: site, Users: gridUsers(t, c.OutDir()), Engine: agent.BuiltinEngine{Policy: pol.Policy}})
+	slDeps := agent.Deps{Snapshotter: site, Reserver: site, Executor: site, Users: gridUsers(t, c.OutDir()), Engine: agent.BuiltinEngine{Policy: pol.Policy}}
+	stopSlurmAgent := runAgent(slCfg, slDeps)
 
 	bnc := connect()
 	b, err := daemon.New(bnc, daemon.Config{CycleInterval: time.Second, Debounce: 100 * time.Millisecond, CommitLead: time.Hour,
@@ -99,7 +107,14 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { done <- b.Run(ctx) }()
+	bdone := make(chan error, 1)
+	go func() { bdone <- b.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-bdone; err != nil && ctx.Err() == nil {
+			t.Errorf("broker: %v", err)
+		}
+	})
 	<-b.Ready()
 	for deadline := time.Now().Add(30 * time.Second); len(b.Sites().Sites) < 2; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -145,9 +160,24 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	if rep, err := cl.Audit(ctx, false); err != nil || len(rep.Findings) != 0 || len(rep.Errors) != 0 {
 		t.Fatalf("audit of a clean grid: %+v, %v", rep, err)
 	}
+	// The running agent repairs a hand change at its next poll.
 	if r := c.Run("scontrol", "update", "reservationname=la.x2", "users=root"); r.ExitCode != 0 {
 		t.Fatalf("update: %+v", r)
 	}
+	for deadline := time.Now().Add(30 * time.Second); listed(t, site, "la.x2").Identity.User != slurmtest.User2; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent did not repair la.x2: %+v", listed(t, site, "la.x2"))
+		}
+	}
+	t.Logf("repaired by the agent: %+v", listed(t, site, "la.x2"))
+	// An agent that holds no ledger of it (restarted, no hold-state file)
+	// leaves a hand change to the audit.
+	stopSlurmAgent()
+	if r := c.Run("scontrol", "update", "reservationname=la.x2", "users=root"); r.ExitCode != 0 {
+		t.Fatalf("update: %+v", r)
+	}
+	runAgent(slCfg, slDeps)
+	waitService(t, bnc, "sl")
 	rep, err := cl.Audit(ctx, false)
 	if err != nil || len(rep.Findings) != 1 || rep.Findings[0].Site != "sl" || rep.Findings[0].Kind != "drifted" {
 		t.Fatalf("audit after a hand change: %+v, %v", rep, err)
