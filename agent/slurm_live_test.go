@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,6 +53,12 @@ func TestLiveSlurmSiteReservesDispatchesReleases(t *testing.T) {
 	}
 	if again, err := site.Reserve(ctx, spec); err != nil || agent.SlurmDiff(spec, again.Reservations[0]) != "" {
 		t.Fatalf("retried reserve: %+v, %v", again, err)
+	}
+	// Overlapping cores are refused by slurmctld, as a scheduler refusal.
+	over := agent.ReserveSpec{Job: "g9", Start: start + 60, End: start + 120, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 8}},
+		Identity: wire.Identity{User: slurmtest.User2}}
+	if _, err := site.Reserve(ctx, over); !errors.Is(err, agent.ErrScheduler) || !strings.Contains(err.Error(), "nodes_busy") {
+		t.Errorf("overlapping reservation: %v", err)
 	}
 	if r := c.Run("sbatch", "-o", "/dev/null", "-n", "1", "--reservation=la.g1", "--wrap", "true"); r.ExitCode == 0 ||
 		!strings.Contains(r.Stderr, "Access denied") {
