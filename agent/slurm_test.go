@@ -17,9 +17,14 @@ import (
 	"lookahead/wire"
 )
 
+// slurmCaptures are the slurm package's real Slurm 22.05.8 captures
+// (slurm/testdata/README.md says how and when each was made), read in
+// place rather than copied.
+var slurmCaptures = filepath.Join("..", "slurm", "testdata")
+
 func slurmFixture(t *testing.T, name string) *os.File {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "slurm", name))
+	f, err := os.Open(filepath.Join(slurmCaptures, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +33,9 @@ func slurmFixture(t *testing.T, name string) *os.File {
 }
 
 // capturedSlurm is the first capture's cluster at the moment of
-// squeue.json, with the three reservations then in force.
+// squeue.json, with the three reservations then in force: grid-r1 and
+// maint-1 from show-reservation-two.txt, grid-u2 (created just before
+// squeue.json) from show-reservation-after-delete.txt.
 func capturedSlurm(t *testing.T) (slurm.Snapshot, time.Time) {
 	t.Helper()
 	var s slurm.Snapshot
@@ -108,7 +115,7 @@ func TestSlurmSnapshotOfCapture(t *testing.T) {
 // predicts) and error.
 func TestSlurmForecastAgainstBackfillCapture(t *testing.T) {
 	s, now := capturedSlurm(t)
-	pol, err := agent.LoadSlurmPolicy(filepath.Join("testdata", "slurm", "slurm.conf"))
+	pol, err := agent.LoadSlurmPolicy(filepath.Join(slurmCaptures, "slurm.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
