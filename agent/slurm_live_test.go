@@ -14,6 +14,7 @@ import (
 
 	"lookahead/agent"
 	"lookahead/forecast"
+	"lookahead/forecast/sim"
 	"lookahead/slurm"
 	"lookahead/slurm/slurmtest"
 	"lookahead/torque"
@@ -311,5 +312,61 @@ func TestLiveSlurmRestartKeepsGridReservations(t *testing.T) {
 	}
 	if b := jobOf(t, site, id); b.State != "Q" || b.Reservation != "la.later" {
 		t.Errorf("the queued part after the restart: %+v", b)
+	}
+}
+
+// A slurmctld restarted without its saved state (the state directory
+// lost) loses our grid reservations; the agent, restarted too, reads the reservations it made
+// from its hold-state file and makes them again at its first poll, on the
+// same cores and times.
+func TestLiveSlurmStateLossRepairedByTheAgent(t *testing.T) {
+	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	site := slurmSite(t, c)
+	site.Site = "sl"
+	nc := startNATS(t)
+	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second, HoldState: filepath.Join(t.TempDir(), "holds.json"),
+		Dispatch: agent.DispatchConfig{Users: map[string]string{"alice": slurmtest.User2}}}
+	run := func() (stop func()) {
+		a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site,
+			Engine: agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- a.Run(ctx) }()
+		waitService(t, nc, "sl")
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("agent: %v", err)
+			}
+		}
+	}
+	stop := run()
+	start := time.Now().Add(time.Hour).Unix()
+	r := request[wire.ReserveReply](t, nc, "sl", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: "lost1", Site: "sl",
+		Start: start, Duration: 1800, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 4}}, Identity: wire.Identity{User: "alice"}, RequestedBy: "broker"})
+	if r.Code != wire.CodeOK {
+		t.Fatalf("reserve: %+v", r)
+	}
+	before := listed(t, site, "la.lost1")
+	stop()
+	c.RestartControllerDiscardingState()
+	if rs, err := site.List(context.Background()); err != nil || len(rs) != 0 {
+		t.Fatalf("after the state loss: %+v, %v", rs, err)
+	}
+	defer run()()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if rs, _ := site.List(context.Background()); len(rs) == 1 {
+			if d := agent.SlurmDiff(agent.ReserveSpec{Start: before.Start, End: before.End, Nodes: before.Nodes, Identity: before.Identity}, rs[0]); d != "" {
+				t.Errorf("re-created as %+v: %s", rs[0], d)
+			}
+			t.Logf("re-created after state loss: %+v", rs[0])
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not re-create the lost reservation")
+		}
 	}
 }
