@@ -93,7 +93,7 @@ done
 
 # every key the daemons read is documented in their packaged config
 keys_of() { grep -ho 'mapstructure:"[a-z_]*"' "$@" 2>/dev/null | cut -d'"' -f2 | sort -u; }
-for pair in "agent.yaml:cmd/lookahead-agent/config.go torque/client.go" \
+for pair in "agent.yaml:cmd/lookahead-agent/config.go cmd/lookahead-agent/slurm.go torque/client.go" \
 	"broker.yaml:cmd/lookahead-broker/config.go broker/budget.go broker/admit.go"; do
 	f=packaging/config/${pair%%:*}
 	before=$failures
@@ -258,6 +258,13 @@ check_install() {
 	sed 's/^site: edited-by-admin$//; s/^site: ""/site: alpha/' "$root/etc/lookahead/agent.yaml.rpmnew" >"$tmp/agent-alpha.yaml"
 	v=$("$root/usr/bin/lookahead-agent" check --config "$tmp/agent-alpha.yaml" 2>&1 || true)
 	grep -Eq '^ok +config +valid' <<<"$v" && ok "$how: lookahead-agent finds the packaged agent.yaml valid (with a site set)" || fail "$how: agent.yaml not valid: $v"
+	# a Slurm site: the packaged agent.yaml with backend slurm and a real
+	# slurm.conf loads (its policy read from it)
+	sed 's/^backend: torque/backend: slurm/; s#^  conf: /etc/slurm/slurm.conf#  conf: '"$PWD"'/slurm/testdata/slurm.conf#' \
+		"$tmp/agent-alpha.yaml" >"$tmp/agent-slurm.yaml"
+	v=$("$root/usr/bin/lookahead-agent" config --config "$tmp/agent-slurm.yaml" 2>&1) &&
+		grep -q '"backend": "slurm"' <<<"$v" && ok "$how: the packaged agent.yaml loads as a Slurm site (backend slurm)" ||
+		fail "$how: agent.yaml as a Slurm site: $v"
 	for name in agent broker; do
 		exec_start=$(sed -n 's/^ExecStart=//p' "$root/usr/lib/systemd/system/lookahead-$name.service")
 		# shellcheck disable=SC2086
@@ -269,6 +276,12 @@ check_install() {
 		"${as_root[@]}" cp -an /usr/lib/systemd/system/. "$root/usr/lib/systemd/system/" 2>/dev/null || true
 		v=$(systemd-analyze verify --root="$root" lookahead-agent.service lookahead-broker.service 2>&1 || echo "exit status $?")
 		[ -z "$v" ] && ok "$how: systemd-analyze verify: units clean" || fail "$how: systemd-analyze verify: $v"
+		# with the Slurm site's drop-in, as docs/slurm.md installs it
+		"${as_root[@]}" mkdir -p "$root/etc/systemd/system/lookahead-agent.service.d"
+		"${as_root[@]}" cp "$root/usr/share/doc/lookahead-agent/slurm-dropin.conf" "$root/etc/systemd/system/lookahead-agent.service.d/slurm.conf"
+		v=$(systemd-analyze verify --root="$root" lookahead-agent.service 2>&1 || echo "exit status $?")
+		[ -z "$v" ] && ok "$how: systemd-analyze verify: the agent with the Slurm drop-in is clean" || fail "$how: Slurm drop-in: $v"
+		"${as_root[@]}" rm -r "$root/etc/systemd/system/lookahead-agent.service.d"
 		# the check itself must be able to fail: a misspelt directive
 		sed 's/^NoNewPrivileges=/NoNewPrivilege=/' "$root/usr/lib/systemd/system/lookahead-agent.service" |
 			"${as_root[@]}" tee "$root/usr/lib/systemd/system/lookahead-typo.service" >/dev/null

@@ -42,6 +42,8 @@ type Client struct {
 type ExecConfig struct {
 	// Conf, when set, is passed as SLURM_CONF.
 	Conf string
+	// Dir, when set, holds the clients (else they are looked up in PATH).
+	Dir string
 	// Timeout bounds each call (default 30 s).
 	Timeout time.Duration
 	Loc     *time.Location
@@ -53,7 +55,7 @@ func NewExecClient(cfg ExecConfig) *Client {
 	if cfg.Conf != "" {
 		env = append(env, "SLURM_CONF="+cfg.Conf)
 	}
-	return &Client{Run: execx.New(execx.Config{Env: env, Timeout: cfg.Timeout}), Loc: cfg.Loc}
+	return &Client{Run: execx.New(execx.Config{Env: env, Dir: cfg.Dir, Timeout: cfg.Timeout}), Loc: cfg.Loc}
 }
 
 func (c *Client) loc() *time.Location {
@@ -113,3 +115,15 @@ func (c *Client) Reservations(ctx context.Context) ([]Reservation, error) {
 	}
 	return ParseReservations(bytes.NewReader(out), c.loc())
 }
+
+// Nodes reads sinfo --json: the nodes in Slurm's order.
+func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
+	out, err := c.output(ctx, "sinfo", "--json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseSinfoJSON(bytes.NewReader(out))
+}
+
+// Location is the zone the clients print and read times in.
+func (c *Client) Location() *time.Location { return c.loc() }

@@ -84,3 +84,38 @@ func FuzzExpandHostlist(f *testing.F) {
 		}
 	})
 }
+
+// slurm.conf: reading never panics, and what reads gives a policy or an
+// error, never both.
+func FuzzReadConf(f *testing.F) {
+	seed(f, "slurm.conf")
+	f.Add([]byte("SchedulerParameters=bf_max_job_test=20,bf_continue\nPartitionName=p Nodes=ALL OverSubscribe=FORCE:4\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ReadConf(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		p, notes, err := c.Policy()
+		if err != nil && (p.Depth != 0 || notes != nil) {
+			t.Fatalf("a policy with an error: %+v %q %v", p, notes, err)
+		}
+	})
+}
+
+// A reservation's hosts never hold negative cores.
+func FuzzReservationHosts(f *testing.F) {
+	seed(f, "show-reservation*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rs, err := ParseReservations(bytes.NewReader(b), time.UTC)
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			for _, h := range r.Hosts(map[string]int{"vm": 8}) {
+				if h.CPUs < 0 {
+					t.Fatalf("%+v: %+v", r, h)
+				}
+			}
+		}
+	})
+}

@@ -32,6 +32,20 @@ type Job struct {
 	End *time.Time
 	// TimeLimit is nil when the job has none (INFINITE) or it is unset.
 	TimeLimit *time.Duration
+	// Alloc is the cores the job holds on each node (job_resources), in
+	// Slurm's order; empty for a job that holds none.
+	Alloc []NodeCPUs
+	// ExitCode is exit_code as squeue --json gives it (the job's exit
+	// status once it ended; 15 for a cancelled one in the captures).
+	ExitCode int
+	// Output is the job's stdout path (standard_output).
+	Output string
+}
+
+// NodeCPUs is a number of cores a job holds on one node.
+type NodeCPUs struct {
+	Node string
+	CPUs int
 }
 
 // Running says whether the job holds its nodes now (running or completing).
@@ -63,6 +77,16 @@ type squeueDoc struct {
 		Start     int64  `json:"start_time"`
 		End       int64  `json:"end_time"`
 		TimeLimit *int64 `json:"time_limit"` // minutes
+		ExitCode  int    `json:"exit_code"`
+		Output    string `json:"standard_output"`
+		Resources struct {
+			Nodes []struct {
+				Name    string `json:"nodename"`
+				Sockets map[string]struct {
+					Cores map[string]string `json:"cores"`
+				} `json:"sockets"`
+			} `json:"allocated_nodes"`
+		} `json:"job_resources"`
 	} `json:"jobs"`
 }
 
@@ -80,7 +104,16 @@ func ParseSqueueJSON(r io.Reader) ([]Job, error) {
 		j := Job{ID: *d.ID, Name: d.Name, User: d.User, UID: d.UID, Account: d.Account,
 			QOS: d.QOS, Partition: d.Partition, Priority: d.Priority, State: d.State,
 			Reason: d.Reason, Reservation: d.Resv, CPUs: d.CPUs, NodeCount: d.NodeCount,
-			Nodes: d.Nodes, Submit: unixUTC(d.Submit)}
+			Nodes: d.Nodes, Submit: unixUTC(d.Submit), ExitCode: d.ExitCode, Output: d.Output}
+		for _, n := range d.Resources.Nodes {
+			cores := 0
+			for _, sk := range n.Sockets {
+				cores += len(sk.Cores)
+			}
+			if n.Name != "" && cores > 0 {
+				j.Alloc = append(j.Alloc, NodeCPUs{Node: n.Name, CPUs: cores})
+			}
+		}
 		if d.Start > 0 {
 			s := unixUTC(d.Start)
 			j.Start = &s

@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,6 +18,12 @@ type ReservationSpec struct {
 	Nodes     string
 	NodeCount int
 	CoreCount int
+	// CoreCounts, with Nodes, are the cores on each node in Slurm's node
+	// order (scontrol's CoreCnt=2,4 array); CoreCount is then unused.
+	CoreCounts []int
+	// End, when set, is the exact end (endtime=); Duration is then
+	// unused. Slurm reads a duration in whole minutes.
+	End       time.Time
 	Partition string
 	Flags     []string
 }
@@ -49,22 +56,34 @@ func (a Answer) Ok() bool { return a.Code == Created || a.Code == Deleted }
 // CreateArgs is the scontrol argument vector creating spec; times are
 // written in loc, the zone scontrol reads them in.
 func CreateArgs(spec ReservationSpec, loc *time.Location) ([]string, error) {
-	if spec.Name == "" || len(spec.Users) == 0 || spec.Duration < time.Second || spec.Start.IsZero() {
-		return nil, fmt.Errorf("reservation %q: a name, users, a start and a duration of at least 1 s are needed", spec.Name)
+	if spec.Name == "" || len(spec.Users) == 0 || spec.Start.IsZero() ||
+		(spec.End.IsZero() && spec.Duration < time.Second) || (!spec.End.IsZero() && !spec.End.After(spec.Start)) {
+		return nil, fmt.Errorf("reservation %q: a name, users, a start and an end or a duration of at least 1 s are needed", spec.Name)
 	}
 	if (spec.Nodes == "") == (spec.NodeCount == 0) {
 		return nil, fmt.Errorf("reservation %q: exactly one of nodes and a node count", spec.Name)
 	}
 	args := []string{"create", "reservation", "reservationname=" + spec.Name,
 		"users=" + strings.Join(spec.Users, ","),
-		"starttime=" + spec.Start.In(loc).Format("2006-01-02T15:04:05"),
-		"duration=" + formatDuration(spec.Duration)}
+		"starttime=" + spec.Start.In(loc).Format("2006-01-02T15:04:05")}
+	if !spec.End.IsZero() {
+		args = append(args, "endtime="+spec.End.In(loc).Format("2006-01-02T15:04:05"))
+	} else {
+		args = append(args, "duration="+formatDuration(spec.Duration))
+	}
 	if spec.Nodes != "" {
 		args = append(args, "nodes="+spec.Nodes)
 	} else {
 		args = append(args, fmt.Sprintf("nodecnt=%d", spec.NodeCount))
 	}
-	if spec.CoreCount > 0 {
+	switch {
+	case len(spec.CoreCounts) > 0:
+		cs := make([]string, len(spec.CoreCounts))
+		for i, n := range spec.CoreCounts {
+			cs[i] = strconv.Itoa(n)
+		}
+		args = append(args, "corecnt="+strings.Join(cs, ","))
+	case spec.CoreCount > 0:
 		args = append(args, fmt.Sprintf("corecnt=%d", spec.CoreCount))
 	}
 	if spec.Partition != "" {

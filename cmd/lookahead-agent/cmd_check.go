@@ -53,7 +53,7 @@ services that could not be reached (NATS), 1 when another check failed.`,
 		},
 	}
 	cli.AddOutputFlag(cmd, &opts.output)
-	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: torque, logs, state, maui, forecast, nats")
+	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: torque, logs, state, maui, slurm, forecast, nats")
 	return cmd
 }
 
@@ -66,6 +66,13 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if c.simulated() { // no Torque or Maui to check; the forecast check builds the simulated site
 		results[0].Detail = "valid; backend simulated (no Torque or Maui)"
 		skip["torque"], skip["logs"], skip["maui"] = true, true, true
+	}
+	if c.slurmBackend() { // no Torque or Maui: the Slurm clients instead
+		results[0].Detail = "valid; backend slurm"
+		skip["torque"], skip["logs"], skip["maui"] = true, true, true
+		if !skip["slurm"] {
+			results = append(results, checkSlurm(ctx, c)...)
+		}
 	}
 	if !skip["torque"] {
 		results = append(results, checkTorque(ctx, c)...)
@@ -84,7 +91,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if !skip["maui"] && c.Engine == "maui" {
 		results = append(results, checkSimulation(ctx, c))
 	}
-	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated()) { // a forecast reads both
+	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated() || (c.slurmBackend() && !skip["slurm"])) { // a forecast reads both
 		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
 	}
 	if !skip["nats"] {

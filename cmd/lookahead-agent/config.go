@@ -34,6 +34,7 @@ type Config struct {
 	NATS         natsconn.Config   `mapstructure:"nats"`
 	Torque       TorqueConfig      `mapstructure:"torque"`
 	Maui         MauiConfig        `mapstructure:"maui"`
+	Slurm        SlurmConfig       `mapstructure:"slurm"`
 	Engine       string            `mapstructure:"engine" default:"builtin"`
 	Policy       string            `mapstructure:"policy" default:"easy"`
 	Horizon      time.Duration     `mapstructure:"horizon" default:"24h" min:"1m"`
@@ -174,7 +175,8 @@ func (c *Config) absPaths() error {
 		key string
 		v   *string
 	}{{"state_dir", &c.StateDir}, {"torque.pbs_home", &c.Torque.PBSHome}, {"torque.server_logs", &c.Torque.ServerLogs},
-		{"torque.accounting", &c.Torque.Accounting}, {"maui.home", &c.Maui.Home}, {"maui.config", &c.Maui.Config}} {
+		{"torque.accounting", &c.Torque.Accounting}, {"maui.home", &c.Maui.Home}, {"maui.config", &c.Maui.Config},
+		{"slurm.conf", &c.Slurm.Conf}, {"slurm.bin", &c.Slurm.Bin}} {
 		if *p.v == "" || *p.v == "none" || filepath.IsAbs(*p.v) {
 			continue
 		}
@@ -209,7 +211,11 @@ func (c Config) Validate() error {
 	if _, err := sim.ParsePolicy(c.Policy); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
 	} else if _, err := c.sitePolicy(); err != nil {
-		errs = append(errs, fmt.Errorf("maui.config: %w", err))
+		key := "maui.config"
+		if c.slurmBackend() {
+			key = "slurm.conf"
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", key, err))
 	}
 	if c.Horizon <= 0 {
 		errs = append(errs, fmt.Errorf("horizon %v: must be > 0 (e.g. 24h)", c.Horizon))

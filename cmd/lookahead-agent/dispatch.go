@@ -14,6 +14,9 @@ func executor(c Config) (agent.Executor, error) {
 	if c.simulated() {
 		return simulatedSite(c)
 	}
+	if c.slurmBackend() {
+		return slurmSite(c), nil // sbatch --uid as root: docs/security.md
+	}
 	run := torque.NewExecInputRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
 	return torque.NewBatch(run, torque.BatchConfig{Site: c.Site, Qsub: c.Torque.Qsub, Qdel: c.Torque.Qdel, Qstat: c.Torque.Qstat, Server: c.Torque.Server}), nil
 }

@@ -25,9 +25,11 @@ func (c Config) validateBackend() []error {
 	switch c.Backend {
 	case backendTorque:
 		return nil
+	case backendSlurm:
+		return c.validateSlurm()
 	case backendSimulated:
 	default:
-		return []error{fmt.Errorf("backend %q: must be %s or %s", c.Backend, backendTorque, backendSimulated)}
+		return []error{fmt.Errorf("backend %q: must be %s, %s or %s", c.Backend, backendTorque, backendSlurm, backendSimulated)}
 	}
 	var errs []error
 	if c.Engine == "maui" {

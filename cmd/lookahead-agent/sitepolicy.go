@@ -13,6 +13,8 @@ import (
 // runs the policy key).
 func (c Config) sitePolicy() (agent.SitePolicy, error) {
 	switch {
+	case c.slurmBackend():
+		return agent.LoadSlurmPolicy(c.Slurm.Conf)
 	case c.Maui.Config == "none" || (c.Maui.Config == "" && c.simulated()):
 		return agent.LoadSitePolicy("", false, c.Policy)
 	case c.Maui.Config == "":

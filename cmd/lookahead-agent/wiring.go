@@ -34,6 +34,9 @@ func snapshotter(c Config, file string) agent.Snapshotter {
 	if c.simulated() {
 		return simulatedSnapshotter(c)
 	}
+	if c.slurmBackend() {
+		return slurmSite(c) // its reservations in force are holds of every snapshot
+	}
 	nodes := map[string]torque.NodeConfig{}
 	for name, n := range c.Torque.Nodes {
 		nodes[name] = n
@@ -73,7 +76,7 @@ func skippedLogger(c Config) func(*torque.ItemError) {
 // simulated site or an unknown torque.timezone, which config reports).
 func jobEnds(c Config) agent.JobEndFinder {
 	loc, err := time.LoadLocation(c.Torque.Timezone)
-	if c.simulated() || err != nil {
+	if c.simulated() || c.slurmBackend() || err != nil {
 		return nil
 	}
 	return torque.AccountingEnds{Dir: c.accountingDir(), Location: loc}
@@ -144,6 +147,9 @@ func reserver(c Config) (agent.Reserver, error) {
 	if c.simulated() {
 		return simulatedReserver(c)
 	}
+	if c.slurmBackend() {
+		return slurmSite(c), nil
+	}
 	return mauiReserver(c)
 }
 
@@ -183,7 +189,7 @@ func (m mauiPaths) Run(ctx context.Context, name string, args ...string) (maui.R
 // accounting (positions under state_dir) and, when configured, the
 // scheduler-notification listener. Each hands its events to the agent.
 func sources(c Config, a *agent.Agent, log zerolog.Logger, met *metrics.Agent) ([]agent.Source, error) {
-	if c.simulated() {
+	if c.simulated() || c.slurmBackend() {
 		return nil, nil // no pbs_server logs: the refresh drives the forecasts
 	}
 	loc, err := time.LoadLocation(c.Torque.Timezone)

@@ -28,13 +28,15 @@ func newDemoCommand() *cobra.Command {
 	o := &demoOptions{}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run lookahead end to end in one process: NATS, 3 simulated sites, their agents, the broker",
+		Short: "Run lookahead end to end in one process: NATS, 4 simulated sites (one Slurm-kind), their agents, the broker",
 		Long: `Run the whole of lookahead on this machine with nothing installed but Go: an
-embedded NATS server with JetStream; three simulated Torque/Maui sites of
-different sizes, speeds and prices whose local workloads are slices of real
-traces from the Parallel Workloads Archive (bundled); one agent per site
-forecasting with the built-in simulator; and the broker planning with the
-co-allocation core. A stream of grid jobs is submitted through the broker's
+embedded NATS server with JetStream; four simulated sites of different
+sizes, speeds and prices whose local workloads are slices of real traces
+from the Parallel Workloads Archive (bundled) — three Torque/Maui-kind and
+one Slurm-kind (delta: the agent's Slurm adapter over a simulated Slurm
+cluster); one agent per site forecasting with the built-in simulator; and
+the broker planning with the co-allocation core. The summary counts the
+jobs that span both kinds. A stream of grid jobs is submitted through the broker's
 NATS endpoint, some wider than any one site. You see forecasts arrive,
 plans, reservations made (on several sites at once) and released, and jobs
 start and finish; at the end the broker audits every site and prints a

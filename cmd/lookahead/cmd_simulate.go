@@ -17,6 +17,7 @@ import (
 	"lookahead/forecast/sim"
 	"lookahead/forecast/swf"
 	"lookahead/internal/cli"
+	"lookahead/slurm"
 )
 
 type simulateOptions struct {
@@ -31,6 +32,7 @@ type simulateOptions struct {
 	progress string
 	poll     int64
 	mauiCfg  string
+	slurmCfg string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -58,15 +60,19 @@ RESERVATIONDEPTH, RESERVATIONPOLICY, BACKFILLPOLICY, NODEALLOCATIONPOLICY,
 JOBNODEMATCHPOLICY and priority function (weights, caps and the
 USERCFG/GROUPCFG/ACCOUNTCFG/CLASSCFG/QOSCFG priorities; an SWF job's user,
 group and queue numbers are its credential names). What the simulator cannot
-model is printed once on stderr (and listed under "unmodelled" with -o json).`,
+model is printed once on stderr (and listed under "unmodelled" with -o json).
+With --slurm-config the policy is a Slurm cluster's slurm.conf, as a Slurm
+site's agent reads it (docs/slurm.md): backfill to bf_max_job_test, or
+sched/builtin's strict order; jobs in submit order (an SWF trace has no
+Slurm priorities); what it cannot model is said the same way.`,
 		Example: `  lookahead simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy
   lookahead simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --procs 100 --policy conservative -o json
   lookahead simulate --trace t.swf --nodes 64 --ppn 8 --jobs 1000 --schedule sched.jsonl
   lookahead simulate --trace t.swf --nodes 32 --ppn 4 --maui-config /usr/local/maui/maui.cfg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.mauiCfg != "" && cmd.Flags().Changed("policy") {
-				return cli.Usagef("--policy and --maui-config exclude each other")
+			if n := btoi(o.mauiCfg != "") + btoi(o.slurmCfg != "") + btoi(cmd.Flags().Changed("policy")); n > 1 {
+				return cli.Usagef("--policy, --maui-config and --slurm-config exclude each other")
 			}
 			return runSimulate(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -78,6 +84,7 @@ model is printed once on stderr (and listed under "unmodelled" with -o json).`,
 	f.IntVar(&o.ppn, "ppn", 0, "processors per node (with --nodes)")
 	f.StringVar(&o.policy, "policy", "easy", "fcfs, easy, conservative or depth=K")
 	f.StringVar(&o.mauiCfg, "maui-config", "", "schedule with this maui.cfg's policy (instead of --policy)")
+	f.StringVar(&o.slurmCfg, "slurm-config", "", "schedule with this slurm.conf's policy (instead of --policy)")
 	f.IntVar(&o.limit, "jobs", 0, "replay only the first N jobs (0: all)")
 	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
 	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
@@ -157,6 +164,9 @@ type simulateReport struct {
 // simulatePolicy is --policy, or --maui-config's policy with what of it
 // cannot be modelled, and the policy's name for the report.
 func simulatePolicy(o simulateOptions) (sim.Policy, string, []string, error) {
+	if o.slurmCfg != "" {
+		return slurmPolicy(o.slurmCfg)
+	}
 	if o.mauiCfg == "" {
 		p, err := sim.ParsePolicy(o.policy)
 		if err != nil {
@@ -292,4 +302,29 @@ func showProgress(mode string, stdout io.Writer) bool {
 		return false
 	}
 	return cli.IsTerminal(stdout)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// slurmPolicy is a slurm.conf's policy and what of it cannot be modelled.
+func slurmPolicy(path string) (sim.Policy, string, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sim.Policy{}, "", nil, cli.UsageError{Err: fmt.Errorf("--slurm-config: %w", err)}
+	}
+	defer f.Close()
+	c, err := slurm.ReadConf(f)
+	if err == nil {
+		var p sim.Policy
+		var notes []string
+		if p, notes, err = c.Policy(); err == nil {
+			return p, "slurm.conf " + path, notes, nil
+		}
+	}
+	return sim.Policy{}, "", nil, cli.UsageError{Err: fmt.Errorf("--slurm-config %s: %w", path, err)}
 }

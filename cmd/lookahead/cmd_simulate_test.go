@@ -80,3 +80,26 @@ func TestSimulateMauiConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// --slurm-config replays with a slurm.conf's policy (the captured
+// cluster's: backfill to depth 500) and says what it cannot model; it
+// excludes --policy and --maui-config.
+func TestSimulateSlurmConfig(t *testing.T) {
+	cfg := "../../slurm/testdata/slurm.conf"
+	var out, errOut bytes.Buffer
+	o := simulateOptions{trace: kthHead, nodes: 25, ppn: 4, slurmCfg: cfg, output: cli.FormatJSON, progress: "never"}
+	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var rep simulateReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Policy != "slurm.conf "+cfg || !strings.Contains(strings.Join(rep.Unmodelled, "\n"), "bf_interval=5") ||
+		!strings.Contains(errOut.String(), "warning: not modelled: SchedulerParameters bf_window=1440") {
+		t.Errorf("report policy %q, unmodelled %q, stderr %q", rep.Policy, rep.Unmodelled, errOut.String())
+	}
+	if _, code := run(t, "simulate", "--trace", kthHead, "--slurm-config", cfg, "--maui-config", cfg); code != cli.ExitUsage {
+		t.Errorf("--slurm-config with --maui-config: exit %d", code)
+	}
+}

@@ -126,7 +126,7 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 	for _, res := range j.Reservations {
 		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s%s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes), releaseNote(j, res.Site))
 		if res.Submit != "" && j.ScriptBytes == 0 {
-			fmt.Fprintf(tw, "  qsub\t%s\n", res.Submit)
+			fmt.Fprintf(tw, "  %s\t%s\n", submitCommand(res.Submit), res.Submit)
 		}
 	}
 	if owed := owedElsewhere(j); len(owed) > 0 {
@@ -255,4 +255,13 @@ func releaseNote(j wire.JobStatus, site string) string {
 		return " (release pending)"
 	}
 	return " (released)"
+}
+
+// submitCommand names the batch command a reservation's submit options
+// are for: sbatch for a Slurm site's (--reservation=…), qsub otherwise.
+func submitCommand(opts string) string {
+	if strings.HasPrefix(opts, "--reservation=") {
+		return "sbatch"
+	}
+	return "qsub"
 }

@@ -22,6 +22,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/forecast/sim"
 	"lookahead/internal/natsembed"
+	"lookahead/slurm"
 	"lookahead/wire"
 )
 
@@ -213,8 +214,12 @@ func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
 		}
 		r.stats.localJobs += len(jobs)
 		r.stats.skipped += skipped
+		policy := sim.EASY
+		if spec.Kind == KindSlurm {
+			policy, _, _ = slurm.Conf{}.Policy() // Slurm's defaults: backfill, bf_max_job_test 500
+		}
 		site, err := simsite.New(simsite.Config{Site: spec.Name, Nodes: spec.Nodes, PPN: spec.PPN, Speed: spec.Speed,
-			MemMB: spec.MemMB, Features: spec.Features, Policy: sim.EASY, Workload: jobs,
+			MemMB: spec.MemMB, Features: spec.Features, Policy: policy, Workload: jobs,
 			Start: t0 - 6*3600, Clock: r.clock.Now, // the trace starts 6 h before the demo: busy sites, real queues
 			StartDelay: 10 * time.Second, KeepCompleted: 6 * time.Hour}) // a part starts at the scheduler's next poll
 		if err != nil {
@@ -225,10 +230,14 @@ func (r *run) startSites(ctx context.Context, g *errgroup.Group) error {
 			return err
 		}
 		lg := r.log // the agent adds "site" and "component" itself
+		deps := agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, Users: demoAccounts, Now: r.clock.Now, Log: &lg,
+			Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: policy, Pricing: spec.Pricing()}}
+		if spec.Kind == KindSlurm { // the agent's Slurm adapter, over the simulated Slurm cluster
+			ss := &agent.SlurmSite{Client: simsite.SlurmCluster{Site: site}, Site: spec.Name, Prefix: "la.", Now: r.clock.Now}
+			deps.Snapshotter, deps.Reserver, deps.Executor = ss, ss, ss
+		}
 		a, err := agent.New(agent.Config{Site: spec.Name, Debounce: 100 * time.Millisecond, Refresh: time.Second,
-			ForecastTTL: 30 * time.Second, PastGrace: 10 * time.Minute},
-			agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, Users: demoAccounts, Now: r.clock.Now, Log: &lg,
-				Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: spec.Pricing()}})
+			ForecastTTL: 30 * time.Second, PastGrace: 10 * time.Minute}, deps)
 		if err != nil {
 			nc.Close()
 			return err

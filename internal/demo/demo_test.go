@@ -57,8 +57,8 @@ func TestGridJobsCarryScriptsAndOneFailure(t *testing.T) {
 		}
 		scripted++
 		// every simulated site must be able to read it, and the failing
-		// job must fail on alpha and beta (any two sites include one) and
-		// run on gamma
+		// job must fail on alpha, beta and delta (any two sites include
+		// one) and run on gamma
 		for _, site := range Sites {
 			b, err := simsite.ParseBehaviour(g.Script, site.Name)
 			if err != nil {
@@ -106,17 +106,20 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	// g1 (48 procs × 30m, a script) is reserved on alpha in the first
-	// minutes: the broker dispatches its part, alpha's simulated batch
-	// system runs it and reports its exit status, the job concludes.
-	for _, want := range []string{"online    alpha", "online    gamma", "submit", "reserved", "summary",
-		"dispatch  g1   part on alpha queued into its reservation as 1.alpha (carol)", "(1.alpha, exit status 0)",
+	// g1 (48 procs × 30m, a script) is reserved on delta, the cheapest
+	// fast site, in the first minutes: the broker dispatches its part
+	// through the agent's Slurm adapter (sbatch into its reservation, a
+	// numeric Slurm job id), the simulated Slurm cluster runs it and
+	// reports its exit status, the job concludes.
+	for _, want := range []string{"online    alpha", "online    gamma", "online    delta", "submit", "reserved", "summary",
+		"dispatch  g1   part on delta queued into its reservation as 1000000001 (carol)", "(1000000001, exit status 0)",
 		"job-end   g1   finished: all 1 parts exited 0"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if sum.Placed == 0 || sum.Submitted != 10 || sum.Scripted == 0 || sum.AuditFindings != 0 || sum.AuditErrors != 0 {
+	// At least one job spans the Slurm-kind site and a Torque/Maui one.
+	if sum.Placed == 0 || sum.Submitted != 10 || sum.Scripted == 0 || sum.AuditFindings != 0 || sum.AuditErrors != 0 || sum.CrossKind == 0 {
 		t.Fatalf("summary %+v\n%s", sum, text)
 	}
 }

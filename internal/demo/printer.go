@@ -87,13 +87,13 @@ func (p *printer) note(text string) { p.line(cYellow, "note", text) }
 func (p *printer) banner(o Options) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, p.paint(cBold, "lookahead demo")+" — an embedded NATS server, 3 simulated Torque/Maui sites replaying real")
-	fmt.Fprintln(p.w, "workloads (Parallel Workloads Archive), one agent per site, and the broker, in one process.")
+	fmt.Fprintln(p.w, p.paint(cBold, "lookahead demo")+" — an embedded NATS server, simulated Torque/Maui and Slurm sites replaying")
+	fmt.Fprintln(p.w, "real workloads (Parallel Workloads Archive), one agent per site, and the broker, in one process.")
 	fmt.Fprintf(p.w, "Time runs %.0f× faster: %s of demo = %.1f simulated hours. Ctrl-C stops it cleanly.\n\n",
 		o.Speed, o.Duration, o.Duration.Hours()*o.Speed)
 	for _, s := range Sites {
-		fmt.Fprintf(p.w, "  %-6s %3d nodes × %d procs = %3d, speed %.1f, free time at %.1f credits/CPU-h (local load: %s)\n",
-			s.Name, s.Nodes, s.PPN, s.procs(), s.Speed, s.Base, s.Trace)
+		fmt.Fprintf(p.w, "  %-6s %-11s %3d nodes × %d procs = %3d, speed %.1f, free time at %.1f credits/CPU-h (local load: %s)\n",
+			s.Name, s.Kind, s.Nodes, s.PPN, s.procs(), s.Speed, s.Base, s.Trace)
 	}
 	fmt.Fprintln(p.w)
 }
@@ -203,6 +203,7 @@ func (p *printer) summary(s Summary, interrupted bool) {
 	row("grid jobs submitted / refused", fmt.Sprintf("%d / %d", s.Submitted, s.Refused))
 	row("grid jobs placed (reserved)", p.paint(cGreen, fmt.Sprint(s.Placed)))
 	row("  of which across several sites", p.paint(cGreen, fmt.Sprint(s.MultiSite)))
+	row("  of which Slurm + Torque/Maui", p.paint(cGreen, fmt.Sprint(s.CrossKind))+" "+strings.Join(s.CrossKindJobs, ", "))
 	row("  finished / running / no-show", fmt.Sprintf("%d / %d / %d", s.Finished, s.Running, s.Expired))
 	row("  with a script / failed", fmt.Sprintf("%d / %d", s.Scripted, s.Failed))
 	row("still waiting", fmt.Sprint(s.Waiting))

@@ -11,7 +11,12 @@ import (
 
 // SiteSpec is one simulated cluster of the demo.
 type SiteSpec struct {
-	Name     string
+	Name string
+	// Kind is the resource manager the site's agent talks to: KindMaui
+	// (Torque/Maui: the agent's Maui-kind adapters, simulated) or
+	// KindSlurm (the agent's real Slurm adapter over a simulated Slurm
+	// cluster, simsite.SlurmCluster).
+	Kind     string
 	Trace    string // bundled SWF slice
 	Nodes    int
 	PPN      int
@@ -23,10 +28,29 @@ type SiteSpec struct {
 
 // Sites are the demo's clusters: different sizes, speeds and prices, each
 // running a slice of a real trace from a machine of its size.
+// delta is a Slurm-kind site replaying the same SDSC slice as alpha (a
+// machine of its size).
 var Sites = []SiteSpec{
-	{Name: "alpha", Trace: "sdsc-sp2-days9-10.swf", Nodes: 16, PPN: 8, Speed: 1.0, MemMB: 32000, Features: []string{"ib"}, Base: 1.0},
-	{Name: "beta", Trace: "kth-sp2-days9-10.swf", Nodes: 25, PPN: 4, Speed: 1.5, MemMB: 16000, Base: 2.0},
-	{Name: "gamma", Trace: "hpc2n-days25-26.swf", Nodes: 120, PPN: 2, Speed: 0.8, MemMB: 8000, Base: 0.6},
+	{Name: "alpha", Kind: KindMaui, Trace: "sdsc-sp2-days9-10.swf", Nodes: 16, PPN: 8, Speed: 1.0, MemMB: 32000, Features: []string{"ib"}, Base: 1.0},
+	{Name: "beta", Kind: KindMaui, Trace: "kth-sp2-days9-10.swf", Nodes: 25, PPN: 4, Speed: 1.5, MemMB: 16000, Base: 2.0},
+	{Name: "gamma", Kind: KindMaui, Trace: "hpc2n-days25-26.swf", Nodes: 120, PPN: 2, Speed: 0.8, MemMB: 8000, Base: 0.6},
+	{Name: "delta", Kind: KindSlurm, Trace: "sdsc-sp2-days9-10.swf", Nodes: 16, PPN: 8, Speed: 1.2, MemMB: 64000, Base: 0.8},
+}
+
+// Site kinds.
+const (
+	KindMaui  = "torque/maui"
+	KindSlurm = "slurm"
+)
+
+// kindOf is the kind of the named site ("" when unknown).
+func kindOf(site string) string {
+	for _, s := range Sites {
+		if s.Name == site {
+			return s.Kind
+		}
+	}
+	return ""
 }
 
 func (s SiteSpec) procs() int { return s.Nodes * s.PPN }
@@ -107,7 +131,8 @@ func gridJobs(n int, window time.Duration, seed uint64, widest int) []GridJob {
 // broker's next commits into them roll back as stale: measured over seeds
 // 3 and 4, ending at 70 % of the walltime placed 18–19 jobs with 4
 // rollbacks, the whole walltime 23 with 1.) The first cross-site job (i = 3) fails: its part on alpha exits
-// 3 after 10 min, on beta after 15 min, so whichever two sites it spans,
+// 3 after 10 min, on beta after 15 min, on delta after 20 min, so
+// whichever two sites it spans,
 // one part fails while the other still runs and is deleted. Other jobs'
 // parts are reported by the demo's launcher.
 func scriptFor(i int, j forecast.JobRequest) []byte {
@@ -131,6 +156,7 @@ const failingScript = `#!/bin/sh
 #lookahead-sim runtime=50m
 #lookahead-sim site=alpha runtime=10m exit=3
 #lookahead-sim site=beta runtime=15m exit=3
+#lookahead-sim site=delta runtime=20m exit=3
 exec ./simulate --steps 1000
 `
 

@@ -22,10 +22,13 @@ type Summary struct {
 	Refused        int     `json:"grid_jobs_refused"`
 	Placed         int     `json:"grid_jobs_placed"` // reserved at some point: reserved, running, finished, expired
 	MultiSite      int     `json:"multi_site_jobs"`
-	Finished       int     `json:"finished"`
-	Running        int     `json:"running"`
-	Waiting        int     `json:"still_waiting"`
-	Expired        int     `json:"expired"`
+	// CrossKind of them span a Slurm site and a Torque/Maui site.
+	CrossKind     int      `json:"cross_kind_jobs"`
+	CrossKindJobs []string `json:"cross_kind,omitempty"`
+	Finished      int      `json:"finished"`
+	Running       int      `json:"running"`
+	Waiting       int      `json:"still_waiting"`
+	Expired       int      `json:"expired"`
 	// Scripted jobs were submitted with a script: the broker dispatched
 	// their parts; Failed of them failed (a part failed, its others were
 	// deleted).
@@ -145,5 +148,13 @@ func tally(sum *Summary, j wire.JobStatus, wait *float64) {
 	*wait += float64(j.Plan.Start - j.Job.Submitted)
 	if len(j.Plan.Sites()) > 1 {
 		sum.MultiSite++
+	}
+	kinds := map[string]bool{}
+	for _, s := range j.Plan.Sites() {
+		kinds[kindOf(s)] = true
+	}
+	if len(kinds) > 1 {
+		sum.CrossKind++
+		sum.CrossKindJobs = append(sum.CrossKindJobs, j.Job.ID+" on "+strings.Join(j.Plan.Sites(), "+"))
 	}
 }

@@ -78,6 +78,33 @@ func (c *Cluster) RestartController() {
 	}
 }
 
+// RestartControllerDiscardingState stops slurmctld by its PID, empties
+// its StateSaveLocation and starts it again: jobs and reservations are
+// gone, as after a lost state directory. (-c alone is not that: it
+// discards the jobs, not the reservations.) It waits until the node is
+// idle again.
+func (c *Cluster) RestartControllerDiscardingState() {
+	c.t.Helper()
+	c.stop(c.ctld)
+	state := filepath.Join(c.Dir, "state")
+	err := os.RemoveAll(state)
+	if err == nil {
+		err = os.Mkdir(state, 0o755)
+	}
+	if err == nil {
+		err = c.startController()
+	}
+	if err == nil {
+		err = c.waitFor("the node to be idle", 30*time.Second, func() bool {
+			return strings.TrimSpace(c.Run("sinfo", "-h", "-n", c.Node, "-o", "%T").Stdout) == "idle"
+		})
+	}
+	if err != nil {
+		c.dumpLogs()
+		c.t.Fatalf("slurmtest: restart with -c: %v", err)
+	}
+}
+
 // spawn starts a daemon stopped by PID at cleanup (registered as soon as it
 // runs, so a failed start still stops what did start).
 func (c *Cluster) spawn(name string, args ...string) (*daemon, error) {
