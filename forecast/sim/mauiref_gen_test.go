@@ -173,6 +173,33 @@ BACKFILLPOLICY        FIRSTFIT
 USERCFG[DEFAULT]      MAXJOB=2,4
 GROUPCFG[DEFAULT]     MAXPROC=40,64
 `},
+	// Standing reservations (seeds 31 on): workloads arriving over about
+	// two days, so that windows on the wall clock open and close under
+	// load. The driver steps onto every window edge.
+	{name: "srday", seed: 31, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+SRCFG[maint]          PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00
+SRCFG[maint]          HOSTLIST=n025,n026,n027,n028,n029,n030,n031,n032
+`},
+	{name: "srweek", seed: 32, nodes: []refNodes{{16, 8}}, jobs: 300, initial: 50, burstGap: 2400, burstMean: 4, full: 0.15,
+		maxTasks: 64, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+SRCFG[week]           PERIOD=WEEK WSTARTTIME=4:08:00:00 WENDTIME=4:20:00:00 HOSTLIST=n001,n002,n003,n004
+SRCFG[days]           PERIOD=DAY DAYS=Wed,Fri STARTTIME=18:00:00 ENDTIME=23:00:00 HOSTLIST=n013,n014 DEPTH=3
+SRCFG[login]          PERIOD=INFINITY HOSTLIST=n016
+`},
+	{name: "sracl", seed: 33, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch", "batch", "debug"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         10
+SRCFG[day]            PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006
+SRCFG[day]            CLASSLIST=debug USERLIST=u07
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -404,6 +431,9 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
 	r := &refRun{bin: bin, home: home}
+	edges, err := standingEdges(s.policy, t0-120, jobs[len(jobs)-1].submit+30*86400)
+	must(t, err)
+	r.edges = edges
 	ctx := context.Background()
 	begin := time.Now()
 	if err := r.start(ctx, s.policy, 1); err != nil {

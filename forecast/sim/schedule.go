@@ -7,6 +7,9 @@ import (
 
 // schedule is one scheduling pass at e.now (see the package comment).
 func (e *Engine) schedule() {
+	if len(e.srs) > 0 {
+		e.refreshStanding()
+	}
 	// every pass is a Maui iteration, even one that starts nothing; with
 	// a poll interval Maui also iterates where nothing happens
 	e.prevIter, e.lastIter = e.lastIter, e.now
