@@ -53,6 +53,9 @@ type refScenario struct {
 	// heldOut scenarios were added after the simulator reproduced the
 	// others, and run as they came: the honest measure.
 	heldOut bool
+	// qos are the QOS jobs ask for, one drawn per job ("" none); nil
+	// draws nothing (the older scenarios' jobs stay as they were).
+	qos []string
 }
 
 type refNodes struct{ count, procs int }
@@ -200,6 +203,40 @@ XFACTORWEIGHT         10
 SRCFG[day]            PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006
 SRCFG[day]            CLASSLIST=debug USERLIST=u07
 `},
+	// QOS (seeds 34 on): jobs ask for a QOS; QDEF/QLIST decide which they
+	// get, QOSCFG its priority.
+	{name: "qos", seed: 34, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		classes: []string{"batch", "batch", "fast"}, qos: []string{"", "", "hi", "lo", "med"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QOSWEIGHT             1
+XFACTORWEIGHT         10
+QOSCFG[hi]            PRIORITY=400
+QOSCFG[med]           PRIORITY=150
+QOSCFG[lo]            PRIORITY=20 QTWEIGHT=2
+QOSCFG[DEFAULT]       PRIORITY=50
+USERCFG[u01]          QLIST=hi,med QDEF=med
+USERCFG[u02]          QLIST=hi
+USERCFG[DEFAULT]      QLIST=lo QDEF=lo
+GROUPCFG[g3]          QDEF=med
+CLASSCFG[fast]        QLIST=hi
+`},
+	// Standing reservations and QOS together, with priorities and limits,
+	// over two days.
+	{name: "srqos", seed: 35, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 60, burstGap: 2000, burstMean: 4, full: 0.1,
+		maxTasks: 96, classes: []string{"batch"}, qos: []string{"", "hi", "lo"},
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         20
+QOSWEIGHT             2
+QOSCFG[hi]            PRIORITY=200
+QOSCFG[lo]            PRIORITY=-50
+USERCFG[DEFAULT]      QLIST=lo,hi QDEF=lo
+USERCFG[u04]          QLIST=lo
+SRCFG[night]          PERIOD=DAY STARTTIME=00:00:00 ENDTIME=05:00:00 HOSTLIST=n017,n018,n019,n020,n021,n022,n023,n024
+SRCFG[fri]            PERIOD=DAY DAYS=Fri STARTTIME=06:00:00 ENDTIME=12:00:00 HOSTLIST=n001,n002 DEPTH=7
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -269,6 +306,7 @@ WALLTIMECAP           100
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
+	qos                               string // asked for; "" none
 	tasks, tpn                        int
 	wall, submit, runtime             int64
 }
@@ -337,11 +375,15 @@ func (s refScenario) job(rng *rand.Rand, i int, at int64, maxTasks int) refTrace
 	if rng.Float64() >= s.full {
 		run = max(60, int64(float64(wall)*(0.02+0.48*rng.Float64())))
 	}
-	return refTraceJob{
+	j := refTraceJob{
 		name: fmt.Sprintf("j%04d", i), user: fmt.Sprintf("u%02d", u), group: fmt.Sprintf("g%d", 1+u%3),
 		account: fmt.Sprintf("a%d", 1+rng.IntN(2)), class: s.classes[rng.IntN(len(s.classes))],
 		tasks: tasks, tpn: tpn, wall: wall, submit: at, runtime: run,
 	}
+	if len(s.qos) > 0 {
+		j.qos = s.qos[rng.IntN(len(s.qos))]
+	}
+	return j
 }
 
 // refStarter is the job Maui queues when it starts (SIMINITIALQUEUEDEPTH
@@ -377,8 +419,12 @@ func workloadTrace(jobs []refTraceJob) []byte {
 	b.WriteString("VERSION 230\n")
 	for _, j := range jobs {
 		q := strconv.FormatInt(j.submit, 10)
-		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d [DEFAULT]:[DEFAULT] [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
-			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, j.account)
+		qos := "[DEFAULT]:[DEFAULT]"
+		if j.qos != "" {
+			qos = j.qos + ":DEFAULT"
+		}
+		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d %s [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
+			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, qos, j.account)
 	}
 	return b.Bytes()
 }
