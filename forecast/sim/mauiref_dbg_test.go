@@ -56,7 +56,7 @@ func TestInspectMauiReference(t *testing.T) {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
 	r := &refRun{bin: bin, home: home}
-	r.edges, err = standingEdges(policy, jobs[1].submit-120, jobs[len(jobs)-1].submit+30*86400)
+	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400) // from Maui's clock's start, so that it rolls its windows every day as in the run
 	must(t, err)
 	ctx := context.Background()
 	must(t, r.start(ctx, policy, 1))

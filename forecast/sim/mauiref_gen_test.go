@@ -290,6 +290,26 @@ BACKFILLPOLICY        FIRSTFIT
 USERCFG[DEFAULT]      MAXPROC=32
 ACCOUNTCFG[a1]        MAXJOB=12
 `},
+	// Standing reservations and QOS, held out: written with that code
+	// committed, run and compared once.
+	{name: "srheld", seed: 36, nodes: []refNodes{{40, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 96, classes: []string{"batch", "batch", "long"}, qos: []string{"", "", "high", "low"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         10
+QOSWEIGHT             1
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+QOSCFG[high]          PRIORITY=300
+QOSCFG[low]           PRIORITY=10
+USERCFG[DEFAULT]      QLIST=low QDEF=low
+USERCFG[u03]          QLIST=high,low
+USERCFG[u06]          QLIST=high,low
+SRCFG[maint]          PERIOD=DAY STARTTIME=06:00:00 ENDTIME=09:00:00 HOSTLIST=n031,n032,n033,n034,n035,n036,n037,n038,n039,n040
+SRCFG[weekend]        PERIOD=WEEK WSTARTTIME=5:18:00:00 WENDTIME=6:12:00:00 HOSTLIST=n001,n002,n003,n004 DEPTH=1
+`},
 	{name: "deep", seed: 12, nodes: []refNodes{{64, 4}}, jobs: 400, initial: 100, burstGap: 300, burstMean: 6, full: 0.1,
 		classes: []string{"batch"}, heldOut: true,
 		policy: `RESERVATIONDEPTH      20
