@@ -98,8 +98,12 @@ func readRefWorkload(t testing.TB, path string) []refTraceJob {
 	for _, f := range readTraceFields(t, path) {
 		num := func(i int) int64 { return parseField(t, path, f, i) }
 		class, _, _ := strings.Cut(strings.Trim(f[7], "[]"), ":")
-		out = append(out, refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
-			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)})
+		j := refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
+			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)}
+		if q, _, _ := strings.Cut(f[23], ":"); q != "[DEFAULT]" && q != "[NONE]" {
+			j.qos = q // the QOS the job asks for
+		}
+		out = append(out, j)
 	}
 	return out
 }
