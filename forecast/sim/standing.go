@@ -128,8 +128,8 @@ func (s *StandingRes) window(now int64, k int, zone *time.Location) (start, end 
 			return 0, 0, false
 		}
 	}
-	if eo <= so {
-		return 0, 0, false
+	if eo <= so || eo > s.periodLen() {
+		return 0, 0, false // over midnight, or past the period: see standingNotes
 	}
 	start = max(ps+so, now)
 	return start, start + eo - so, true
@@ -152,6 +152,14 @@ func (s *StandingRes) Windows(from, to int64, zone *time.Location) [][2]int64 {
 			return out
 		}
 	}
+}
+
+// periodLen is a DAY or WEEK period's length.
+func (s *StandingRes) periodLen() int64 {
+	if s.Period == PeriodWeek {
+		return weekLen
+	}
+	return dayLen
 }
 
 // periodStart is the start of period k counted from now's.

@@ -54,6 +54,8 @@ func (c *cfgReader) standingNotes() {
 			c.note("SRCFG[%s]: no HOSTLIST: the simulator holds nothing for it", s.Name)
 		case s.Period == PeriodDay && s.End > 0 && s.End <= s.Start:
 			c.note("SRCFG[%s]: ENDTIME not after STARTTIME (a window over midnight) is not modelled; it holds nothing", s.Name)
+		case s.Period == PeriodDay && s.End > dayLen, s.Period == PeriodWeek && s.WEnd > weekLen:
+			c.note("SRCFG[%s]: a window past its period's end (windows of successive periods overlap in Maui) is not modelled; it holds nothing", s.Name)
 		}
 		if s.hasACL() {
 			c.note("SRCFG[%s]: jobs inside its ACL are simulated as if outside it (Maui lets them use its nodes); the forecast holds it for the grid", s.Name)

@@ -160,3 +160,37 @@ func TestBuildHoldsStandingWindows(t *testing.T) {
 		t.Errorf("n0002 offers %d processor-seconds, want %d (both windows held once)", free, want)
 	}
 }
+
+// Any SRCFG line that reads gives windows in time order that do not
+// overlap, and a replay with it ends, every job run or stuck.
+func FuzzStandingWindows(f *testing.F) {
+	f.Add("PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00 HOSTLIST=n0001", int64(0))
+	f.Add("PERIOD=WEEK WSTARTTIME=4:08:00:00 WENDTIME=4:20:00:00 HOSTLIST=n0001,n0002", int64(86399))
+	f.Add("PERIOD=DAY DAYS=Wed,Fri STARTTIME=18:00:00 ENDTIME=23:00:00 HOSTLIST=n0002 DEPTH=3", int64(5000))
+	f.Add("PERIOD=INFINITY HOSTLIST=n0001 RESOURCES=PROCS:3", int64(1))
+	f.Add("PERIOD=DAY STARTTIME=23:00:00 ENDTIME=01:00:00 WENDTIME=3:00:00:00 HOSTLIST=n0001", int64(99))
+	f.Fuzz(func(t *testing.T, attrs string, off int64) {
+		mc, err := ReadMauiConfig(strings.NewReader("SRCFG[x] " + strings.ReplaceAll(attrs, "\n", " ") + "\n"))
+		if err != nil || mc.Policy.Standing == nil {
+			return
+		}
+		from := wed + off%weekLen
+		for _, s := range mc.Policy.Standing.Res {
+			last := int64(0)
+			for _, w := range s.Windows(from, from+2*weekLen, nil) {
+				if w[1] <= w[0] || w[0] < last || w[0] < from {
+					t.Fatalf("%q: windows %v", attrs, s.Windows(from, from+2*weekLen, nil))
+				}
+				last = w[1]
+			}
+		}
+		jobs := []Job{
+			{ID: "a", Procs: 8, Walltime: 7200, Runtime: 3600, Submit: from},
+			{ID: "b", Procs: 2, Walltime: 20 * 3600, Runtime: -1, Submit: from + 60},
+		}
+		res, err := Run(UniformCluster(2, 4), jobs, mc.Policy)
+		if err != nil || len(res.Jobs)+len(res.Stuck) != len(jobs) {
+			t.Fatalf("%q: %v, %d run, %v stuck", attrs, err, len(res.Jobs), res.Stuck)
+		}
+	})
+}
