@@ -76,7 +76,7 @@ func TestLoadSitePolicyStanding(t *testing.T) {
 	if p.Policy.Standing == nil || p.Policy.Standing.Zone != time.Local || len(p.Policy.Standing.Res) != 1 {
 		t.Fatalf("standing %+v", p.Policy.Standing)
 	}
-	if d := p.CheckDetail(); !strings.Contains(d, "SRCFG[maint]: jobs inside its ACL are simulated as if outside it") {
+	if d := p.CheckDetail(); !strings.Contains(d, "SRCFG[maint]: jobs inside its ACL are followed in part") {
 		t.Errorf("check detail lacks the ACL note:\n%s", d)
 	}
 }

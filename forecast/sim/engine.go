@@ -34,9 +34,10 @@ type nhold struct {
 type resv struct {
 	r     forecast.Reservation
 	hosts []hostUse
-	pool  int   // processors on usable nodes
-	seq   int64 // creation order, see nevent
-	sr    bool  // a standing reservation's window: standingNext steps onto its edges
+	pool  int          // processors on usable nodes
+	seq   int64        // creation order, see nevent
+	sr    bool         // a standing reservation's window: standingNext steps onto its edges
+	def   *StandingRes // its standing reservation, when sr
 }
 
 // Engine is an incremental simulation of one cluster under one Policy.
@@ -129,6 +130,9 @@ type Engine struct {
 	srSeq   int
 	srNext  int64 // the next window edge, while > now
 	lastAct int64 // the last arrival or start
+	srACL   bool  // some standing reservation has an ACL (standing_acl.go)
+	acl     *job  // the job node-level checks are made for, when srACL
+	affBuf  []int // affinity: nodes of the windows admitting a job
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing

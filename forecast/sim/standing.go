@@ -18,9 +18,9 @@ import (
 // once the oldest has ended, as Maui does.
 //
 // A window holds Procs processors (all when Procs < 0) of every node of
-// Hosts against every job outside the ACL. Jobs inside it are scheduled as
-// if outside (they may use it in Maui; not modelled), which ReadMauiConfig
-// says.
+// Hosts against every job outside the ACL. Jobs inside it may start on its
+// nodes, which they take first (standing_acl.go), as far as Maui's rules
+// for them are known; ReadMauiConfig says it is followed in part.
 type StandingRes struct {
 	Name   string
 	Period SRPeriod

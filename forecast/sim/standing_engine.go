@@ -30,6 +30,7 @@ func (e *Engine) initStanding() {
 	for k := range e.policy.Standing.Res {
 		s := &e.policy.Standing.Res[k]
 		st := srState{sr: s, inst: make([]*resv, s.Depth)}
+		e.srACL = e.srACL || s.hasACL()
 		for _, name := range s.Hosts {
 			i, ok := e.byName[name]
 			if !ok || !e.nodes[i].usable {
@@ -106,7 +107,7 @@ func (e *Engine) makeStanding(st *srState, k int) *resv {
 	}
 	e.add(r, st.hosts)
 	rv := e.findResv(r.ID)
-	rv.sr = true
+	rv.sr, rv.def = true, st.sr
 	return rv
 }
 

@@ -124,7 +124,7 @@ SRCFG[pool] TASKCOUNT=8
 	for _, w := range []string{"maui.cfg:3: SRCFG[night] ACCESS=SHARED: not modelled",
 		"maui.cfg:4: SRCFG[pool] TASKCOUNT=8: where Maui places",
 		"maui.cfg:4: SRCFG[pool]: no HOSTLIST",
-		"maui.cfg:1: SRCFG[night]: jobs inside its ACL are simulated as if outside it"} {
+		"maui.cfg:1: SRCFG[night]: jobs inside its ACL are followed in part"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("unmodelled lacks %q:\n%s", w, notes)
 		}
@@ -193,4 +193,36 @@ func FuzzStandingWindows(f *testing.F) {
 			t.Fatalf("%q: %v, %d run, %v stuck", attrs, err, len(res.Jobs), res.Stuck)
 		}
 	})
+}
+
+// A job inside a window's ACL may use its nodes, and takes them first
+// (positive affinity); a job outside waits for the window's end. The
+// others do not count the ACL job's processors twice.
+func TestStandingACL(t *testing.T) {
+	s := newStanding("day")
+	s.Start, s.End, s.Hosts, s.Users = 8*3600, 18*3600, []string{"n0002"}, []string{"alice"}
+	p := Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}
+	c := UniformCluster(3, 4)
+	jobs := []Job{
+		{ID: "alice", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9)},
+		{ID: "bob", User: "bob", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 10},
+		{ID: "carol", User: "carol", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 20},
+	}
+	res, err := Run(c, jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r
+	}
+	if a := got["alice"]; a.Start != nov(26, 9) || a.Hosts[0].Node != "n0002" {
+		t.Errorf("alice: start %+d s on %v, want at once on the window's node", a.Start-nov(26, 9), a.Hosts)
+	}
+	if b := got["bob"]; b.Start != nov(26, 9)+10 {
+		t.Errorf("bob: start %+d s, want at once on the two other nodes", b.Start-nov(26, 9))
+	}
+	if c := got["carol"]; c.Start != nov(26, 10)+10 { // bob's end, not alice's (10:00:00, in the window)
+		t.Errorf("carol: start %+d s from 10:00, want when a job outside the window ends", c.Start-nov(26, 10))
+	}
 }
