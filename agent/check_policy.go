@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"lookahead/forecast/sim"
 )
@@ -47,6 +48,11 @@ func LoadSitePolicy(path string, required bool, fallback string) (SitePolicy, er
 	mc, err := sim.ReadMauiConfig(f)
 	if err != nil {
 		return SitePolicy{}, fmt.Errorf("site maui.cfg %s: %w", path, err)
+	}
+	if mc.Policy.Standing != nil {
+		// the site's Maui runs beside the agent: its standing
+		// reservations' windows sit on this host's local time
+		mc.Policy.Standing.Zone = time.Local
 	}
 	return SitePolicy{Source: path, Policy: mc.Policy, Unmodelled: mc.Unmodelled}, nil
 }

@@ -60,3 +60,23 @@ func TestBuiltinEngineUnmodelled(t *testing.T) {
 		t.Errorf("forecast unmodelled %q", f.Unmodelled)
 	}
 }
+
+// A site's standing reservations sit on the host's local time, and what
+// the simulator does not follow of them shows in check.
+func TestLoadSitePolicyStanding(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "maui.cfg")
+	cfg := "SRCFG[maint] PERIOD=DAY STARTTIME=02:00:00 ENDTIME=04:00:00 HOSTLIST=n01 USERLIST=alice\n"
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadSitePolicy(path, true, "easy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Policy.Standing == nil || p.Policy.Standing.Zone != time.Local || len(p.Policy.Standing.Res) != 1 {
+		t.Fatalf("standing %+v", p.Policy.Standing)
+	}
+	if d := p.CheckDetail(); !strings.Contains(d, "SRCFG[maint]: jobs inside its ACL are followed in part") {
+		t.Errorf("check detail lacks the ACL note:\n%s", d)
+	}
+}

@@ -223,6 +223,7 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	}
 	defer inst.stop()
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
+	d.events = standingEdges(site, now, horizon)
 	preds, err := d.run(ctx, holds)
 	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
 	st.Probes, st.Overshoots = d.probes, d.overshoots

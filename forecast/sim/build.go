@@ -46,6 +46,7 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 	if err := b.load(snap); err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast of %s: %w", snap.Site, err)
 	}
+	b.standingHolds()
 	for _, ev := range e.AdvanceTo(horizon) {
 		if ev.Kind == Started && ev.Start < horizon {
 			b.predict(ev)
@@ -74,6 +75,9 @@ type builder struct {
 func (b *builder) load(snap forecast.Snapshot) error {
 	resvs := map[string]bool{}
 	for _, r := range snap.Reservations {
+		if b.madeByPolicy(r) {
+			continue
+		}
 		if err := b.reserve(r); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"lookahead/forecast"
 )
@@ -33,8 +34,10 @@ type nhold struct {
 type resv struct {
 	r     forecast.Reservation
 	hosts []hostUse
-	pool  int   // processors on usable nodes
-	seq   int64 // creation order, see nevent
+	pool  int          // processors on usable nodes
+	seq   int64        // creation order, see nevent
+	sr    bool         // a standing reservation's window: standingNext steps onto its edges
+	def   *StandingRes // its standing reservation, when sr
 }
 
 // Engine is an incremental simulation of one cluster under one Policy.
@@ -119,6 +122,17 @@ type Engine struct {
 	// secondCall: the priority pass runs again (limitRedo)
 	secondCall bool
 	order2     []*job // running jobs and the queue in priority order
+
+	// standing reservations (standing_engine.go)
+	srs     []srState
+	zone    *time.Location
+	srDay   int64 // the local day of the last refresh
+	srSeq   int
+	srNext  int64 // the next window edge, while > now
+	lastAct int64 // the last arrival or start
+	srACL   bool  // some standing reservation has an ACL (standing_acl.go)
+	acl     *job  // the job node-level checks are made for, when srACL
+	affBuf  []int // affinity: nodes of the windows admitting a job
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
@@ -159,6 +173,9 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	e.freeBits = make([]uint64, (len(e.nodes)+63)/64)
 	for i := range e.nodes {
 		e.trackFree(i)
+	}
+	if p.Standing != nil {
+		e.initStanding()
 	}
 	return e
 }
@@ -202,6 +219,9 @@ func (e *Engine) Submit(j Job) {
 	if reason := e.refuse(j); reason != "" {
 		e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: reason})
 		return
+	}
+	if e.policy.QOS != nil {
+		j.QOS = e.policy.QOS.Of(j)
 	}
 	e.seq++
 	jb := newJob(j, e.seq)
@@ -295,12 +315,15 @@ func (e *Engine) next() (int64, bool) {
 		t, ok = e.pending.peek().arrive, true
 	}
 	for _, r := range e.resvs {
-		if r.r.End < t {
+		if r.r.End < t && !r.sr {
 			t, ok = r.r.End, true
 		}
 	}
 	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
 		t, ok = max(e.plan.peek().planned, e.now), true
+	}
+	if len(e.srs) > 0 {
+		t, ok = e.standingNext(t, ok)
 	}
 	if ok && e.policy.Poll > 0 {
 		t = e.iteration(t)
@@ -340,6 +363,7 @@ func (e *Engine) apply() {
 }
 
 func (e *Engine) enqueue(j *job) {
+	e.lastAct = e.now
 	i := sort.Search(len(e.queue), func(k int) bool { return before(j, e.queue[k]) })
 	e.queue = append(e.queue, nil)
 	copy(e.queue[i+1:], e.queue[i:])
@@ -411,6 +435,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 		d = j.Runtime
 	}
 	j.started = true
+	e.lastAct = e.now
 	if e.lim != nil {
 		e.use.add(j, j.Walltime)
 	}

@@ -107,6 +107,7 @@ func (c *cfgReader) param(key string, vals []string) error {
 func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
 	c.pol.Limits = c.lim
+	c.standingNotes()
 	if c.lim != nil {
 		c.line = c.limAt
 		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")

@@ -178,11 +178,13 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 		prio = &c.prio.ClassPrio
 	case "QOSCFG":
 		prio = &c.prio.QOSPrio
+		if c.pol.QOS == nil {
+			c.pol.QOS = &QOSAccess{} // a job without a QOS has DEFAULT's
+		}
 	case "SCHEDCFG", "RMCFG", "AMCFG", "CLIENTCFG", "SYSCFG":
 		return nil
 	case "SRCFG":
-		c.note("SRCFG[%s]: standing reservations are not modelled", name)
-		return nil
+		return c.srLine(name, attrs)
 	case "NODECFG":
 		c.note("NODECFG[%s]: per-node settings are not modelled", name)
 		return nil
@@ -213,6 +215,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 			} else {
 				setIn(&c.prio.QOSXFWeight, name, n)
 			}
+		case c.qosAttr(kind, name, key, val):
 		case c.limitAttr(kind, name, key, val):
 			if c.err != nil {
 				return c.err

@@ -26,7 +26,12 @@ func TestInspectMauiReference(t *testing.T) {
 	must(t, err)
 	dir := filepath.Join("testdata", "mauiref", name)
 	jobs := readRefWorkload(t, filepath.Join(dir, "workload.trace.gz"))
+	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
+	must(t, err)
 	shift := time.Now().Unix() + 60 - jobs[1].submit
+	if strings.Contains(string(cfg), "SRCFG") {
+		shift = (shift + weekLen - 1) / weekLen * weekLen // the windows sit on the wall clock
+	}
 	for i := range jobs {
 		jobs[i].submit += shift
 	}
@@ -42,8 +47,6 @@ func TestInspectMauiReference(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(home, "traces", "resource.trace"), res, 0o644))
 	must(t, os.WriteFile(filepath.Join(home, "traces", "workload.trace"), workloadTrace(jobs), 0o644))
-	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
-	must(t, err)
 	policy := policyLines(string(cfg))
 	if l := os.Getenv("LOOKAHEAD_MAUI_LOGLEVEL"); l != "" {
 		policy += "LOGLEVEL " + l + "\nLOGFILEMAXSIZE 1000000000\n"
@@ -53,6 +56,8 @@ func TestInspectMauiReference(t *testing.T) {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
 	r := &refRun{bin: bin, home: home}
+	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400) // from Maui's clock's start, so that it rolls its windows every day as in the run
+	must(t, err)
 	ctx := context.Background()
 	must(t, r.start(ctx, policy, 1))
 	defer r.stop()
@@ -93,8 +98,12 @@ func readRefWorkload(t testing.TB, path string) []refTraceJob {
 	for _, f := range readTraceFields(t, path) {
 		num := func(i int) int64 { return parseField(t, path, f, i) }
 		class, _, _ := strings.Cut(strings.Trim(f[7], "[]"), ":")
-		out = append(out, refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
-			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)})
+		j := refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
+			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)}
+		if q, _, _ := strings.Cut(f[23], ":"); q != "[DEFAULT]" && q != "[NONE]" {
+			j.qos = q // the QOS the job asks for
+		}
+		out = append(out, j)
 	}
 	return out
 }

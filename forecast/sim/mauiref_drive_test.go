@@ -40,6 +40,10 @@ type refRun struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	out  bytes.Buffer
+	// edges are wall-clock instants where Maui's decisions may change
+	// with nothing arriving or ending (standing reservations' window
+	// edges): the driver steps onto them too while jobs are left.
+	edges []int64
 }
 
 func (r *refRun) tool(name string) string {
@@ -283,6 +287,9 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 		if next < len(jobs) {
 			ev = min(ev, jobs[next].submit)
 		}
+		if ended < len(jobs) {
+			ev = min(ev, nextEdge(r.edges, t))
+		}
 		if ev == never {
 			if ended != len(jobs) {
 				return nil, fmt.Errorf("at t0%+d nothing left to happen but %d of %d jobs ended", t-t0, ended, len(jobs))
@@ -313,6 +320,35 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 		return nil, err
 	}
 	return b, checkExact(b, jobs, start)
+}
+
+// nextEdge is the first of the sorted edges after t (never if none).
+func nextEdge(edges []int64, t int64) int64 {
+	i := sort.Search(len(edges), func(k int) bool { return edges[k] > t })
+	if i == len(edges) {
+		return never
+	}
+	return edges[i]
+}
+
+// standingEdges are the window edges of the standing reservations in a
+// maui.cfg policy over [from, to), sorted.
+func standingEdges(policy string, from, to int64) ([]int64, error) {
+	mc, err := ReadMauiConfig(strings.NewReader(policy))
+	if err != nil || mc.Policy.Standing == nil {
+		return nil, err
+	}
+	var out []int64
+	for _, s := range mc.Policy.Standing.Res {
+		if len(s.Hosts) == 0 {
+			continue
+		}
+		for _, w := range s.Windows(from, to, mc.Policy.Standing.Zone) {
+			out = append(out, w[0], w[1])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
 }
 
 // firstStamp reads the first job's time stamp (start or queue time) in a

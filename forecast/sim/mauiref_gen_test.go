@@ -53,6 +53,9 @@ type refScenario struct {
 	// heldOut scenarios were added after the simulator reproduced the
 	// others, and run as they came: the honest measure.
 	heldOut bool
+	// qos are the QOS jobs ask for, one drawn per job ("" none); nil
+	// draws nothing (the older scenarios' jobs stay as they were).
+	qos []string
 }
 
 type refNodes struct{ count, procs int }
@@ -173,6 +176,67 @@ BACKFILLPOLICY        FIRSTFIT
 USERCFG[DEFAULT]      MAXJOB=2,4
 GROUPCFG[DEFAULT]     MAXPROC=40,64
 `},
+	// Standing reservations (seeds 31 on): workloads arriving over about
+	// two days, so that windows on the wall clock open and close under
+	// load. The driver steps onto every window edge.
+	{name: "srday", seed: 31, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+SRCFG[maint]          PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00
+SRCFG[maint]          HOSTLIST=n025,n026,n027,n028,n029,n030,n031,n032
+`},
+	{name: "srweek", seed: 32, nodes: []refNodes{{16, 8}}, jobs: 300, initial: 50, burstGap: 2400, burstMean: 4, full: 0.15,
+		maxTasks: 64, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+SRCFG[week]           PERIOD=WEEK WSTARTTIME=4:08:00:00 WENDTIME=4:20:00:00 HOSTLIST=n001,n002,n003,n004
+SRCFG[days]           PERIOD=DAY DAYS=Wed,Fri STARTTIME=18:00:00 ENDTIME=23:00:00 HOSTLIST=n013,n014 DEPTH=3
+SRCFG[login]          PERIOD=INFINITY HOSTLIST=n016
+`},
+	{name: "sracl", seed: 33, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch", "batch", "debug"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         10
+SRCFG[day]            PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006
+SRCFG[day]            CLASSLIST=debug USERLIST=u07
+`},
+	// QOS (seeds 34 on): jobs ask for a QOS; QDEF/QLIST decide which they
+	// get, QOSCFG its priority.
+	{name: "qos", seed: 34, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		classes: []string{"batch", "batch", "fast"}, qos: []string{"", "", "hi", "lo", "med"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QOSWEIGHT             1
+XFACTORWEIGHT         10
+QOSCFG[hi]            PRIORITY=400
+QOSCFG[med]           PRIORITY=150
+QOSCFG[lo]            PRIORITY=20 QTWEIGHT=2
+QOSCFG[DEFAULT]       PRIORITY=50
+USERCFG[u01]          QLIST=hi,med QDEF=med
+USERCFG[u02]          QLIST=hi
+USERCFG[DEFAULT]      QLIST=lo QDEF=lo
+GROUPCFG[g3]          QDEF=med
+CLASSCFG[fast]        QLIST=hi
+`},
+	// Standing reservations and QOS together, with priorities and limits,
+	// over two days.
+	{name: "srqos", seed: 35, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 60, burstGap: 2000, burstMean: 4, full: 0.1,
+		maxTasks: 96, classes: []string{"batch"}, qos: []string{"", "hi", "lo"},
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         20
+QOSWEIGHT             2
+QOSCFG[hi]            PRIORITY=200
+QOSCFG[lo]            PRIORITY=-50
+USERCFG[DEFAULT]      QLIST=lo,hi QDEF=lo
+USERCFG[u04]          QLIST=lo
+SRCFG[night]          PERIOD=DAY STARTTIME=00:00:00 ENDTIME=05:00:00 HOSTLIST=n017,n018,n019,n020,n021,n022,n023,n024
+SRCFG[fri]            PERIOD=DAY DAYS=Fri STARTTIME=06:00:00 ENDTIME=12:00:00 HOSTLIST=n001,n002 DEPTH=7
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -226,6 +290,26 @@ BACKFILLPOLICY        FIRSTFIT
 USERCFG[DEFAULT]      MAXPROC=32
 ACCOUNTCFG[a1]        MAXJOB=12
 `},
+	// Standing reservations and QOS, held out: written with that code
+	// committed, run and compared once.
+	{name: "srheld", seed: 36, nodes: []refNodes{{40, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 96, classes: []string{"batch", "batch", "long"}, qos: []string{"", "", "high", "low"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         10
+QOSWEIGHT             1
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+QOSCFG[high]          PRIORITY=300
+QOSCFG[low]           PRIORITY=10
+USERCFG[DEFAULT]      QLIST=low QDEF=low
+USERCFG[u03]          QLIST=high,low
+USERCFG[u06]          QLIST=high,low
+SRCFG[maint]          PERIOD=DAY STARTTIME=06:00:00 ENDTIME=09:00:00 HOSTLIST=n031,n032,n033,n034,n035,n036,n037,n038,n039,n040
+SRCFG[weekend]        PERIOD=WEEK WSTARTTIME=5:18:00:00 WENDTIME=6:12:00:00 HOSTLIST=n001,n002,n003,n004 DEPTH=1
+`},
 	{name: "deep", seed: 12, nodes: []refNodes{{64, 4}}, jobs: 400, initial: 100, burstGap: 300, burstMean: 6, full: 0.1,
 		classes: []string{"batch"}, heldOut: true,
 		policy: `RESERVATIONDEPTH      20
@@ -242,6 +326,7 @@ WALLTIMECAP           100
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
+	qos                               string // asked for; "" none
 	tasks, tpn                        int
 	wall, submit, runtime             int64
 }
@@ -310,11 +395,15 @@ func (s refScenario) job(rng *rand.Rand, i int, at int64, maxTasks int) refTrace
 	if rng.Float64() >= s.full {
 		run = max(60, int64(float64(wall)*(0.02+0.48*rng.Float64())))
 	}
-	return refTraceJob{
+	j := refTraceJob{
 		name: fmt.Sprintf("j%04d", i), user: fmt.Sprintf("u%02d", u), group: fmt.Sprintf("g%d", 1+u%3),
 		account: fmt.Sprintf("a%d", 1+rng.IntN(2)), class: s.classes[rng.IntN(len(s.classes))],
 		tasks: tasks, tpn: tpn, wall: wall, submit: at, runtime: run,
 	}
+	if len(s.qos) > 0 {
+		j.qos = s.qos[rng.IntN(len(s.qos))]
+	}
+	return j
 }
 
 // refStarter is the job Maui queues when it starts (SIMINITIALQUEUEDEPTH
@@ -350,8 +439,12 @@ func workloadTrace(jobs []refTraceJob) []byte {
 	b.WriteString("VERSION 230\n")
 	for _, j := range jobs {
 		q := strconv.FormatInt(j.submit, 10)
-		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d [DEFAULT]:[DEFAULT] [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
-			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, j.account)
+		qos := "[DEFAULT]:[DEFAULT]"
+		if j.qos != "" {
+			qos = j.qos + ":DEFAULT"
+		}
+		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d %s [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
+			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, qos, j.account)
 	}
 	return b.Bytes()
 }
@@ -404,6 +497,9 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
 	r := &refRun{bin: bin, home: home}
+	edges, err := standingEdges(s.policy, t0-120, jobs[len(jobs)-1].submit+30*86400)
+	must(t, err)
+	r.edges = edges
 	ctx := context.Background()
 	begin := time.Now()
 	if err := r.start(ctx, s.policy, 1); err != nil {

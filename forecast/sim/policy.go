@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Policy is the scheduling policy: Depth is Maui's RESERVATIONDEPTH, the
@@ -43,6 +44,18 @@ type Policy struct {
 	// Limits, when set, are the usage limits (USERCFG[...] MAXJOB= and
 	// the like) a pass applies as Maui does; nil applies none.
 	Limits *Limits
+	// Standing, when set, are the standing reservations (SRCFG).
+	Standing *Standing
+	// QOS, when set, gives each job the QOS Maui would (QDEF=, QLIST=);
+	// nil leaves Job.QOS as it is.
+	QOS *QOSAccess
+}
+
+// Standing is a site's standing reservations, their windows on the wall
+// clock in Zone (nil: UTC), which is Maui's local time.
+type Standing struct {
+	Res  []StandingRes
+	Zone *time.Location
 }
 
 // ReservationPolicy is Maui's RESERVATIONPOLICY.

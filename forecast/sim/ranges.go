@@ -44,7 +44,9 @@ func (e *Engine) nodeEvents(i int) []nevent {
 		add(r.j.start, max(r.j.wallEnd, r.j.end), r.procs, r.j.rseq)
 	}
 	for _, h := range n.holds {
-		add(h.s, h.e, h.procs, h.r.seq)
+		if !e.admits(h.r) {
+			add(h.s, h.e, h.procs, h.r.seq)
+		}
 	}
 	for _, b := range e.blocked {
 		add(b.s, b.e, b.per[i], b.seq)

@@ -7,6 +7,9 @@ import (
 
 // schedule is one scheduling pass at e.now (see the package comment).
 func (e *Engine) schedule() {
+	if len(e.srs) > 0 {
+		e.refreshStanding()
+	}
 	// every pass is a Maui iteration, even one that starts nothing; with
 	// a poll interval Maui also iterates where nothing happens
 	e.prevIter, e.lastIter = e.lastIter, e.now
@@ -149,6 +152,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 
 // startNow starts j now if it fits on the profile and on nodes.
 func (e *Engine) startNow(j *job) bool {
+	if e.srACL && !e.unbounded && !e.keepPlan && e.inACL(j) {
+		return e.startNowACL(j)
+	}
 	p := &e.prof
 	if p.steps[0].free < j.Procs {
 		return false
@@ -169,6 +175,10 @@ func (e *Engine) startNow(j *job) bool {
 // made. After IdleJobFound, a reservation starting now is used at once, as
 // Maui does (the job may start on it).
 func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
+	if e.srACL && e.inACL(j) {
+		e.acl = j
+		defer func() { e.acl = nil }()
+	}
 	j.planned = e.reserveBlocked(j)
 	if j.planned == never {
 		return false
@@ -349,7 +359,7 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		}
 	}
 	for _, rv := range e.resvs {
-		if rv.r.Start < end && rv.r.End > t {
+		if rv.r.Start < end && rv.r.End > t && !e.admits(rv) {
 			for _, h := range rv.hosts {
 				free[h.node] -= h.procs
 			}
@@ -430,6 +440,9 @@ func (e *Engine) buildProfile() {
 	for _, j := range late {
 		// overdue by its walltime (a snapshot's job): held until it ends
 		p.add(max(j.end, e.now+1), never, j.pool)
+	}
+	if e.srACL {
+		e.unshareRunning()
 	}
 }
 
@@ -590,7 +603,7 @@ func (e *Engine) nodeFree(i int, end int64) int {
 	n := &e.nodes[i]
 	best := n.procs - n.used - e.holdsAt(i, e.now)
 	for _, h := range n.holds {
-		if h.s > e.now && h.s < end {
+		if h.s > e.now && h.s < end && !e.admits(h.r) {
 			best = min(best, n.procs-e.runningAt(i, h.s)-e.holdsAt(i, h.s))
 		}
 	}
@@ -607,7 +620,7 @@ func (e *Engine) nodeFree(i int, end int64) int {
 func (e *Engine) holdsAt(i int, t int64) int {
 	held := 0
 	for _, h := range e.nodes[i].holds {
-		if h.s <= t && h.e > t {
+		if h.s <= t && h.e > t && !e.admits(h.r) {
 			held += h.procs
 		}
 	}

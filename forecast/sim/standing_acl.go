@@ -1,0 +1,80 @@
+package sim
+
+// Jobs inside a standing reservation's ACL (Maui: MJobGetSNRange →
+// MResCheckJAccess makes the window inclusive for them; MResAdjustDRes
+// takes what they use in it off what it blocks for the others). Active
+// only when some standing reservation has an ACL (e.srACL).
+
+// admits reports whether hold r does not hold against the job node-level
+// checks are made for (e.acl): a window whose ACL admits it.
+func (e *Engine) admits(r *resv) bool {
+	return e.acl != nil && r.def != nil && r.def.Admits(e.acl.Job)
+}
+
+// inACL reports whether some standing reservation's ACL admits j.
+func (e *Engine) inACL(j *job) bool {
+	for _, st := range e.srs {
+		if st.sr.hasACL() && st.sr.Admits(j.Job) {
+			return true
+		}
+	}
+	return false
+}
+
+// startNowACL is startNow for a job inside a window's ACL: the processor
+// profile counts the windows against everyone, so only the nodes decide
+// (with reservations of blocked jobs on nodes, as when windows exist).
+func (e *Engine) startNowACL(j *job) bool {
+	e.acl = j
+	hosts, ok := e.pick(j, sat(e.now, j.Walltime), nil, e.affinity(j))
+	e.acl = nil
+	if !ok {
+		return false
+	}
+	e.start(j, hosts)
+	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	e.unshare(j)
+	return true
+}
+
+// unshare gives back on the profile what running job j holds inside a
+// window on the window's nodes: the window holds those processors
+// already (Maui's MResAdjustDRes), so they must not count twice.
+func (e *Engine) unshare(j *job) {
+	for _, h := range j.hosts {
+		for _, nh := range e.nodes[h.node].holds {
+			if !nh.r.sr {
+				continue
+			}
+			s, t := max(nh.s, j.start, e.now), min(nh.e, j.wallEnd)
+			if s < t {
+				e.prof.add(s, t, min(h.procs, nh.procs))
+			}
+		}
+	}
+}
+
+// unshareRunning is unshare for every running job, after buildProfile.
+func (e *Engine) unshareRunning() {
+	for _, j := range e.running {
+		e.unshare(j)
+	}
+}
+
+// affinity marks the nodes of windows in force now whose ACL admits j:
+// Maui tries nodes a job has positive affinity to first.
+func (e *Engine) affinity(j *job) []int {
+	if len(e.affBuf) != len(e.nodes) {
+		e.affBuf = make([]int, len(e.nodes))
+	}
+	pref := e.affBuf
+	clear(pref)
+	for _, r := range e.resvs {
+		if r.def != nil && r.r.Start <= e.now && r.r.End > e.now && r.def.Admits(j.Job) {
+			for _, h := range r.hosts {
+				pref[h.node] = 1
+			}
+		}
+	}
+	return pref
+}

@@ -1,0 +1,228 @@
+package sim
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"lookahead/forecast"
+)
+
+// wed is Wednesday 2026-11-25 16:30 UTC.
+var wed = time.Date(2026, 11, 25, 16, 30, 0, 0, time.UTC).Unix()
+
+func nov(day, hour int) int64 {
+	return time.Date(2026, 11, day, hour, 0, 0, 0, time.UTC).Unix()
+}
+
+// The windows follow MSRGetAttributes: the current period's from now, a
+// DAY period on its DAYS only, a WEEK period from WSTARTTIME to WENDTIME,
+// INFINITY from now for ever.
+func TestStandingWindows(t *testing.T) {
+	day := newStanding("d")
+	day.Start, day.End = 2*3600, 6*3600
+	thuFri := day
+	thuFri.Days = 1<<4 | 1<<5
+	week := newStanding("w")
+	week.Period, week.WStart, week.WEnd = PeriodWeek, 4*dayLen+8*3600, 4*dayLen+20*3600
+	inf := newStanding("i")
+	inf.Period = PeriodInfinity
+	late := newStanding("l") // in progress at 16:30: from now
+	late.Start, late.End = 16*3600, 18*3600
+	for _, c := range []struct {
+		name string
+		s    StandingRes
+		to   int64
+		want [][2]int64
+	}{
+		{"day", day, nov(28, 0), [][2]int64{{nov(26, 2), nov(26, 6)}, {nov(27, 2), nov(27, 6)}}},
+		{"days", thuFri, nov(30, 0), [][2]int64{{nov(26, 2), nov(26, 6)}, {nov(27, 2), nov(27, 6)}}},
+		{"week", week, nov(30, 0) + 7*dayLen, [][2]int64{{nov(26, 8), nov(26, 20)}, {nov(26, 8) + weekLen, nov(26, 20) + weekLen}}},
+		{"infinity", inf, nov(30, 0), [][2]int64{{wed, never}}},
+		{"in progress", late, nov(27, 0), [][2]int64{{wed, nov(25, 18)}, {nov(26, 16), nov(26, 18)}}},
+	} {
+		if got := c.s.Windows(wed, c.to, nil); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: windows %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A window holds its nodes against jobs outside its ACL: a job that would
+// run into it waits for its end, a job that fits elsewhere runs there.
+func TestStandingHoldsJobs(t *testing.T) {
+	s := newStanding("maint")
+	s.Start, s.End, s.Hosts = 2*3600, 6*3600, []string{"n0002"}
+	p := Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}
+	c := UniformCluster(2, 4)
+	jobs := []Job{
+		{ID: "wide", Procs: 8, Walltime: 2 * 3600, Runtime: 3600, Submit: nov(26, 1)},
+		{ID: "narrow", Procs: 4, Walltime: 2 * 3600, Runtime: 3600, Submit: nov(26, 1) + 60},
+	}
+	res, err := Run(c, jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r
+	}
+	if got["wide"].Start != nov(26, 6) {
+		t.Errorf("wide starts at %+d s from 06:00, want at the window's end", got["wide"].Start-nov(26, 6))
+	}
+	if n := got["narrow"]; n.Start != nov(26, 1)+60 || n.Hosts[0].Node != "n0001" {
+		t.Errorf("narrow: start %+d s on %v, want at once on n0001", n.Start-nov(26, 1), n.Hosts)
+	}
+}
+
+// The engine keeps Depth windows made, the next made at the first pass of
+// a new day once the oldest has ended (MSRUpdate).
+func TestStandingDepth(t *testing.T) {
+	s := newStanding("d")
+	s.Start, s.End, s.Hosts, s.Depth = 2*3600, 6*3600, []string{"n0001"}, 3
+	e := NewEngine(UniformCluster(2, 4), Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}, wed)
+	e.Submit(Job{ID: "a", Procs: 1, Walltime: 60, Runtime: 60, Submit: wed})
+	e.AdvanceTo(wed)
+	// Wednesday's window has ended: periods 1 and 2 hold
+	if got := standingStarts(e); !reflect.DeepEqual(got, []int64{nov(26, 2), nov(27, 2)}) {
+		t.Errorf("at Wednesday 16:30: windows from %v", got)
+	}
+	e.Submit(Job{ID: "b", Procs: 1, Walltime: 60, Runtime: 60, Submit: nov(26, 1)})
+	e.AdvanceTo(nov(26, 1))
+	if got := standingStarts(e); !reflect.DeepEqual(got, []int64{nov(26, 2), nov(27, 2), nov(28, 2)}) {
+		t.Errorf("Thursday 01:00, the first window not ended: windows from %v", got)
+	}
+	e.Submit(Job{ID: "c", Procs: 1, Walltime: 60, Runtime: 60, Submit: nov(27, 1)})
+	e.AdvanceTo(nov(27, 1))
+	if got := standingStarts(e); !reflect.DeepEqual(got, []int64{nov(27, 2), nov(28, 2), nov(29, 2)}) {
+		t.Errorf("Friday 01:00: windows from %v", got)
+	}
+}
+
+func standingStarts(e *Engine) []int64 {
+	var out []int64
+	for _, r := range e.Snapshot().Reservations {
+		if r.Standing {
+			out = append(out, r.Start)
+		}
+	}
+	return out
+}
+
+func TestReadMauiConfigStanding(t *testing.T) {
+	mc := readCfg(t, `SRCFG[night] PERIOD=DAY STARTTIME=22:00:00
+SRCFG[night] ENDTIME=23:30:00 DAYS=MON,Fri HOSTLIST=n1,n2 DEPTH=4 RESOURCES=PROCS:2
+SRCFG[night] USERLIST=alice,bob QOSLIST=hi ACCESS=SHARED
+SRCFG[pool] TASKCOUNT=8
+`)
+	want := StandingRes{Name: "night", Period: PeriodDay, Start: 22 * 3600, End: 23*3600 + 1800, Days: 1<<1 | 1<<5,
+		Depth: 4, Hosts: []string{"n1", "n2"}, Procs: 2, Users: []string{"alice", "bob"}, QOS: []string{"hi"}, line: 1}
+	if mc.Policy.Standing == nil || len(mc.Policy.Standing.Res) != 2 || !reflect.DeepEqual(mc.Policy.Standing.Res[0], want) {
+		t.Fatalf("standing %+v", mc.Policy.Standing)
+	}
+	notes := strings.Join(mc.Unmodelled, "\n")
+	for _, w := range []string{"maui.cfg:3: SRCFG[night] ACCESS=SHARED: not modelled",
+		"maui.cfg:4: SRCFG[pool] TASKCOUNT=8: where Maui places",
+		"maui.cfg:4: SRCFG[pool]: no HOSTLIST",
+		"maui.cfg:1: SRCFG[night]: jobs inside its ACL are followed in part"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("unmodelled lacks %q:\n%s", w, notes)
+		}
+	}
+	for _, bad := range []string{"SRCFG[x] PERIOD=MONTH", "SRCFG[x] DEPTH=0", "SRCFG[x] RESOURCES=MEM:100", "SRCFG[x] DAYS=never", "SRCFG[x] STARTTIME=2:x"} {
+		if _, err := ReadMauiConfig(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+// A forecast holds every window of a standing reservation to the horizon,
+// not only those Maui has made, and takes the policy's windows instead of
+// the snapshot's copies.
+func TestBuildHoldsStandingWindows(t *testing.T) {
+	s := newStanding("maint")
+	s.Start, s.End, s.Hosts, s.Depth = 2*3600, 6*3600, []string{"n0002"}, 1
+	p := Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}
+	snap := forecast.Snapshot{Site: "s", Taken: wed, Nodes: UniformCluster(2, 4).Nodes,
+		Reservations: []forecast.Reservation{{ID: "maint.0", Start: nov(26, 2), End: nov(26, 6), Standing: true,
+			Hosts: []forecast.HostProcs{{Node: "n0002", Procs: 4}}}}}
+	f, _, err := Build(snap, wed, nov(28, 0), p, forecast.Pricing{Base: 1, Default: forecast.Displace{Multiplier: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var free int64
+	for _, sl := range f.Slots {
+		if sl.Node == "n0002" {
+			free += (sl.End - sl.Start) * int64(sl.Procs)
+		}
+	}
+	if want := (nov(28, 0) - wed - 2*4*3600) * 4; free != want {
+		t.Errorf("n0002 offers %d processor-seconds, want %d (both windows held once)", free, want)
+	}
+}
+
+// Any SRCFG line that reads gives windows in time order that do not
+// overlap, and a replay with it ends, every job run or stuck.
+func FuzzStandingWindows(f *testing.F) {
+	f.Add("PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00 HOSTLIST=n0001", int64(0))
+	f.Add("PERIOD=WEEK WSTARTTIME=4:08:00:00 WENDTIME=4:20:00:00 HOSTLIST=n0001,n0002", int64(86399))
+	f.Add("PERIOD=DAY DAYS=Wed,Fri STARTTIME=18:00:00 ENDTIME=23:00:00 HOSTLIST=n0002 DEPTH=3", int64(5000))
+	f.Add("PERIOD=INFINITY HOSTLIST=n0001 RESOURCES=PROCS:3", int64(1))
+	f.Add("PERIOD=DAY STARTTIME=23:00:00 ENDTIME=01:00:00 WENDTIME=3:00:00:00 HOSTLIST=n0001", int64(99))
+	f.Fuzz(func(t *testing.T, attrs string, off int64) {
+		mc, err := ReadMauiConfig(strings.NewReader("SRCFG[x] " + strings.ReplaceAll(attrs, "\n", " ") + "\n"))
+		if err != nil || mc.Policy.Standing == nil {
+			return
+		}
+		from := wed + off%weekLen
+		for _, s := range mc.Policy.Standing.Res {
+			last := int64(0)
+			for _, w := range s.Windows(from, from+2*weekLen, nil) {
+				if w[1] <= w[0] || w[0] < last || w[0] < from {
+					t.Fatalf("%q: windows %v", attrs, s.Windows(from, from+2*weekLen, nil))
+				}
+				last = w[1]
+			}
+		}
+		jobs := []Job{
+			{ID: "a", Procs: 8, Walltime: 7200, Runtime: 3600, Submit: from},
+			{ID: "b", Procs: 2, Walltime: 20 * 3600, Runtime: -1, Submit: from + 60},
+		}
+		res, err := Run(UniformCluster(2, 4), jobs, mc.Policy)
+		if err != nil || len(res.Jobs)+len(res.Stuck) != len(jobs) {
+			t.Fatalf("%q: %v, %d run, %v stuck", attrs, err, len(res.Jobs), res.Stuck)
+		}
+	})
+}
+
+// A job inside a window's ACL may use its nodes, and takes them first
+// (positive affinity); a job outside waits for the window's end. The
+// others do not count the ACL job's processors twice.
+func TestStandingACL(t *testing.T) {
+	s := newStanding("day")
+	s.Start, s.End, s.Hosts, s.Users = 8*3600, 18*3600, []string{"n0002"}, []string{"alice"}
+	p := Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}
+	c := UniformCluster(3, 4)
+	jobs := []Job{
+		{ID: "alice", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9)},
+		{ID: "bob", User: "bob", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 10},
+		{ID: "carol", User: "carol", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 20},
+	}
+	res, err := Run(c, jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r
+	}
+	if a := got["alice"]; a.Start != nov(26, 9) || a.Hosts[0].Node != "n0002" {
+		t.Errorf("alice: start %+d s on %v, want at once on the window's node", a.Start-nov(26, 9), a.Hosts)
+	}
+	if b := got["bob"]; b.Start != nov(26, 9)+10 {
+		t.Errorf("bob: start %+d s, want at once on the two other nodes", b.Start-nov(26, 9))
+	}
+	if c := got["carol"]; c.Start != nov(26, 10)+10 { // bob's end, not alice's (10:00:00, in the window)
+		t.Errorf("carol: start %+d s from 10:00, want when a job outside the window ends", c.Start-nov(26, 10))
+	}
+}
