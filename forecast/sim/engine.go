@@ -113,6 +113,7 @@ type Engine struct {
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
 
+	fs    *fsRun     // Policy.Fairshare; nil: none (fairshare.go)
 	lim   *Limits    // Policy.Limits; nil: none (limits.go)
 	use   credUsage  // running jobs' usage, this pass
 	level limitLevel // the limits backfill applies now
@@ -138,6 +139,9 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	}
 	e.depth, e.unbounded, e.backfills = p.depth(), p.unbounded(), p.backfills()
 	e.lim = p.Limits
+	if p.Fairshare != nil {
+		e.fsInit(start)
+	}
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
 		e.nodes[i] = node{name: n.Name, procs: n.Procs, mem: n.MemMB, usable: n.Usable()}
@@ -302,6 +306,9 @@ func (e *Engine) next() (int64, bool) {
 	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
 		t, ok = max(e.plan.peek().planned, e.now), true
 	}
+	if ok && e.fs != nil {
+		t = min(t, e.fsNextEdge(e.now))
+	}
 	if ok && e.policy.Poll > 0 {
 		t = e.iteration(t)
 	}
@@ -324,6 +331,9 @@ func (e *Engine) apply() {
 			e.planValid = false
 		}
 		e.finish(j)
+	}
+	if e.fs != nil {
+		e.fsIterate()
 	}
 	for i := 0; i < len(e.resvs); {
 		if e.resvs[i].r.End <= e.now {

@@ -52,7 +52,8 @@ type cfgReader struct {
 	pol   Policy
 	prio  *Priority
 	lim   *Limits
-	limAt int // the line of the first usage limit
+	limAt int        // the line of the first usage limit
+	fs    *Fairshare // FSPOLICY and the rest, as read
 	line  int
 	notes []string
 	seen  map[string]bool
@@ -92,6 +93,8 @@ func (c *cfgReader) param(key string, vals []string) error {
 		return c.err
 	case c.weightParam(name, val):
 		return c.err
+	case c.fsParam(name, val):
+		return c.err
 	}
 	if reason, ok := unmodelled[name]; ok {
 		if !zeroValue(val) {
@@ -107,6 +110,7 @@ func (c *cfgReader) param(key string, vals []string) error {
 func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
 	c.pol.Limits = c.lim
+	c.fsFinish()
 	if c.lim != nil {
 		c.line = c.limAt
 		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")

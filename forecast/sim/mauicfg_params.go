@@ -213,7 +213,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 			} else {
 				setIn(&c.prio.QOSXFWeight, name, n)
 			}
-		case c.limitAttr(kind, name, key, val):
+		case c.limitAttr(kind, name, key, val), c.fsTargetAttr(kind, name, key, val):
 			if c.err != nil {
 				return c.err
 			}
@@ -299,9 +299,8 @@ func harmless(name string) bool {
 // does not follow, with what they are; a value that switches them off is
 // not reported.
 var unmodelled = map[string]string{
-	"FSPOLICY": "fairshare", "FSWEIGHT": "the fairshare weight", "FSUSERWEIGHT": "fairshare",
-	"FSGROUPWEIGHT": "fairshare", "FSACCOUNTWEIGHT": "fairshare", "FSQOSWEIGHT": "fairshare",
-	"FSCLASSWEIGHT": "fairshare", "UFSWEIGHT": "fairshare", "GFSWEIGHT": "fairshare", "AFSWEIGHT": "fairshare",
+	"UFSWEIGHT": "the old fairshare weights", "GFSWEIGHT": "the old fairshare weights", "AFSWEIGHT": "the old fairshare weights",
+	"FSENFORCEMENT": "fairshare enforcement", "FSSECONDARYGROUPS": "secondary groups' fairshare",
 	"BYPASSWEIGHT": "the bypass count", "SPVIOLATIONWEIGHT": "soft policy violation",
 	"TARGETWEIGHT": "queue-time and expansion-factor targets", "TARGETQUEUETIMEWEIGHT": "the queue-time target",
 	"TARGETXFACTORWEIGHT": "the expansion-factor target", "QOSTARGETQT": "the queue-time target",

@@ -93,14 +93,11 @@ RESERVATIONDEPTH[q1] 2
 USERCFG[bob] FSTARGET=20 QDEF=hi
 `)
 	want := []string{
-		"maui.cfg:1: FSPOLICY DEDICATEDPS: fairshare is not modelled",
-		"maui.cfg:2: FSWEIGHT 1: the fairshare weight is not modelled",
 		"maui.cfg:4: MAXPROCPERUSERCOUNT 16: usage limits is not modelled",
 		"maui.cfg:5: SRCFG[night]: standing reservations are not modelled",
 		"maui.cfg:6: NODEALLOCATIONPOLICY CPULOAD needs the nodes' load: simulated as MINRESOURCE (Maui's own choice for reservations)",
 		"maui.cfg:7: reservationdepth: not a parameter the simulator knows; ignored",
 		"maui.cfg:8: RESERVATIONDEPTH[q1]: per-partition and per-QOS settings are not modelled",
-		"maui.cfg:9: USERCFG[bob] FSTARGET=20: fairshare is not modelled",
 		"maui.cfg:9: USERCFG[bob] QDEF=hi: QOS access is not modelled (a job has the QOS it asked for)",
 	}
 	if !reflect.DeepEqual(mc.Unmodelled, want) {

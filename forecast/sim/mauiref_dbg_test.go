@@ -27,6 +27,11 @@ func TestInspectMauiReference(t *testing.T) {
 	dir := filepath.Join("testdata", "mauiref", name)
 	jobs := readRefWorkload(t, filepath.Join(dir, "workload.trace.gz"))
 	shift := time.Now().Unix() + 60 - jobs[1].submit
+	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
+	must(t, err)
+	if p := refEdgePeriod(t, string(cfg)); p > 0 {
+		shift += p - shift%p // wall-clock edges keep their place in the workload
+	}
 	for i := range jobs {
 		jobs[i].submit += shift
 	}
@@ -42,8 +47,6 @@ func TestInspectMauiReference(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(home, "traces", "resource.trace"), res, 0o644))
 	must(t, os.WriteFile(filepath.Join(home, "traces", "workload.trace"), workloadTrace(jobs), 0o644))
-	cfg, err := os.ReadFile(filepath.Join(dir, "maui.cfg"))
-	must(t, err)
 	policy := policyLines(string(cfg))
 	if l := os.Getenv("LOOKAHEAD_MAUI_LOGLEVEL"); l != "" {
 		policy += "LOGLEVEL " + l + "\nLOGFILEMAXSIZE 1000000000\n"
@@ -52,7 +55,7 @@ func TestInspectMauiReference(t *testing.T) {
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
-	r := &refRun{bin: bin, home: home}
+	r := &refRun{bin: bin, home: home, edge: refEdges(t, string(cfg))}
 	ctx := context.Background()
 	must(t, r.start(ctx, policy, 1))
 	defer r.stop()

@@ -40,6 +40,9 @@ type refRun struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	out  bytes.Buffer
+	// edge, when set, is the first wall-clock edge after t where Maui's
+	// decisions change (a fairshare interval's turn): a stop too.
+	edge func(t int64) int64
 }
 
 func (r *refRun) tool(name string) string {
@@ -288,6 +291,9 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 				return nil, fmt.Errorf("at t0%+d nothing left to happen but %d of %d jobs ended", t-t0, ended, len(jobs))
 			}
 			break
+		}
+		if r.edge != nil {
+			ev = min(ev, r.edge(t))
 		}
 		if g := ev - t; g != gap {
 			if out, err := r.client(ctx, "changeparam", "RMPOLLINTERVAL", strconv.FormatInt(g, 10)); err != nil || !strings.Contains(out, "parameters modified") {

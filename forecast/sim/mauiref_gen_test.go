@@ -173,6 +173,76 @@ BACKFILLPOLICY        FIRSTFIT
 USERCFG[DEFAULT]      MAXJOB=2,4
 GROUPCFG[DEFAULT]     MAXPROC=40,64
 `},
+	// Fairshare (seeds 41 on): workloads arriving over about two days,
+	// so that many FSINTERVALs turn; the driver also stops at every
+	// interval edge.
+	{name: "fsuser", seed: 41, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            04:00:00
+FSDEPTH               6
+FSDECAY               0.7
+FSUSERWEIGHT          10
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u02]          FSTARGET=25
+USERCFG[u05]          FSTARGET=5-
+`},
+	{name: "fsgroup", seed: 42, nodes: []refNodes{{16, 8}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.15,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+XFACTORWEIGHT         10
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            02:00:00
+FSDEPTH               12
+FSDECAY               0.5
+FSWEIGHT              2
+FSGROUPWEIGHT         10
+FSACCOUNTWEIGHT       4
+GROUPCFG[g1]          FSTARGET=40+
+GROUPCFG[g2]          FSTARGET=35
+GROUPCFG[g3]          FSTARGET=25-
+ACCOUNTCFG[DEFAULT]   FSTARGET=50
+`},
+	{name: "fspercent", seed: 43, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1200, burstMean: 3, full: 0.1,
+		classes: []string{"batch", "batch", "high"},
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        FIRSTFIT
+QUEUETIMEWEIGHT       2
+FSPOLICY              UTILIZEDPS%
+FSINTERVAL            06:00:00
+FSDEPTH               4
+FSDECAY               0.9
+FSWEIGHT              100
+FSUSERWEIGHT          3
+FSCLASSWEIGHT         2
+USERCFG[DEFAULT]      FSTARGET=12
+USERCFG[u07]          FSTARGET=30
+CLASSCFG[batch]       FSTARGET=70
+CLASSCFG[high]        FSTARGET=30
+`},
+	{name: "fsweights", seed: 44, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            03:00:00
+FSDEPTH               8
+FSDECAY               0.8
+FSWEIGHT              5
+FSCAP                 150
+FSUSERWEIGHT          4
+FSUSERCAP             20
+FSGROUPWEIGHT         2
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u01]          FSTARGET=20+
+GROUPCFG[DEFAULT]     FSTARGET=33
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -403,7 +473,7 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
-	r := &refRun{bin: bin, home: home}
+	r := &refRun{bin: bin, home: home, edge: refEdges(t, s.policy)}
 	ctx := context.Background()
 	begin := time.Now()
 	if err := r.start(ctx, s.policy, 1); err != nil {

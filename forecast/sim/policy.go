@@ -43,6 +43,10 @@ type Policy struct {
 	// Limits, when set, are the usage limits (USERCFG[...] MAXJOB= and
 	// the like) a pass applies as Maui does; nil applies none.
 	Limits *Limits
+	// Fairshare, when set, is the site's fairshare (FSPOLICY and the
+	// rest): usage accrues as the simulation runs and the priority
+	// weighs it (fairshare.go); nil: none.
+	Fairshare *Fairshare
 }
 
 // ReservationPolicy is Maui's RESERVATIONPOLICY.
