@@ -166,3 +166,81 @@ func TestFSFactor(t *testing.T) {
 		}
 	}
 }
+
+// The fairshare reference schedules exercise fairshare: replayed with it
+// ignored (no usage, no interval edges), fewer starts match Maui's.
+func TestMauiReferenceFairshareMatters(t *testing.T) {
+	for _, dir := range refDirs(t) {
+		c := loadRefCase(t, dir)
+		p, err := refPolicy(c.cfg)
+		if err != nil || p.Fairshare == nil {
+			continue
+		}
+		with, _, _ := compareRef(t, c, p)
+		p.Fairshare = nil
+		without, _, report := compareRef(t, c, p)
+		t.Logf("%s: %d starts exact with fairshare, %d ignoring it (%s)", c.name, with, without, report)
+		if without >= with {
+			t.Errorf("%s: fairshare ignored matches as well (%d) as followed (%d)", c.name, without, with)
+		}
+	}
+}
+
+// A forecast from a snapshot keeps its jobs' groups and accounts: a group
+// limit holds the second job of the group back (it was dropped before, so
+// both started at once).
+func TestBuildKeepsGroupAndAccount(t *testing.T) {
+	mc := readCfg(t, "GROUPCFG[g1] MAXJOB=1\nACCOUNTCFG[p1] MAXJOB=1\n")
+	snap := forecast.Snapshot{Site: "s", Nodes: []forecast.SnapshotNode{{Name: "n1", Procs: 8, State: []string{forecast.NodeFree}}},
+		Jobs: []forecast.LocalJob{
+			{ID: "1", User: "a", Group: "g1", State: "Q", Procs: 1, Walltime: 100, Submitted: 0},
+			{ID: "2", User: "b", Group: "g1", State: "Q", Procs: 1, Walltime: 100, Submitted: 1},
+			{ID: "3", User: "c", Group: "g2", Account: "p1", State: "Q", Procs: 1, Walltime: 100, Submitted: 2},
+			{ID: "4", User: "d", Group: "g2", Account: "p1", State: "Q", Procs: 1, Walltime: 100, Submitted: 3},
+		}}
+	_, preds, err := Build(snap, 10, 1000, mc.Policy, forecast.DefaultPricing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, p := range preds {
+		got[p.Job] = p.Start
+	}
+	if got["1"] != 10 || got["2"] != 110 || got["3"] != 10 || got["4"] != 110 {
+		t.Errorf("starts %v, want 1 and 3 at 10, 2 and 4 at 110", got)
+	}
+}
+
+// A forecast starts from the site's usage (Fairshare.Seed): the heavy
+// user's job waits behind the light user's, though it was submitted first.
+func TestBuildFairshareSeed(t *testing.T) {
+	mc := readCfg(t, "FSPOLICY DEDICATEDPS\nFSINTERVAL 1000\nFSUSERWEIGHT 10\nUSERCFG[DEFAULT] FSTARGET=50\n")
+	snap := forecast.Snapshot{Site: "s", Nodes: []forecast.SnapshotNode{{Name: "n1", Procs: 4, State: []string{forecast.NodeFree}}},
+		Jobs: []forecast.LocalJob{
+			{ID: "r", User: "carol", State: "R", Procs: 4, Walltime: 100, Submitted: 0, Started: 5, Hosts: []forecast.HostProcs{{Node: "n1", Procs: 4}}},
+			{ID: "a", User: "alice", State: "Q", Procs: 4, Walltime: 100, Submitted: 1},
+			{ID: "b", User: "bob", State: "Q", Procs: 4, Walltime: 100, Submitted: 5},
+		}}
+	starts := func(p Policy) map[string]int64 {
+		_, preds, err := Build(snap, 10, 1000, p, forecast.DefaultPricing())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, p := range preds {
+			got[p.Job] = p.Start
+		}
+		return got
+	}
+	if got := starts(mc.Policy); got["a"] != 105 || got["b"] != 205 {
+		t.Errorf("no usage: starts %v, want a 105, b 205", got)
+	}
+	seeded := *mc.Policy.Fairshare
+	seeded.Seed = &FSState{Interval: 0, Cred: [fsCreds]map[string]*FSUsage{FSUser: {"alice": {Usage: [maxFSDepth]float64{0, 9000}}}}}
+	seeded.Seed.Total.Usage[1] = 10000
+	p := mc.Policy
+	p.Fairshare = &seeded
+	if got := starts(p); got["b"] != 105 || got["a"] != 205 {
+		t.Errorf("alice with 90 %% of the usage: starts %v, want b 105, a 205", got)
+	}
+}
