@@ -286,7 +286,7 @@ func harmless(name string) bool {
 		"NOTIFICATION", "MAIL", "CLIENT", "DISPLAY", "TRAP", "PLOT", "DEFAULTDOMAIN", "DIRECTORY", "EVENT",
 		"FEEDBACK", "TOOLS", "LOCKFILE", "USESYSLOG", "NODEPOLLFREQUENCY", "NODEPURGETIME", "JOBPURGETIME",
 		"NODESYNCTIME", "JOBSYNCTIME", "MINADMINSTIME", "MAXSLEEPITERATION", "MCSOCKETPROTOCOL", "RESOURCE",
-		"MACHINECONFIGFILE", "FSCONFIGFILE", "DEFERTIME", "DEFERCOUNT", "DEFERSTARTCOUNT", "JOBMAXSTARTTIME",
+		"MACHINECONFIGFILE", "DEFERTIME", "DEFERCOUNT", "DEFERSTARTCOUNT", "JOBMAXSTARTTIME",
 		"USEJOBREGEX", "FEATURE", "RESDEPTH", "REMOTESTARTCOMMAND", "RESERVATIONRETRYTIME", "SCHEDCFG"} {
 		if strings.HasPrefix(name, p) {
 			return true
@@ -300,7 +300,7 @@ func harmless(name string) bool {
 // not reported.
 var unmodelled = map[string]string{
 	"UFSWEIGHT": "the old fairshare weights", "GFSWEIGHT": "the old fairshare weights", "AFSWEIGHT": "the old fairshare weights",
-	"FSENFORCEMENT": "fairshare enforcement", "FSSECONDARYGROUPS": "secondary groups' fairshare",
+	"FSENFORCEMENT": "fairshare enforcement", "FSCONFIGFILE": "fairshare targets in a file of their own (not read)", "FSSECONDARYGROUPS": "secondary groups' fairshare",
 	"BYPASSWEIGHT": "the bypass count", "SPVIOLATIONWEIGHT": "soft policy violation",
 	"TARGETWEIGHT": "queue-time and expansion-factor targets", "TARGETQUEUETIMEWEIGHT": "the queue-time target",
 	"TARGETXFACTORWEIGHT": "the expansion-factor target", "QOSTARGETQT": "the queue-time target",
