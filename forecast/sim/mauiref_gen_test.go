@@ -307,6 +307,40 @@ PSCAP                 2000
 WALLTIMEWEIGHT        1
 WALLTIMECAP           100
 `},
+	// Fairshare, held out: written once the fairshare code was committed,
+	// run and compared once.
+	{name: "fsheld", seed: 45, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1400, burstMean: 3, full: 0.1, tpn: 0.25,
+		classes: []string{"batch", "batch", "high"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+RESERVATIONPOLICY     HIGHEST
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         5
+CLASSWEIGHT           1
+CLASSCFG[high]        PRIORITY=50
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            01:30:00
+FSDEPTH               3
+FSDECAY               0.6
+FSWEIGHT              3
+FSUSERWEIGHT          4
+FSGROUPWEIGHT         3
+FSACCOUNTWEIGHT       2
+FSCLASSWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u04]          FSTARGET=25+
+GROUPCFG[g2]          FSTARGET=40-
+ACCOUNTCFG[a1]        FSTARGET=60
+CLASSCFG[high]        FSTARGET=25-
+`},
+	{name: "fsdefaults", seed: 46, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1800, burstMean: 3, full: 0.1,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+FSPOLICY              DEDICATEDPS
+FSUSERWEIGHT          5
+USERWEIGHT            1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u06]          FSTARGET=30 PRIORITY=20
+`},
 }
 
 // refTraceJob is one generated job.
