@@ -370,6 +370,9 @@ func (e *Engine) finish(j *job) {
 		e.trackFree(h.node)
 	}
 	e.used -= j.pool
+	if e.fs != nil {
+		e.fs.onEnd(j)
+	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
 	for ; i < len(e.running); i++ {
 		if e.running[i] == j {
@@ -408,6 +411,9 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 		e.trackFree(h.node)
 	}
 	e.used += j.pool
+	if e.fs != nil {
+		e.fs.onRun(j)
+	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd > j.wallEnd })
 	e.running = append(e.running, nil)
 	copy(e.running[i+1:], e.running[i:])

@@ -105,6 +105,11 @@ type FSUsage struct {
 	Usage [maxFSDepth]float64
 	// factor is the decayed sum of the past intervals (MFSCalcFactor).
 	factor float64
+	// rate is the processors of the credential's running jobs (what an
+	// iteration charges per second since the previous one); at is its
+	// place in fsRun.rated plus one (0: not there).
+	rate float64
+	at   int
 }
 
 // share is what the usage counts for now: the current interval in full
@@ -128,13 +133,17 @@ type fsRun struct {
 	st     FSState
 	last   int64
 	rolled bool // st.Interval is set (by an iteration or SetFairshare)
+	// rated are the usages with running jobs; jobs, each running job's
+	// (its credentials' and the total)
+	rated []*FSUsage
+	jobs  map[*job][fsCreds + 1]*FSUsage
 }
 
 // fsInit starts the engine's fairshare at start, from the policy's Seed
 // when it has one.
 func (e *Engine) fsInit(start int64) {
 	cfg := e.policy.Fairshare
-	e.fs = &fsRun{cfg: cfg, last: start}
+	e.fs = &fsRun{cfg: cfg, last: start, jobs: map[*job][fsCreds + 1]*FSUsage{}}
 	if cfg.Seed != nil {
 		e.SetFairshare(*cfg.Seed)
 	}
@@ -147,15 +156,19 @@ func (e *Engine) SetFairshare(s FSState) {
 	if e.fs == nil {
 		return
 	}
-	e.fs.st = FSState{Total: s.Total, Interval: s.Interval}
+	e.fs.st = FSState{Total: FSUsage{Usage: s.Total.Usage}, Interval: s.Interval}
 	e.fs.rolled = true
 	for k, m := range s.Cred {
 		for name, u := range m {
-			c := *u
-			e.fs.usage(FSCred(k), name).Usage = c.Usage
+			e.fs.usage(FSCred(k), name).Usage = u.Usage
 		}
 	}
 	e.fs.calc()
+	e.fs.rated = e.fs.rated[:0]
+	clear(e.fs.jobs)
+	for _, j := range e.running {
+		e.fs.onRun(j)
+	}
 }
 
 // Fairshare returns a copy of the engine's fairshare usage (the zero

@@ -20,10 +20,11 @@ func (e *Engine) fsIterate() {
 	if gap <= 0 {
 		return
 	}
-	for _, j := range e.running {
-		if d := min(gap, e.now-j.start); d > 0 && j.end > e.now {
-			f.charge(j, float64(d)*float64(j.Procs))
-		}
+	// every running job started at an iteration (or, seeded from a
+	// snapshot, before the first), so min(gap, now − start) is gap; the
+	// per-credential sums are exact (whole processor-seconds)
+	for _, u := range f.rated {
+		u.Usage[0] += u.rate * float64(gap)
 	}
 	f.last = e.now
 }
@@ -59,12 +60,42 @@ func (f *fsRun) rotate(u *FSUsage) {
 	u.factor = f.factorOf(u)
 }
 
-// charge adds usage to the job's credentials and the total.
-func (f *fsRun) charge(j *job, ps float64) {
-	f.st.Total.Usage[0] += ps
+// onRun starts charging j's processors to its credentials and the
+// total from the next iteration on (e.run); onEnd stops it (e.finish,
+// before the iteration's charge).
+func (f *fsRun) onRun(j *job) {
+	var us [fsCreds + 1]*FSUsage
 	for k, name := range [fsCreds]string{j.User, j.Group, j.Account, j.QOS, j.Queue} {
 		if name != "" {
-			f.usage(FSCred(k), name).Usage[0] += ps
+			us[k] = f.usage(FSCred(k), name)
+		}
+	}
+	us[fsCreds] = &f.st.Total
+	f.jobs[j] = us
+	f.addRate(us, float64(j.Procs))
+}
+
+func (f *fsRun) onEnd(j *job) {
+	if us, ok := f.jobs[j]; ok {
+		delete(f.jobs, j)
+		f.addRate(us, -float64(j.Procs))
+	}
+}
+
+func (f *fsRun) addRate(us [fsCreds + 1]*FSUsage, d float64) {
+	for _, u := range us {
+		if u == nil {
+			continue
+		}
+		if u.at == 0 {
+			f.rated = append(f.rated, u)
+			u.at = len(f.rated)
+		}
+		if u.rate += d; u.rate == 0 {
+			last := f.rated[len(f.rated)-1]
+			f.rated[u.at-1], last.at = last, u.at
+			f.rated = f.rated[:len(f.rated)-1]
+			u.at = 0
 		}
 	}
 }
@@ -93,8 +124,11 @@ func (e *Engine) fsComponent(j *job) float64 {
 	c := [fsCreds]float64{p.Caps.FSUser, p.Caps.FSGroup, p.Caps.FSAccount, p.Caps.FSQOS, p.Caps.FSClass}
 	comp := 0.0
 	for k, name := range [fsCreds]string{j.User, j.Group, j.Account, j.QOS, j.Queue} {
+		if w[k] == 0 || name == "" {
+			continue // weighs nothing (Maui adds 0 × a finite subfactor)
+		}
 		t, ok := f.cfg.target(FSCred(k), name)
-		if !ok || name == "" {
+		if !ok {
 			continue // Maui: no credential, no subfactor
 		}
 		pct := 0.0

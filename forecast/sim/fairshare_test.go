@@ -244,3 +244,34 @@ func TestBuildFairshareSeed(t *testing.T) {
 		t.Errorf("alice with 90 %% of the usage: starts %v, want b 105, a 205", got)
 	}
 }
+
+// BenchmarkFairshare is what following fairshare costs: the fairshare
+// reference schedules replayed with it (on) and with it ignored (off), in
+// the same run.
+func BenchmarkFairshare(b *testing.B) {
+	var cases []refCase
+	var pols []Policy
+	for _, dir := range refDirs(b) {
+		c := loadRefCase(b, dir)
+		if p, err := refPolicy(c.cfg); err == nil && p.Fairshare != nil {
+			cases, pols = append(cases, c), append(pols, p)
+		}
+	}
+	for _, on := range []bool{true, false} {
+		b.Run(map[bool]string{true: "on", false: "off"}[on], func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				for i, c := range cases {
+					p := pols[i]
+					if !on {
+						p.Fairshare = nil
+					}
+					if _, err := RunWith(c.cluster, c.jobs, p, Options{KeepHosts: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
