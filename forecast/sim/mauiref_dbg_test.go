@@ -97,7 +97,7 @@ func readRefWorkload(t testing.TB, path string) []refTraceJob {
 		num := func(i int) int64 { return parseField(t, path, f, i) }
 		class, _, _ := strings.Cut(strings.Trim(f[7], "[]"), ":")
 		out = append(out, refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
-			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)})
+			tasks: int(num(2)), tpn: int(num(22)), wall: num(5), submit: num(8), runtime: num(11) - num(10)})
 	}
 	return out
 }
