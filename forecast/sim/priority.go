@@ -10,9 +10,11 @@ import (
 // far as the simulator models it: the service component (time queued,
 // expansion factor), the credential component (user, group, account, QOS
 // and class priorities) and the resource component (processors, nodes,
-// processor-seconds, walltime), each with its weight and optional cap.
-// Fairshare, targets, bypass counts and per-user usage are not modelled
-// (ReadMauiConfig says so when a site weighs them).
+// processor-seconds, walltime), each with its weight and optional cap,
+// and the fairshare component (FS, FSUser …, computed by the engine from
+// the usage it accrues: fairshare.go). Targets, bypass counts and
+// per-user usage are not modelled (ReadMauiConfig says so when a site
+// weighs them).
 //
 // The zero Priority is not Maui's default; NewPriority is.
 type Priority struct {
