@@ -341,6 +341,27 @@ USERWEIGHT            1
 USERCFG[DEFAULT]      FSTARGET=12.5
 USERCFG[u06]          FSTARGET=30 PRIORITY=20
 `},
+	// Held out after fsheld's cause (chunked bookings) was followed.
+	{name: "fsheld2", seed: 47, nodes: []refNodes{{16, 8}, {16, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+BACKFILLMETRIC        PROCSECONDS
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+QUEUETIMEWEIGHT       2
+PROCWEIGHT            1
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            02:30:00
+FSDEPTH               5
+FSDECAY               0.75
+FSWEIGHT              10
+FSUSERWEIGHT          2
+FSUSERCAP             30
+FSGROUPWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5-
+USERCFG[u03]          FSTARGET=20+
+GROUPCFG[g1]          FSTARGET=40
+`},
 }
 
 // refTraceJob is one generated job.
