@@ -85,7 +85,7 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 		return false
 	}
 	b := e.newBlocked(t, sat(t, j.Walltime))
-	if j.PPN > 0 && !e.policy.ExactNode && e.policy.NodeAlloc != MinResource {
+	if e.chunksByMaui(j) {
 		if e.distributeChunks(j, b, avail) {
 			return true
 		}
@@ -169,4 +169,21 @@ func (e *Engine) distributeChunks(j *job, b *blockedRes, avail []int) bool {
 		need -= tc
 	}
 	return true
+}
+
+// chunksByMaui reports whether j's reservations are booked by
+// distributeChunks: a job of whole chunks per node under LASTAVAILABLE or
+// FIRSTAVAILABLE (MINRESOURCE and EXACTNODE book whole chunks for every
+// task).
+func (e *Engine) chunksByMaui(j *job) bool {
+	return j.PPN > 0 && !e.policy.ExactNode && e.policy.NodeAlloc != MinResource
+}
+
+// booked is the processors the reservation holds.
+func (b *blockedRes) booked() int {
+	n := 0
+	for _, i := range b.touched {
+		n += b.per[i]
+	}
+	return n
 }

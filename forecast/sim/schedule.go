@@ -294,10 +294,10 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 		// It books nothing beyond what is free, so the profile can hold
 		// it too (still an upper bound of what any node offers), which
 		// spares later checks.
-		if t = e.holdNodes(j, t); t != never {
+		if t = e.holdNodes(j, t); t != never && e.blocked[len(e.blocked)-1].booked() == j.Procs {
 			p.add(t, sat(t, j.Walltime), -j.Procs)
 			e.onProfile = true
-		}
+		} // (a chunked booking short of the job lives on its nodes only)
 		return t
 	}
 	// Node-level, as Maui: the reservation lives on its nodes only. The
@@ -366,6 +366,13 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
 	b := e.newBlocked(t, end)
+	if e.chunksByMaui(j) {
+		if e.distributeChunks(j, b, free) {
+			return true
+		}
+		e.dropLastBlocked()
+		return false
+	}
 	need := j.Procs
 	for _, i := range e.resOrder {
 		f := free[i]
