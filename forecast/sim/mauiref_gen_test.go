@@ -362,6 +362,25 @@ USERCFG[DEFAULT]      FSTARGET=12.5-
 USERCFG[u03]          FSTARGET=20+
 GROUPCFG[g1]          FSTARGET=40
 `},
+	// Held out after both chunked-booking fixes.
+	{name: "fsheld3", seed: 48, nodes: []refNodes{{8, 8}, {24, 4}}, jobs: 300, initial: 50, burstGap: 1300, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch", "batch", "short"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         20
+FSPOLICY              DEDICATEDPS%
+FSINTERVAL            01:00:00
+FSDEPTH               10
+FSDECAY               0.85
+FSWEIGHT              50
+FSUSERWEIGHT          2
+FSACCOUNTWEIGHT       3
+FSCLASSWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u07]          FSTARGET=5-
+ACCOUNTCFG[a2]        FSTARGET=35+
+CLASSCFG[short]       FSTARGET=20
+`},
 }
 
 // refTraceJob is one generated job.
