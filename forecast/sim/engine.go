@@ -306,8 +306,9 @@ func (e *Engine) next() (int64, bool) {
 	if e.planValid && e.plan.len() > 0 && e.plan.peek().planned < t {
 		t, ok = max(e.plan.peek().planned, e.now), true
 	}
-	if ok && e.fs != nil {
-		t = min(t, e.fsNextEdge(e.now))
+	if e.fs != nil && (ok || len(e.fs.capped) > 0) {
+		// (a job over a fairshare cap waits for its usage to decay)
+		t, ok = min(t, e.fsNextEdge(e.now)), true
 	}
 	if ok && e.policy.Poll > 0 {
 		t = e.iteration(t)

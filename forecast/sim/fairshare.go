@@ -137,13 +137,22 @@ type fsRun struct {
 	// (its credentials' and the total)
 	rated []*FSUsage
 	jobs  map[*job][fsCreds + 1]*FSUsage
+	// caps: some target is a cap (fairshare_cap.go); capped, the jobs the
+	// last pass refused, with their frozen queue time
+	caps   bool
+	capped map[*job]int64
 }
 
 // fsInit starts the engine's fairshare at start, from the policy's Seed
 // when it has one.
 func (e *Engine) fsInit(start int64) {
 	cfg := e.policy.Fairshare
-	e.fs = &fsRun{cfg: cfg, last: start, jobs: map[*job][fsCreds + 1]*FSUsage{}}
+	e.fs = &fsRun{cfg: cfg, last: start, jobs: map[*job][fsCreds + 1]*FSUsage{}, capped: map[*job]int64{}}
+	for _, m := range cfg.Targets {
+		for _, t := range m {
+			e.fs.caps = e.fs.caps || t.Mode == FSCapAbs || t.Mode == FSCapRel
+		}
+	}
 	if cfg.Seed != nil {
 		e.SetFairshare(*cfg.Seed)
 	}

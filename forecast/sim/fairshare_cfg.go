@@ -114,7 +114,7 @@ func (c *cfgReader) fsTargetAttr(kind, name, key, val string) bool {
 	}
 	f.Targets[k][name] = FSTarget{Value: t, Mode: mode}
 	if mode == FSCapAbs || mode == FSCapRel {
-		c.note("%s[%s] FSTARGET=%s: fairshare caps (a job over its credential's cap is not selected, MFSCheckCap) are not modelled", kind, name, val)
+		c.fsCapAt = c.line
 	}
 	return true
 }
@@ -126,4 +126,10 @@ func (c *cfgReader) fsFinish() {
 		return
 	}
 	c.pol.Fairshare = c.fs
+	if c.fsCapAt > 0 {
+		c.line = c.fsCapAt
+		if c.lim != nil || c.pol.Reservation == Highest {
+			c.note("fairshare caps with usage limits or RESERVATIONPOLICY HIGHEST: a capped job's frozen queue time and kept reservation are not followed")
+		}
+	}
 }

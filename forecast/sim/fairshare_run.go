@@ -163,5 +163,5 @@ func (e *Engine) prio(j *job, waited int64) int64 {
 	if e.fs == nil {
 		return e.policy.Priority.ofWaited(j.Job, waited)
 	}
-	return e.policy.Priority.ofFS(j.Job, waited, e.fsComponent(j))
+	return e.policy.Priority.ofFS(j.Job, e.cappedWaited(j, waited), e.fsComponent(j))
 }

@@ -251,7 +251,7 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 	}
 	t0 := c0
 	t, gap := t0, int64(0)
-	stops := 0
+	stops, idleEdges := 0, 0
 	for {
 		out, err := r.client(ctx, "showq")
 		if err != nil {
@@ -285,6 +285,12 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 		}
 		if next < len(jobs) {
 			ev = min(ev, jobs[next].submit)
+		}
+		if ev == never && r.edge != nil && ended != len(jobs) && idleEdges < 1000 {
+			ev = r.edge(t) // waiting jobs may wait for an edge (a fairshare cap)
+			idleEdges++
+		} else if ev != never {
+			idleEdges = 0
 		}
 		if ev == never {
 			if ended != len(jobs) {

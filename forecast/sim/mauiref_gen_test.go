@@ -243,6 +243,23 @@ USERCFG[DEFAULT]      FSTARGET=12.5
 USERCFG[u01]          FSTARGET=20+
 GROUPCFG[DEFAULT]     FSTARGET=33
 `},
+	// Absolute fairshare caps (every job's own request, ≤ 16 × 12 h, fits
+	// each cap once the usage has decayed, so every job runs in the end).
+	{name: "fscap", seed: 49, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1200, burstMean: 3, full: 0.1,
+		maxTasks: 16, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            02:00:00
+FSDEPTH               4
+FSDECAY               0.5
+FSUSERWEIGHT          5
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u01]          FSTARGET=1500000^
+USERCFG[u05]          FSTARGET=1000000^
+GROUPCFG[g3]          FSTARGET=4000000^
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced

@@ -25,11 +25,14 @@ func (e *Engine) schedule() {
 		return
 	}
 	keep := e.policy.Reservation == Highest
-	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil {
+	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil && !e.fsCapsOn() {
 		return // nothing can start now, so no reservation matters yet
 	}
 	if e.policy.Priority != nil {
 		e.prioritize()
+	}
+	if e.fsCapsOn() {
+		e.fsSelect()
 	}
 	if e.lim != nil {
 		e.limitSelect()
@@ -102,6 +105,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		if j.started {
 			w--
 			continue
+		}
+		if e.fsCapped(j) {
+			continue // not selected: over a fairshare cap
 		}
 		if e.lim != nil && (!j.lim.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
 			if !j.lim.inPass || idle || e.secondCall {
