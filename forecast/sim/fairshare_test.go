@@ -180,6 +180,13 @@ func TestMauiReferenceFairshareMatters(t *testing.T) {
 			continue
 		}
 		with, _, _ := compareRef(t, c, p)
+		if noCaps, ok := withoutCaps(p); ok {
+			n, _, report := compareRef(t, c, noCaps)
+			t.Logf("%s: %d starts exact with its caps ignored (%s)", c.name, n, report)
+			if n >= with {
+				t.Errorf("%s: caps ignored match as well (%d) as followed (%d)", c.name, n, with)
+			}
+		}
 		p.Fairshare = nil
 		without, _, report := compareRef(t, c, p)
 		t.Logf("%s: %d starts exact with fairshare, %d ignoring it (%s)", c.name, with, without, report)
@@ -339,4 +346,24 @@ USERCFG[alice] FSTARGET=5000^
 			t.Errorf("without fairshare a2 starts %d, want 700", r.Start)
 		}
 	}
+}
+
+// withoutCaps is p with its fairshare cap targets dropped; false when it
+// has none.
+func withoutCaps(p Policy) (Policy, bool) {
+	f := *p.Fairshare
+	found := false
+	for k, m := range f.Targets {
+		kept := map[string]FSTarget{}
+		for n, t := range m {
+			if t.Mode == FSCapAbs || t.Mode == FSCapRel {
+				found = true
+				continue
+			}
+			kept[n] = t
+		}
+		f.Targets[k] = kept
+	}
+	p.Fairshare = &f
+	return p, found
 }
