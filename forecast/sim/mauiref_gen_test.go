@@ -398,6 +398,22 @@ USERCFG[u07]          FSTARGET=5-
 ACCOUNTCFG[a2]        FSTARGET=35+
 CLASSCFG[short]       FSTARGET=20
 `},
+	// Held out, with the cap code committed: caps under DEDICATEDPES (a
+	// job's request is its processor equivalents alone).
+	{name: "fscapheld", seed: 50, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1300, burstMean: 3, full: 0.1,
+		maxTasks: 24, classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         10
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            01:30:00
+FSDEPTH               3
+FSDECAY               0.7
+FSUSERWEIGHT          3
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u03]          FSTARGET=600000^
+ACCOUNTCFG[a1]        FSTARGET=2500000^
+`},
 }
 
 // refTraceJob is one generated job.
