@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -47,7 +48,7 @@ func (c *cfgReader) fsParam(name, v string) bool {
 		c.fsConf().Depth = int(min(n, maxFSDepth))
 	case "FSDECAY":
 		var d float64
-		if d, c.err = strconv.ParseFloat(v, 64); c.err != nil || d < 0 {
+		if d, c.err = strconv.ParseFloat(v, 64); c.err != nil || !(d >= 0) || math.IsInf(d, 0) {
 			c.err = fmt.Errorf("%s %q: not a decay factor", name, v)
 		}
 		c.fsConf().Decay = d
@@ -100,7 +101,7 @@ func (c *cfgReader) fsTargetAttr(kind, name, key, val string) bool {
 	c.err = nil
 	num := strings.TrimRight(val, "+-^%")
 	t, err := strconv.ParseFloat(num, 64)
-	if err != nil || len(val)-len(num) > 1 {
+	if err != nil || len(val)-len(num) > 1 || math.IsNaN(t) || math.IsInf(t, 0) {
 		c.err = fmt.Errorf("%s[%s] FSTARGET=%q: want a number with an optional +, -, ^ or %%", kind, name, val)
 		return true
 	}

@@ -61,7 +61,8 @@ QOSCFG[hi] FSTARGET=20%
 		t.Errorf("FSPOLICY NONE: fairshare %+v", f)
 	}
 	for _, bad := range []string{"FSPOLICY SOME", "FSINTERVAL x", "FSINTERVAL 0", "FSDEPTH 0", "FSDECAY -1",
-		"USERCFG[u1] FSTARGET=x", "USERCFG[u1] FSTARGET=10+-", "FSUSERWEIGHT 1.5"} {
+		"USERCFG[u1] FSTARGET=x", "USERCFG[u1] FSTARGET=10+-", "FSUSERWEIGHT 1.5", "FSDECAY NaN", "FSDECAY Inf",
+		"USERCFG[u1] FSTARGET=NaN", "USERCFG[u1] FSTARGET=inf^"} {
 		if _, err := ReadMauiConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
