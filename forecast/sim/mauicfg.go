@@ -49,16 +49,17 @@ func ReadMauiConfig(r io.Reader) (MauiConfig, error) {
 }
 
 type cfgReader struct {
-	pol     Policy
-	prio    *Priority
-	lim     *Limits
-	limAt   int        // the line of the first usage limit
-	fs      *Fairshare // FSPOLICY and the rest, as read
+	pol   Policy
+	prio  *Priority
+	lim   *Limits
+	limAt int // the line of the first usage limit
+	line  int
+	notes []string
+	seen  map[string]bool
+	err   error // a bad value for the parameter just read
+
+	fs      *Fairshare // FSPOLICY and the rest, as read (fairshare_cfg.go)
 	fsCapAt int        // the line of the last FSTARGET cap
-	line    int
-	notes   []string
-	seen    map[string]bool
-	err     error // a bad value for the parameter just read
 }
 
 // note records a setting the simulator does not follow, once per text.
