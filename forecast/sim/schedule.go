@@ -300,7 +300,7 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 		// It books nothing beyond what is free, so the profile can hold
 		// it too (still an upper bound of what any node offers), which
 		// spares later checks.
-		if t = e.holdNodes(j, t); t != never && e.blocked[len(e.blocked)-1].booked() == j.Procs {
+		if t = e.holdNodes(j, t); t != never && (!e.chunksByMaui(j) || e.blocked[len(e.blocked)-1].booked() == j.Procs) {
 			p.add(t, sat(t, j.Walltime), -j.Procs)
 			e.onProfile = true
 		} // (a chunked booking short of the job lives on its nodes only)
