@@ -21,13 +21,20 @@ type BuiltinEngine struct {
 	Policy     sim.Policy
 	Unmodelled []string
 	Pricing    forecast.Pricing
+	// Fairshare, when the policy has fairshare, reads the site's usage
+	// at every forecast (withFairshare); nil starts from zero usage.
+	Fairshare FairshareSource
 }
 
 // Forecast runs sim.Build from now to now+Horizon.
-func (e BuiltinEngine) Forecast(_ context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
+func (e BuiltinEngine) Forecast(ctx context.Context, snap forecast.Snapshot, now time.Time) (forecast.Forecast, []forecast.Prediction, error) {
 	t := now.Unix()
-	f, preds, err := sim.Build(snap, t, t+int64(e.Horizon.Seconds()), e.Policy, e.Pricing)
+	pol, note := e.withFairshare(ctx, t)
+	f, preds, err := sim.Build(snap, t, t+int64(e.Horizon.Seconds()), pol, e.Pricing)
 	f.Unmodelled = append(slices.Clip(e.Unmodelled), f.Unmodelled...) // the policy's, then the snapshot's (sim.Build)
+	if note != "" {
+		f.Unmodelled = append(f.Unmodelled, note)
+	}
 	return f, preds, err
 }
 

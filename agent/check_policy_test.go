@@ -15,7 +15,7 @@ import (
 func TestLoadSitePolicy(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "maui.cfg")
-	if err := os.WriteFile(cfg, []byte("RESERVATIONDEPTH 4\nBACKFILLPOLICY BESTFIT\nFSPOLICY DEDICATEDPS\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("RESERVATIONDEPTH 4\nBACKFILLPOLICY BESTFIT\nBYPASSWEIGHT 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sp, err := LoadSitePolicy(cfg, true, "easy")
@@ -25,7 +25,7 @@ func TestLoadSitePolicy(t *testing.T) {
 	if sp.Policy.Depth != 4 || sp.Policy.Backfill != sim.BestFit || sp.Source != cfg {
 		t.Errorf("policy %+v from %s", sp.Policy, sp.Source)
 	}
-	if len(sp.Unmodelled) != 1 || !strings.Contains(sp.CheckDetail(), "not modelled (1):\n  maui.cfg:3: FSPOLICY DEDICATEDPS") {
+	if len(sp.Unmodelled) != 1 || !strings.Contains(sp.CheckDetail(), "not modelled (1):\n  maui.cfg:3: BYPASSWEIGHT 3") {
 		t.Errorf("check detail %q", sp.CheckDetail())
 	}
 	// the default location, absent: the named policy

@@ -104,3 +104,36 @@ func FuzzParseDuration(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseDiagnoseFairshare(f *testing.F) {
+	seed(f, "live-fairshare/diagnose_f*.out")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ParseDiagnoseFairshare(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if d.Interval <= 0 || len(d.Weights) > len(d.Columns) || len(d.TotalHours) > len(d.Columns) {
+			t.Fatalf("diagnose -f %+v: interval not positive or more values than columns", d)
+		}
+		for _, c := range d.Creds {
+			if c.Name == "" || len(c.Usage) != len(d.Columns) || !fsKinds[c.Kind] {
+				t.Fatalf("credential %+v: no name, a usage per column or kind", c)
+			}
+		}
+	})
+}
+
+func FuzzParseFSFile(f *testing.F) {
+	seed(f, "live-fairshare/FS.*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ff, err := ParseFSFile(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, r := range ff.Rows {
+			if !fsFileTypes[r.Type] || r.Name == "" {
+				t.Fatalf("row %+v: unknown type or no name", r)
+			}
+		}
+	})
+}

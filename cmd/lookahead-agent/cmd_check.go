@@ -93,6 +93,9 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	}
 	if !skip["forecast"] && ((!skip["torque"] && !skip["maui"]) || c.simulated() || (c.slurmBackend() && !skip["slurm"])) { // a forecast reads both
 		results = append(results, checkSitePolicy(c), checkForecast(ctx, c))
+		if r, ok := checkFairshare(ctx, c, time.Now()); ok {
+			results = append(results, r)
+		}
 	}
 	if !skip["nats"] {
 		results = append(results, checkNATS(ctx, c))

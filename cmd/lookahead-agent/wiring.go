@@ -129,7 +129,11 @@ func simulator(c Config) *maui.Simulator {
 
 func builtinEngine(c Config) agent.BuiltinEngine {
 	sp, _ := c.sitePolicy() // Validate reported any error
-	return agent.BuiltinEngine{Horizon: c.Horizon, Policy: sp.Policy, Unmodelled: sp.Unmodelled, Pricing: c.pricing()}
+	e := agent.BuiltinEngine{Horizon: c.Horizon, Policy: sp.Policy, Unmodelled: sp.Unmodelled, Pricing: c.pricing()}
+	if sp.Policy.Fairshare != nil && !c.simulated() {
+		e.Fairshare = fairshareSource(c)
+	}
+	return e
 }
 
 // agentMetrics registers the agent's metrics on a fresh registry.

@@ -19,7 +19,7 @@ const kthHead = "../../forecast/swf/testdata/KTH-SP2-1996-2.1-cln.head800.swf"
 // cannot model.
 func TestSimulateMauiConfig(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "maui.cfg")
-	os.WriteFile(cfg, []byte("RESERVATIONDEPTH 4\nBACKFILLPOLICY BESTFIT\nXFACTORWEIGHT 10\nFSPOLICY DEDICATEDPS\n"), 0o644)
+	os.WriteFile(cfg, []byte("RESERVATIONDEPTH 4\nBACKFILLPOLICY BESTFIT\nXFACTORWEIGHT 10\nBYPASSWEIGHT 3\n"), 0o644)
 	var out, errOut bytes.Buffer
 	o := simulateOptions{trace: kthHead, nodes: 25, ppn: 4, mauiCfg: cfg, output: cli.FormatJSON, progress: "never"}
 	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
@@ -29,10 +29,10 @@ func TestSimulateMauiConfig(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Policy != "maui.cfg "+cfg || len(rep.Unmodelled) != 1 || !strings.Contains(rep.Unmodelled[0], "FSPOLICY") {
+	if rep.Policy != "maui.cfg "+cfg || len(rep.Unmodelled) != 1 || !strings.Contains(rep.Unmodelled[0], "BYPASSWEIGHT") {
 		t.Errorf("report policy %q, unmodelled %q", rep.Policy, rep.Unmodelled)
 	}
-	if strings.Count(errOut.String(), "warning: not modelled: maui.cfg:4: FSPOLICY") != 1 {
+	if strings.Count(errOut.String(), "warning: not modelled: maui.cfg:4: BYPASSWEIGHT") != 1 {
 		t.Errorf("stderr %q", errOut.String())
 	}
 	// the metrics are those of that policy

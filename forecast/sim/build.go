@@ -156,7 +156,7 @@ func (b *builder) simJob(j forecast.LocalJob) Job {
 		wall = max(b.horizon-b.now, 1)
 	}
 	return Job{ID: j.ID, Procs: j.Procs, PPN: j.PPN, Walltime: wall, Runtime: -1, Submit: j.Submitted,
-		Priority: j.Priority, Queue: j.Queue, User: j.User, QOS: j.QOS}
+		Priority: j.Priority, Queue: j.Queue, User: j.User, Group: j.Group, Account: j.Account, QOS: j.QOS}
 }
 
 func (b *builder) predict(ev Event) {

@@ -116,6 +116,7 @@ type Engine struct {
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
 
+	fs    *fsRun     // Policy.Fairshare; nil: none (fairshare.go)
 	lim   *Limits    // Policy.Limits; nil: none (limits.go)
 	use   credUsage  // running jobs' usage, this pass
 	level limitLevel // the limits backfill applies now
@@ -152,6 +153,9 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	}
 	e.depth, e.unbounded, e.backfills = p.depth(), p.unbounded(), p.backfills()
 	e.lim = p.Limits
+	if p.Fairshare != nil {
+		e.fsInit(start)
+	}
 	e.nodes = make([]node, len(c.Nodes))
 	for i, n := range c.Nodes {
 		e.nodes[i] = node{name: n.Name, procs: n.Procs, mem: n.MemMB, usable: n.Usable()}
@@ -325,6 +329,10 @@ func (e *Engine) next() (int64, bool) {
 	if len(e.srs) > 0 {
 		t, ok = e.standingNext(t, ok)
 	}
+	if e.fs != nil && (ok || len(e.fs.capped) > 0) {
+		// (a job over a fairshare cap waits for its usage to decay)
+		t, ok = min(t, e.fsNextEdge(e.now)), true
+	}
 	if ok && e.policy.Poll > 0 {
 		t = e.iteration(t)
 	}
@@ -347,6 +355,9 @@ func (e *Engine) apply() {
 			e.planValid = false
 		}
 		e.finish(j)
+	}
+	if e.fs != nil {
+		e.fsIterate()
 	}
 	for i := 0; i < len(e.resvs); {
 		if e.resvs[i].r.End <= e.now {
@@ -384,6 +395,9 @@ func (e *Engine) finish(j *job) {
 		e.trackFree(h.node)
 	}
 	e.used -= j.pool
+	if e.fs != nil {
+		e.fs.onEnd(j)
+	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
 	for ; i < len(e.running); i++ {
 		if e.running[i] == j {
@@ -422,6 +436,9 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 		e.trackFree(h.node)
 	}
 	e.used += j.pool
+	if e.fs != nil {
+		e.fs.onRun(j)
+	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd > j.wallEnd })
 	e.running = append(e.running, nil)
 	copy(e.running[i+1:], e.running[i:])

@@ -60,7 +60,7 @@ func (e *Engine) rankRunningAndQueued() []*job {
 		return all
 	}
 	for _, j := range e.running {
-		j.prio = p.ofWaited(j.Job, j.waited(e.now))
+		j.prio = e.prio(j, j.waited(e.now))
 		all = append(all, j)
 	}
 	slices.SortStableFunc(all, func(a, b *job) int {

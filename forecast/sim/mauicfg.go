@@ -57,6 +57,9 @@ type cfgReader struct {
 	notes []string
 	seen  map[string]bool
 	err   error // a bad value for the parameter just read
+
+	fs      *Fairshare // FSPOLICY and the rest, as read (fairshare_cfg.go)
+	fsCapAt int        // the line of the last FSTARGET cap
 }
 
 // note records a setting the simulator does not follow, once per text.
@@ -92,6 +95,8 @@ func (c *cfgReader) param(key string, vals []string) error {
 		return c.err
 	case c.weightParam(name, val):
 		return c.err
+	case c.fsParam(name, val):
+		return c.err
 	}
 	if reason, ok := unmodelled[name]; ok {
 		if !zeroValue(val) {
@@ -108,6 +113,7 @@ func (c *cfgReader) finish() {
 	c.pol.Priority = c.prio
 	c.pol.Limits = c.lim
 	c.standingNotes()
+	c.fsFinish()
 	if c.lim != nil {
 		c.line = c.limAt
 		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")

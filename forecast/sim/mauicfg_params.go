@@ -216,7 +216,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 				setIn(&c.prio.QOSXFWeight, name, n)
 			}
 		case c.qosAttr(kind, name, key, val):
-		case c.limitAttr(kind, name, key, val):
+		case c.limitAttr(kind, name, key, val), c.fsTargetAttr(kind, name, key, val):
 			if c.err != nil {
 				return c.err
 			}
@@ -289,7 +289,7 @@ func harmless(name string) bool {
 		"NOTIFICATION", "MAIL", "CLIENT", "DISPLAY", "TRAP", "PLOT", "DEFAULTDOMAIN", "DIRECTORY", "EVENT",
 		"FEEDBACK", "TOOLS", "LOCKFILE", "USESYSLOG", "NODEPOLLFREQUENCY", "NODEPURGETIME", "JOBPURGETIME",
 		"NODESYNCTIME", "JOBSYNCTIME", "MINADMINSTIME", "MAXSLEEPITERATION", "MCSOCKETPROTOCOL", "RESOURCE",
-		"MACHINECONFIGFILE", "FSCONFIGFILE", "DEFERTIME", "DEFERCOUNT", "DEFERSTARTCOUNT", "JOBMAXSTARTTIME",
+		"MACHINECONFIGFILE", "DEFERTIME", "DEFERCOUNT", "DEFERSTARTCOUNT", "JOBMAXSTARTTIME",
 		"USEJOBREGEX", "FEATURE", "RESDEPTH", "REMOTESTARTCOMMAND", "RESERVATIONRETRYTIME", "SCHEDCFG"} {
 		if strings.HasPrefix(name, p) {
 			return true
@@ -302,9 +302,8 @@ func harmless(name string) bool {
 // does not follow, with what they are; a value that switches them off is
 // not reported.
 var unmodelled = map[string]string{
-	"FSPOLICY": "fairshare", "FSWEIGHT": "the fairshare weight", "FSUSERWEIGHT": "fairshare",
-	"FSGROUPWEIGHT": "fairshare", "FSACCOUNTWEIGHT": "fairshare", "FSQOSWEIGHT": "fairshare",
-	"FSCLASSWEIGHT": "fairshare", "UFSWEIGHT": "fairshare", "GFSWEIGHT": "fairshare", "AFSWEIGHT": "fairshare",
+	"UFSWEIGHT": "the old fairshare weights", "GFSWEIGHT": "the old fairshare weights", "AFSWEIGHT": "the old fairshare weights",
+	"FSENFORCEMENT": "fairshare enforcement", "FSCONFIGFILE": "fairshare targets in a file of their own (not read)", "FSSECONDARYGROUPS": "secondary groups' fairshare",
 	"BYPASSWEIGHT": "the bypass count", "SPVIOLATIONWEIGHT": "soft policy violation",
 	"TARGETWEIGHT": "queue-time and expansion-factor targets", "TARGETQUEUETIMEWEIGHT": "the queue-time target",
 	"TARGETXFACTORWEIGHT": "the expansion-factor target", "QOSTARGETQT": "the queue-time target",

@@ -31,6 +31,8 @@ func TestInspectMauiReference(t *testing.T) {
 	shift := time.Now().Unix() + 60 - jobs[1].submit
 	if strings.Contains(string(cfg), "SRCFG") {
 		shift = (shift + weekLen - 1) / weekLen * weekLen // the windows sit on the wall clock
+	} else if p := refEdgePeriod(t, string(cfg)); p > 0 {
+		shift += p - shift%p // wall-clock edges keep their place in the workload
 	}
 	for i := range jobs {
 		jobs[i].submit += shift
@@ -55,8 +57,8 @@ func TestInspectMauiReference(t *testing.T) {
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
-	r := &refRun{bin: bin, home: home}
-	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400) // from Maui's clock's start, so that it rolls its windows every day as in the run
+	r := &refRun{bin: bin, home: home, edge: refEdges(t, string(cfg))}
+	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400) // from Maui's clock's start, so that it rolls its windows every
 	must(t, err)
 	ctx := context.Background()
 	must(t, r.start(ctx, policy, 1))
@@ -99,7 +101,7 @@ func readRefWorkload(t testing.TB, path string) []refTraceJob {
 		num := func(i int) int64 { return parseField(t, path, f, i) }
 		class, _, _ := strings.Cut(strings.Trim(f[7], "[]"), ":")
 		j := refTraceJob{name: f[0], user: f[3], group: f[4], account: f[25], class: class,
-			tasks: int(num(2)), wall: num(5), submit: num(8), runtime: num(11) - num(10)}
+			tasks: int(num(2)), tpn: int(num(22)), wall: num(5), submit: num(8), runtime: num(11) - num(10)}
 		if q, _, _ := strings.Cut(f[23], ":"); q != "[DEFAULT]" && q != "[NONE]" {
 			j.qos = q // the QOS the job asks for
 		}

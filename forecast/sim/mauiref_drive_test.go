@@ -44,6 +44,9 @@ type refRun struct {
 	// with nothing arriving or ending (standing reservations' window
 	// edges): the driver steps onto them too while jobs are left.
 	edges []int64
+	// edge, when set, is the first wall-clock edge after t where Maui's
+	// decisions change (a fairshare interval's turn): a stop too.
+	edge func(t int64) int64
 }
 
 func (r *refRun) tool(name string) string {
@@ -252,7 +255,7 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 	}
 	t0 := c0
 	t, gap := t0, int64(0)
-	stops := 0
+	stops, idleEdges := 0, 0
 	for {
 		out, err := r.client(ctx, "showq")
 		if err != nil {
@@ -290,11 +293,20 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 		if ended < len(jobs) {
 			ev = min(ev, nextEdge(r.edges, t))
 		}
+		if ev == never && r.edge != nil && ended != len(jobs) && idleEdges < 1000 {
+			ev = r.edge(t) // waiting jobs may wait for an edge (a fairshare cap)
+			idleEdges++
+		} else if ev != never {
+			idleEdges = 0
+		}
 		if ev == never {
 			if ended != len(jobs) {
 				return nil, fmt.Errorf("at t0%+d nothing left to happen but %d of %d jobs ended", t-t0, ended, len(jobs))
 			}
 			break
+		}
+		if r.edge != nil {
+			ev = min(ev, r.edge(t))
 		}
 		if g := ev - t; g != gap {
 			if out, err := r.client(ctx, "changeparam", "RMPOLLINTERVAL", strconv.FormatInt(g, 10)); err != nil || !strings.Contains(out, "parameters modified") {

@@ -237,6 +237,93 @@ USERCFG[u04]          QLIST=lo
 SRCFG[night]          PERIOD=DAY STARTTIME=00:00:00 ENDTIME=05:00:00 HOSTLIST=n017,n018,n019,n020,n021,n022,n023,n024
 SRCFG[fri]            PERIOD=DAY DAYS=Fri STARTTIME=06:00:00 ENDTIME=12:00:00 HOSTLIST=n001,n002 DEPTH=7
 `},
+	// Fairshare (seeds 41 on): workloads arriving over about two days,
+	// so that many FSINTERVALs turn; the driver also stops at every
+	// interval edge.
+	{name: "fsuser", seed: 41, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            04:00:00
+FSDEPTH               6
+FSDECAY               0.7
+FSUSERWEIGHT          10
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u02]          FSTARGET=25
+USERCFG[u05]          FSTARGET=5-
+`},
+	{name: "fsgroup", seed: 42, nodes: []refNodes{{16, 8}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.15,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+XFACTORWEIGHT         10
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            02:00:00
+FSDEPTH               12
+FSDECAY               0.5
+FSWEIGHT              2
+FSGROUPWEIGHT         10
+FSACCOUNTWEIGHT       4
+GROUPCFG[g1]          FSTARGET=40+
+GROUPCFG[g2]          FSTARGET=35
+GROUPCFG[g3]          FSTARGET=25-
+ACCOUNTCFG[DEFAULT]   FSTARGET=50
+`},
+	{name: "fspercent", seed: 43, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1200, burstMean: 3, full: 0.1,
+		classes: []string{"batch", "batch", "high"},
+		policy: `RESERVATIONDEPTH      5
+BACKFILLPOLICY        FIRSTFIT
+QUEUETIMEWEIGHT       2
+FSPOLICY              UTILIZEDPS%
+FSINTERVAL            06:00:00
+FSDEPTH               4
+FSDECAY               0.9
+FSWEIGHT              100
+FSUSERWEIGHT          3
+FSCLASSWEIGHT         2
+USERCFG[DEFAULT]      FSTARGET=12
+USERCFG[u07]          FSTARGET=30
+CLASSCFG[batch]       FSTARGET=70
+CLASSCFG[high]        FSTARGET=30
+`},
+	{name: "fsweights", seed: 44, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            03:00:00
+FSDEPTH               8
+FSDECAY               0.8
+FSWEIGHT              5
+FSCAP                 150
+FSUSERWEIGHT          4
+FSUSERCAP             20
+FSGROUPWEIGHT         2
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u01]          FSTARGET=20+
+GROUPCFG[DEFAULT]     FSTARGET=33
+`},
+	// Absolute fairshare caps (every job's own request, ≤ 16 × 12 h, fits
+	// each cap once the usage has decayed, so every job runs in the end).
+	{name: "fscap", seed: 49, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1200, burstMean: 3, full: 0.1,
+		maxTasks: 16, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            02:00:00
+FSDEPTH               4
+FSDECAY               0.5
+FSUSERWEIGHT          5
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u01]          FSTARGET=1500000^
+USERCFG[u05]          FSTARGET=1000000^
+GROUPCFG[g3]          FSTARGET=4000000^
+`},
 }
 
 // heldOutScenarios were written after the simulator reproduced
@@ -320,6 +407,96 @@ PSWEIGHT              1
 PSCAP                 2000
 WALLTIMEWEIGHT        1
 WALLTIMECAP           100
+`},
+	// Fairshare, held out: written once the fairshare code was committed,
+	// run and compared once.
+	{name: "fsheld", seed: 45, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1400, burstMean: 3, full: 0.1, tpn: 0.25,
+		classes: []string{"batch", "batch", "high"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+RESERVATIONPOLICY     HIGHEST
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         5
+CLASSWEIGHT           1
+CLASSCFG[high]        PRIORITY=50
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            01:30:00
+FSDEPTH               3
+FSDECAY               0.6
+FSWEIGHT              3
+FSUSERWEIGHT          4
+FSGROUPWEIGHT         3
+FSACCOUNTWEIGHT       2
+FSCLASSWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u04]          FSTARGET=25+
+GROUPCFG[g2]          FSTARGET=40-
+ACCOUNTCFG[a1]        FSTARGET=60
+CLASSCFG[high]        FSTARGET=25-
+`},
+	{name: "fsdefaults", seed: 46, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 40, burstGap: 1800, burstMean: 3, full: 0.1,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+FSPOLICY              DEDICATEDPS
+FSUSERWEIGHT          5
+USERWEIGHT            1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u06]          FSTARGET=30 PRIORITY=20
+`},
+	// Held out after fsheld's cause (chunked bookings) was followed.
+	{name: "fsheld2", seed: 47, nodes: []refNodes{{16, 8}, {16, 4}}, jobs: 300, initial: 40, burstGap: 1500, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+BACKFILLMETRIC        PROCSECONDS
+NODEALLOCATIONPOLICY  FIRSTAVAILABLE
+QUEUETIMEWEIGHT       2
+PROCWEIGHT            1
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            02:30:00
+FSDEPTH               5
+FSDECAY               0.75
+FSWEIGHT              10
+FSUSERWEIGHT          2
+FSUSERCAP             30
+FSGROUPWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5-
+USERCFG[u03]          FSTARGET=20+
+GROUPCFG[g1]          FSTARGET=40
+`},
+	// Held out after both chunked-booking fixes.
+	{name: "fsheld3", seed: 48, nodes: []refNodes{{8, 8}, {24, 4}}, jobs: 300, initial: 50, burstGap: 1300, burstMean: 3, full: 0.1, tpn: 0.3,
+		classes: []string{"batch", "batch", "short"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         20
+FSPOLICY              DEDICATEDPS%
+FSINTERVAL            01:00:00
+FSDEPTH               10
+FSDECAY               0.85
+FSWEIGHT              50
+FSUSERWEIGHT          2
+FSACCOUNTWEIGHT       3
+FSCLASSWEIGHT         1
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u07]          FSTARGET=5-
+ACCOUNTCFG[a2]        FSTARGET=35+
+CLASSCFG[short]       FSTARGET=20
+`},
+	// Held out, with the cap code committed: caps under DEDICATEDPES (a
+	// job's request is its processor equivalents alone).
+	{name: "fscapheld", seed: 50, nodes: []refNodes{{24, 8}}, jobs: 300, initial: 50, burstGap: 1300, burstMean: 3, full: 0.1,
+		maxTasks: 24, classes: []string{"batch"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      2
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         10
+FSPOLICY              DEDICATEDPES
+FSINTERVAL            01:30:00
+FSDEPTH               3
+FSDECAY               0.7
+FSUSERWEIGHT          3
+USERCFG[DEFAULT]      FSTARGET=12.5
+USERCFG[u03]          FSTARGET=600000^
+ACCOUNTCFG[a1]        FSTARGET=2500000^
 `},
 }
 
@@ -496,7 +673,7 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
-	r := &refRun{bin: bin, home: home}
+	r := &refRun{bin: bin, home: home, edge: refEdges(t, s.policy)}
 	edges, err := standingEdges(s.policy, t0-120, jobs[len(jobs)-1].submit+30*86400)
 	must(t, err)
 	r.edges = edges

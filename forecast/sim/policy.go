@@ -49,6 +49,10 @@ type Policy struct {
 	// QOS, when set, gives each job the QOS Maui would (QDEF=, QLIST=);
 	// nil leaves Job.QOS as it is.
 	QOS *QOSAccess
+	// Fairshare, when set, is the site's fairshare (FSPOLICY and the
+	// rest): usage accrues as the simulation runs and the priority
+	// weighs it (fairshare.go); nil: none.
+	Fairshare *Fairshare
 }
 
 // Standing is a site's standing reservations, their windows on the wall

@@ -10,9 +10,11 @@ import (
 // far as the simulator models it: the service component (time queued,
 // expansion factor), the credential component (user, group, account, QOS
 // and class priorities) and the resource component (processors, nodes,
-// processor-seconds, walltime), each with its weight and optional cap.
-// Fairshare, targets, bypass counts and per-user usage are not modelled
-// (ReadMauiConfig says so when a site weighs them).
+// processor-seconds, walltime), each with its weight and optional cap,
+// and the fairshare component (FS, FSUser …, computed by the engine from
+// the usage it accrues: fairshare.go). Targets, bypass counts and
+// per-user usage are not modelled (ReadMauiConfig says so when a site
+// weighs them).
 //
 // The zero Priority is not Maui's default; NewPriority is.
 type Priority struct {
@@ -42,6 +44,10 @@ type Priority struct {
 	// QOS service weights (QOSCFG[name] QTWEIGHT= XFWEIGHT=), added to
 	// QueueTime and XFactor for that QOS's jobs.
 	QOSQTWeight, QOSXFWeight map[string]int64
+	// Fairshare weights: FSWEIGHT (the component, Maui's default 1) and
+	// FSUSERWEIGHT, FSGROUPWEIGHT, FSACCOUNTWEIGHT, FSQOSWEIGHT,
+	// FSCLASSWEIGHT (fairshare.go).
+	FS, FSUser, FSGroup, FSAccount, FSQOS, FSClass int64
 	// AllowNegative is ENABLENEGJOBPRIORITY or REJECTNEGPRIOJOBS:
 	// without either, a priority below 1 counts as 1.
 	AllowNegative bool
@@ -53,13 +59,15 @@ type PriorityCaps struct {
 	User, Group, Account, QOS, Class float64
 	Proc, Node, PS, Walltime, PE     float64
 	Service, Cred, Resource          float64
+	// FSCAP and FSUSERCAP … FSCLASSCAP.
+	FS, FSUser, FSGroup, FSAccount, FSQOS, FSClass float64
 }
 
 // NewPriority is Maui 3.3.1's default priority function: every component
 // weight 1, QUEUETIMEWEIGHT 1, every other weight 0, XFMINWCLIMIT 120 s —
 // the priority is the minutes a job has waited.
 func NewPriority() *Priority {
-	return &Priority{Service: 1, Cred: 1, Resource: 1, QueueTime: 1, XFMinWCLimit: 120}
+	return &Priority{Service: 1, Cred: 1, Resource: 1, FS: 1, QueueTime: 1, XFMinWCLimit: 120}
 }
 
 // maxPrio is Maui's MAX_PRIO_VAL.
@@ -71,15 +79,27 @@ const maxPrio = 1000000000
 // queue duration it records when it selects the job), or up to now for a
 // job that came after it.
 func (p *Priority) Of(j Job, now, prev int64) int64 {
+	return p.ofWaited(j, waitedUpTo(j, now, prev))
+}
+
+// waitedUpTo is how long j counts as having waited at a pass at now, the
+// previous one at prev (see Of).
+func waitedUpTo(j Job, now, prev int64) int64 {
 	upTo := now
 	if prev > j.Submit {
 		upTo = prev
 	}
-	return p.ofWaited(j, max(upTo-j.Submit, 0))
+	return max(upTo-j.Submit, 0)
 }
 
 // ofWaited is j's priority when it counts as having waited that long.
 func (p *Priority) ofWaited(j Job, waitedSecs int64) int64 {
+	return p.ofFS(j, waitedSecs, 0)
+}
+
+// ofFS is ofWaited with fs, the fairshare component before its weight
+// (fsComponent).
+func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 	waited := float64(waitedSecs)
 	wall := j.Walltime
 	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
@@ -102,6 +122,7 @@ func (p *Priority) ofWaited(j Job, waitedSecs int64) int64 {
 		float64(p.PE)*capped(float64(j.Procs), c.PE)
 	prio := float64(p.Service)*capped(serv, c.Service) +
 		float64(p.Cred)*capped(cred, c.Cred) +
+		float64(p.FS)*capped(fs, c.FS) +
 		float64(p.Resource)*capped(res, c.Resource)
 	if !p.AllowNegative && prio < 1 {
 		prio = 1
@@ -132,11 +153,11 @@ func capped(v, c float64) float64 {
 func (e *Engine) prioritize() {
 	if e.lim != nil {
 		for _, j := range e.queue {
-			j.prio = e.policy.Priority.ofWaited(j.Job, j.waited(e.now))
+			j.prio = e.prio(j, j.waited(e.now))
 		}
 	} else {
 		for _, j := range e.queue {
-			j.prio = e.policy.Priority.Of(j.Job, e.now, e.prevIter)
+			j.prio = e.prio(j, waitedUpTo(j.Job, e.now, e.prevIter))
 		}
 	}
 	slices.SortFunc(e.queue, func(a, b *job) int {

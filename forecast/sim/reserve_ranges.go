@@ -85,6 +85,13 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 		return false
 	}
 	b := e.newBlocked(t, sat(t, j.Walltime))
+	if e.chunksByMaui(j) {
+		if e.distributeChunks(j, b, avail) {
+			return true
+		}
+		e.dropLastBlocked()
+		return false
+	}
 	need := j.Procs
 	for _, i := range e.resOrder {
 		f := e.chunkCap(j, min(avail[i], j.Procs))
@@ -124,3 +131,59 @@ func (c *nodeEventCache) fill(e *Engine) {
 }
 
 func (c *nodeEventCache) of(i int) []nevent { return c.ev[c.off[i]:c.off[i+1]] }
+
+// distributeChunks books a job asking for whole chunks of PPN tasks per
+// node as Maui does under LASTAVAILABLE and FIRSTAVAILABLE (MJobAllocMNL
+// takes nodes with at least one chunk free, in the reservation order,
+// each with all the tasks it has at the reservation's start, until they
+// make up the job's tasks; MINRESOURCE rounds each node down to whole
+// chunks there already); then MJobDistributeTasks (TasksPerNode) keeps
+// each node's count rounded down to whole chunks, the last ones only what
+// is still missing. The booking can fall short of the job's tasks (7 + 7
+// + 4 + 8 + 6 + 8 + 8 tasks for a 44-task job of 4 per node book 40):
+// Maui makes that reservation all the same. False when the nodes do not
+// make up the job's tasks.
+func (e *Engine) distributeChunks(j *job, b *blockedRes, avail []int) bool {
+	got := 0
+	var taken []int
+	for _, i := range e.resOrder {
+		if avail[i] < j.PPN {
+			continue
+		}
+		taken = append(taken, i)
+		if got += avail[i]; got >= j.Procs {
+			break
+		}
+	}
+	if got < j.Procs {
+		return false
+	}
+	need := j.Procs
+	for _, i := range taken {
+		tc := min(avail[i]-avail[i]%j.PPN, need)
+		if tc <= 0 {
+			continue
+		}
+		b.per[i] = tc
+		b.touched = append(b.touched, i)
+		need -= tc
+	}
+	return true
+}
+
+// chunksByMaui reports whether j's reservations are booked by
+// distributeChunks: a job of whole chunks per node under LASTAVAILABLE or
+// FIRSTAVAILABLE (MINRESOURCE and EXACTNODE book whole chunks for every
+// task).
+func (e *Engine) chunksByMaui(j *job) bool {
+	return j.PPN > 0 && !e.policy.ExactNode && e.policy.NodeAlloc != MinResource
+}
+
+// booked is the processors the reservation holds.
+func (b *blockedRes) booked() int {
+	n := 0
+	for _, i := range b.touched {
+		n += b.per[i]
+	}
+	return n
+}

@@ -28,11 +28,14 @@ func (e *Engine) schedule() {
 		return
 	}
 	keep := e.policy.Reservation == Highest
-	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil {
+	if e.used >= e.total && !e.keepPlan && !keep && e.lim == nil && !e.fsCapsOn() {
 		return // nothing can start now, so no reservation matters yet
 	}
 	if e.policy.Priority != nil {
 		e.prioritize()
+	}
+	if e.fsCapsOn() {
+		e.fsSelect()
 	}
 	if e.lim != nil {
 		e.limitSelect()
@@ -105,6 +108,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		if j.started {
 			w--
 			continue
+		}
+		if e.fsCapped(j) {
+			continue // not selected: over a fairshare cap
 		}
 		if e.lim != nil && (!j.lim.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
 			if !j.lim.inPass || idle || e.secondCall {
@@ -304,10 +310,10 @@ func (e *Engine) reserveBlocked(j *job) int64 {
 		// It books nothing beyond what is free, so the profile can hold
 		// it too (still an upper bound of what any node offers), which
 		// spares later checks.
-		if t = e.holdNodes(j, t); t != never {
+		if t = e.holdNodes(j, t); t != never && (!e.chunksByMaui(j) || e.blocked[len(e.blocked)-1].booked() == j.Procs) {
 			p.add(t, sat(t, j.Walltime), -j.Procs)
 			e.onProfile = true
-		}
+		} // (a chunked booking short of the job lives on its nodes only)
 		return t
 	}
 	// Node-level, as Maui: the reservation lives on its nodes only. The
@@ -376,6 +382,13 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
 	b := e.newBlocked(t, end)
+	if e.chunksByMaui(j) {
+		if e.distributeChunks(j, b, free) {
+			return true
+		}
+		e.dropLastBlocked()
+		return false
+	}
 	need := j.Procs
 	for _, i := range e.resOrder {
 		f := free[i]
