@@ -25,6 +25,10 @@ var ErrSteppedDown = errors.New("broker stepped down")
 // errStepDownAsked is the cause of a step-down an operator asked for.
 var errStepDownAsked = fmt.Errorf("%w: an operator asked it to step down", errLostLeadership)
 
+// SteppedDownOnRequest reports whether Run ended because an operator
+// asked the broker to step down (not because it lost its lease).
+func SteppedDownOnRequest(err error) bool { return errors.Is(err, errStepDownAsked) }
+
 // termState is the broker's leadership: the lease, and while active the
 // term's epoch and the job stream's last sequence it appends after.
 type termState struct {

@@ -86,7 +86,7 @@ func runRun(ctx context.Context, cfg Config) error {
 	g.Go(func() error {
 		select {
 		case <-b.Ready():
-			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Msg("broker ready")
+			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Uint64("epoch", b.Epoch()).Msg("broker ready")
 		case <-gctx.Done():
 			return nil
 		}
@@ -96,6 +96,10 @@ func runRun(ctx context.Context, cfg Config) error {
 	err = g.Wait()
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped while starting: a clean stop, like one after start
+	}
+	if daemon.SteppedDownOnRequest(err) {
+		log.Info().Err(err).Msg("broker handed over; start it again to make it a standby")
+		return nil
 	}
 	log.Info().Err(err).Msg("broker stopped")
 	if err != nil {
@@ -144,7 +148,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
-		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
+		Replicas: cfg.Replicas, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
 		Planner: planner.Plan, PlanStats: planner.TakeStats,
 	}
 }

@@ -56,6 +56,10 @@ type Config struct {
 	Operators  []string       `mapstructure:"operators" json:"operators"`
 	StateDir   string         `mapstructure:"state_dir" json:"state_dir" default:"/var/lib/lookahead/broker"`
 	Replicas   int            `mapstructure:"replicas" json:"replicas" default:"1" min:"1"`
+	// Leadership is the active/standby lease (docs/broker.md).
+	Leadership struct {
+		LeaseTTL time.Duration `mapstructure:"lease_ttl" json:"lease_ttl" default:"10s" min:"3s"`
+	} `mapstructure:"leadership" json:"leadership"`
 	Metrics    struct {
 		// Listen is the metrics/health listener; "" (the default) or
 		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
