@@ -19,15 +19,15 @@ type Config struct {
 	// URLs, when set, lists the cluster's servers (a YAML list) and
 	// replaces URL.
 	URLs     []string `mapstructure:"urls" json:"urls,omitempty"`
-	Name     string `mapstructure:"name" json:"name"` // client name shown by the server
-	Creds    string `mapstructure:"creds" json:"creds"`
-	NKeySeed string `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
-	User     string `mapstructure:"user" json:"user"`
-	Password string `mapstructure:"password" json:"-"`
-	Token    string `mapstructure:"token" json:"-"`
-	TLSCA    string `mapstructure:"tls_ca" json:"tls_ca"`
-	TLSCert  string `mapstructure:"tls_cert" json:"tls_cert"`
-	TLSKey   string `mapstructure:"tls_key" json:"tls_key"`
+	Name     string   `mapstructure:"name" json:"name"` // client name shown by the server
+	Creds    string   `mapstructure:"creds" json:"creds"`
+	NKeySeed string   `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
+	User     string   `mapstructure:"user" json:"user"`
+	Password string   `mapstructure:"password" json:"-"`
+	Token    string   `mapstructure:"token" json:"-"`
+	TLSCA    string   `mapstructure:"tls_ca" json:"tls_ca"`
+	TLSCert  string   `mapstructure:"tls_cert" json:"tls_cert"`
+	TLSKey   string   `mapstructure:"tls_key" json:"tls_key"`
 	// InboxPrefix replaces "_INBOX" as the prefix of reply subjects, so a
 	// server can let each user subscribe only to its own inbox (see
 	// packaging/nats/grid.conf): e.g. "_INBOX_alpha". Empty: "_INBOX".
