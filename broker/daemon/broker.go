@@ -105,7 +105,7 @@ func (b *Broker) kick() {
 // runActive is the active term: replay and epoch (establish), then the
 // service, the forecasts and the planning loop until ctx ends.
 func (b *Broker) runActive(ctx context.Context) error {
-	if err := b.establish(ctx); err != nil {
+	if err := retryTransient(ctx, b, func() error { return b.establish(ctx) }); err != nil || ctx.Err() != nil {
 		return err
 	}
 	kv, err := ensureBucket(ctx, b.js, forecastBucketConfig(b.cfg.ForecastTTL, b.cfg.Replicas))

@@ -168,6 +168,9 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 		b.kick()
 		return fmt.Errorf("commit outcome of %s not recorded (rolled back at the next cycle): %w", id, err)
 	}
+	if b.failAt("outcome") {
+		return ErrCrashed
+	}
 	if jd.OK {
 		b.cfg.Metrics.Committed()
 		b.audit(ctx, wire.AuditRecord{Action: "commit", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK, Detail: jd.Reservations})

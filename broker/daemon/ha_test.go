@@ -140,7 +140,7 @@ func TestPausedBrokerIsFenced(t *testing.T) {
 	paused := make(chan struct{})
 	old := e.startBroker(func(c *Config) {
 		c.Name = "b1"
-		c.leasePause = func() {
+		c.LeasePause = func() {
 			select {
 			case <-paused:
 				<-resumeLease

@@ -74,14 +74,19 @@ func (b *Broker) Leadership() *wire.Leadership {
 // the broker is no longer active (ErrSteppedDown). Every broker, standby
 // or active, answers wire.BrokerHASubject with its own status.
 func (b *Broker) Run(ctx context.Context) error {
-	if err := b.setupStreams(ctx); err != nil {
+	var l *lease
+	err := retryTransient(ctx, b, func() error {
+		if err := b.setupStreams(ctx); err != nil {
+			return err
+		}
+		var err error
+		l, err = openLease(ctx, b.js, b.cfg.Name, b.cfg.LeaseTTL, b.cfg.Replicas)
+		return err
+	})
+	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	l, err := openLease(ctx, b.js, b.cfg.Name, b.cfg.LeaseTTL, b.cfg.Replicas)
-	if err != nil {
-		return err
-	}
-	l.pause = b.cfg.leasePause
+	l.pause = b.cfg.LeasePause
 	b.term.lease = l
 	sub, err := b.nc.Subscribe(wire.BrokerHASubject, b.onHAStatus)
 	if err != nil {
@@ -327,5 +332,23 @@ func (b *Broker) onStepDown(m *nats.Msg) {
 func (b *Broker) setLeaderMetric(active bool, epoch uint64) {
 	if m, ok := b.cfg.Metrics.(interface{ SetLeader(bool, uint64) }); ok {
 		m.SetLeader(active, epoch)
+	}
+}
+
+// retryTransient runs f until it succeeds, fails for good or ctx ends: a
+// timeout or no responders (a cluster still electing its JetStream
+// leader, or a server away) is retried every second, and logged.
+func retryTransient(ctx context.Context, b *Broker, f func() error) error {
+	for {
+		err := f()
+		if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)) {
+			return err
+		}
+		b.log.Warn().Err(err).Msg("JetStream did not answer; retrying")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
 	}
 }

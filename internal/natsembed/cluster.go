@@ -145,3 +145,25 @@ func (c *Cluster) StreamLeader(stream string) int {
 	}
 	return -1
 }
+
+// WaitJetStream waits until the running servers agree on a JetStream meta
+// leader and each is current with it (a new cluster elects one in a few
+// seconds; requests before that time out).
+func (c *Cluster) WaitJetStream(within time.Duration) error {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		c.mu.Lock()
+		leader, current := false, true
+		for _, s := range c.servers {
+			if s == nil {
+				continue
+			}
+			leader = leader || s.JetStreamIsLeader()
+			current = current && s.JetStreamIsCurrent()
+		}
+		c.mu.Unlock()
+		if leader && current {
+			return nil
+		}
+	}
+	return fmt.Errorf("cluster: no JetStream meta leader after %v", within)
+}
