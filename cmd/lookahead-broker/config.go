@@ -60,7 +60,7 @@ type Config struct {
 	Leadership struct {
 		LeaseTTL time.Duration `mapstructure:"lease_ttl" json:"lease_ttl" default:"10s" min:"3s"`
 	} `mapstructure:"leadership" json:"leadership"`
-	Metrics    struct {
+	Metrics struct {
 		// Listen is the metrics/health listener; "" (the default) or
 		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
 		Listen string `mapstructure:"listen" json:"listen"`
