@@ -59,6 +59,9 @@ type Config struct {
 	// Leadership is the active/standby lease (docs/broker.md).
 	Leadership struct {
 		LeaseTTL time.Duration `mapstructure:"lease_ttl" json:"lease_ttl" default:"10s" min:"3s"`
+		// Name is this broker's name in the lease, the audit trail and
+		// its requests to the sites; distinct per host.
+		Name string `mapstructure:"name" json:"name" default:"broker"`
 	} `mapstructure:"leadership" json:"leadership"`
 	Metrics struct {
 		// Listen is the metrics/health listener; "" (the default) or
@@ -168,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.NATS.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !forecast.IsPlainName(c.Leadership.Name) {
+		errs = append(errs, fmt.Errorf("leadership.name %q: must be a plain name ([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})", c.Leadership.Name))
 	}
 	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
 		errs = append(errs, err)
