@@ -7,6 +7,7 @@ import (
 	"io"
 	"lookahead/internal/version"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,6 +85,9 @@ func runRun(ctx context.Context, cfg Config) error {
 	}
 	g.Go(func() error { return b.Run(gctx) })
 	g.Go(func() error {
+		if !followStandby(gctx, b, srv, log, 2*time.Second) {
+			return nil
+		}
 		select {
 		case <-b.Ready():
 			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Uint64("epoch", b.Epoch()).Msg("broker ready")
@@ -106,6 +110,30 @@ func runRun(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("broker: %w", err)
 	}
 	return nil
+}
+
+// followStandby keeps /readyz on why the broker is not active (a standby,
+// or starting) until it is ready; false when ctx ended first.
+func followStandby(ctx context.Context, b *daemon.Broker, srv *metrics.Server, log zerolog.Logger, every time.Duration) bool {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	was := ""
+	for {
+		if _, why := b.Healthy(); why != was && b.Epoch() == 0 {
+			srv.SetNotReady(why)
+			if strings.HasPrefix(why, "standby") {
+				log.Info().Str("why", why).Msg("broker not active")
+			}
+			was = why
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-b.Ready():
+			return true
+		case <-t.C:
+		}
+	}
 }
 
 // followHealth keeps /readyz (and systemd's status) on what the broker

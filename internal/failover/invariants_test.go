@@ -113,7 +113,7 @@ func (g *grid) readSiteRecords() (map[string][]siteRecord, error) {
 // reservations made in two epochs.
 func (g *grid) check(fault string) {
 	g.t.Helper()
-	st := g.settle(60 * time.Second)
+	st, held := g.snapshot()
 	fail := func(format string, args ...any) { g.t.Errorf("after %s: "+format, append([]any{fault}, args...)...) }
 	byID := map[string]wire.JobStatus{}
 	for _, j := range st.Jobs {
@@ -130,7 +130,6 @@ func (g *grid) check(fault string) {
 			fail("job %s of request %s lost", id, req)
 		}
 	}
-	held := g.siteHoldings()
 	for _, j := range st.Jobs {
 		holds := j.State == wire.JobReserved || j.State == wire.JobRunning
 		for _, s := range planSites(j) {
@@ -193,6 +192,33 @@ func (g *grid) checkEpochs(fault string, held map[string]map[string]bool) {
 			g.t.Errorf("after %s: job %s holds reservations from epochs %v", fault, job, keys(epochs))
 		}
 	}
+}
+
+// snapshot is the settled queue and what the sites hold, taken so that
+// no job changed state while the sites were asked (the queue is read
+// before and after; a cycle in between makes it try again).
+func (g *grid) snapshot() (wire.StatusReply, map[string]map[string]bool) {
+	g.t.Helper()
+	for try := 0; ; try++ {
+		before := g.settle(60 * time.Second)
+		held := g.siteHoldings()
+		after := g.settle(60 * time.Second)
+		if sameStates(before, after) || try == 20 {
+			return after, held
+		}
+	}
+}
+
+func sameStates(a, b wire.StatusReply) bool {
+	if len(a.Jobs) != len(b.Jobs) {
+		return false
+	}
+	for i := range a.Jobs {
+		if a.Jobs[i].Job.ID != b.Jobs[i].Job.ID || a.Jobs[i].State != b.Jobs[i].State || a.Jobs[i].Attempts != b.Jobs[i].Attempts {
+			return false
+		}
+	}
+	return true
 }
 
 // siteHoldings lists, per site, the jobs it holds reservations of.
