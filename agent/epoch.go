@@ -57,14 +57,6 @@ func fence(epoch, highest uint64) *Refusal {
 	return nil
 }
 
-// Highest is the highest broker epoch seen (0: none).
-func (g *epochGuard) Highest() uint64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.load()
-	return g.highest
-}
-
 func (g *epochGuard) load() error {
 	if g.loaded || g.path == "" {
 		g.loaded = true

@@ -156,7 +156,9 @@ func (l *lease) keep(ctx context.Context, epoch func() uint64, lost func(error))
 			continue
 		}
 		if errors.Is(err, errLostLeadership) || !time.Now().Before(l.valid) {
-			err = fmt.Errorf("%w: %v", errLostLeadership, err)
+			if !errors.Is(err, errLostLeadership) {
+				err = fmt.Errorf("%w: %v", errLostLeadership, err)
+			}
 			lost(err)
 			return err
 		}

@@ -123,13 +123,6 @@ func (c *Cluster) URLs() string {
 	return strings.Join(out, ",")
 }
 
-// Server is server i, nil while stopped.
-func (c *Cluster) Server(i int) *server.Server {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.servers[i]
-}
-
 // Size is the number of servers, running or not.
 func (c *Cluster) Size() int { return len(c.ports) }
 
