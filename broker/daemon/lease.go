@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,10 @@ var errLostLeadership = errors.New("no longer the active broker")
 // leaseValue is what the lease key holds. Epoch is 0 until the holder has
 // established its term in the job stream.
 type leaseValue struct {
-	Broker  string `json:"broker"`
+	Broker string `json:"broker"`
+	// Term is random per acquisition: a renewal whose acknowledgement was
+	// lost is recognised as this broker's own write by it.
+	Term    string `json:"term,omitempty"`
 	Epoch   uint64 `json:"epoch,omitempty"`
 	Since   int64  `json:"since"`
 	Renewed int64  `json:"renewed"`
@@ -38,6 +43,7 @@ type lease struct {
 	// blocks it to emulate a process stopped past its lease.
 	pause func()
 
+	term  string    // this acquisition's random token
 	rev   uint64    // revision this broker wrote last (0: not held)
 	since time.Time // when this term's lease was created
 	valid time.Time // the lease is ours until then, at the latest
@@ -86,12 +92,13 @@ func openLease(ctx context.Context, js jetstream.JetStream, name string, ttl tim
 // another broker has it.
 func (l *lease) tryAcquire(ctx context.Context) (bool, *leaseValue, error) {
 	sent := time.Now()
-	v := leaseValue{Broker: l.name, Since: sent.Unix(), Renewed: sent.Unix()}
+	term := randomToken()
+	v := leaseValue{Broker: l.name, Term: term, Since: sent.Unix(), Renewed: sent.Unix()}
 	data, _ := json.Marshal(v)
 	rev, err := l.kv.Create(ctx, wire.LeaderKey, data)
 	if err == nil {
 		_, guard := leaseTimes(l.ttl)
-		l.rev, l.since, l.valid = rev, sent, sent.Add(l.ttl-guard)
+		l.term, l.rev, l.since, l.valid = term, rev, sent, sent.Add(l.ttl-guard)
 		return true, nil, nil
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -121,10 +128,13 @@ func (l *lease) read(ctx context.Context) (*leaseValue, error) {
 // errLostLeadership when the key moved on (expired, taken, deleted).
 func (l *lease) renew(ctx context.Context, epoch uint64) error {
 	sent := time.Now()
-	v := leaseValue{Broker: l.name, Epoch: epoch, Since: l.since.Unix(), Renewed: sent.Unix()}
+	v := leaseValue{Broker: l.name, Term: l.term, Epoch: epoch, Since: l.since.Unix(), Renewed: sent.Unix()}
 	data, _ := json.Marshal(v)
 	rev, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound) {
+		if l.ownWrite(ctx) {
+			return fmt.Errorf("renew the lease: an earlier renewal landed unacknowledged; retrying at its revision")
+		}
 		return fmt.Errorf("%w: the lease moved on: %v", errLostLeadership, err)
 	}
 	if err != nil {
@@ -133,6 +143,29 @@ func (l *lease) renew(ctx context.Context, epoch uint64) error {
 	_, guard := leaseTimes(l.ttl)
 	l.rev, l.valid = rev, sent.Add(l.ttl-guard)
 	return nil
+}
+
+// ownWrite reports whether the key's current entry is this term's own
+// write (a renewal that timed out on the client but landed); if so the
+// next renewal expects its revision. The validity is not extended: it
+// stays counted from the last acknowledged renewal.
+func (l *lease) ownWrite(ctx context.Context) bool {
+	e, err := l.kv.Get(ctx, wire.LeaderKey)
+	if err != nil {
+		return false
+	}
+	var v leaseValue
+	if json.Unmarshal(e.Value(), &v) != nil || v.Term == "" || v.Term != l.term || e.Revision() <= l.rev {
+		return false
+	}
+	l.rev = e.Revision()
+	return true
+}
+
+func randomToken() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // keep renews the lease until ctx ends; it returns errLostLeadership (and
