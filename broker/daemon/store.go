@@ -44,6 +44,11 @@ func AuditStreamConfig(replicas int) jetstream.StreamConfig {
 	}
 }
 
+// errNotCreated marks a stream the broker found missing and could not
+// create: not retried at start (without the permission the create only
+// times out).
+var errNotCreated = errors.New("not created")
+
 // ensureStream uses a stream as it is when it exists (created by the NATS
 // admin with `lookahead-broker init`, or by an earlier start) and creates
 // it otherwise. The broker never updates a stream's configuration, so it
@@ -62,7 +67,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 		s, err = js.Stream(ctx, cfg.Name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("stream %s is missing and could not be created (create it as the NATS admin with `lookahead-broker init`): %w", cfg.Name, err)
+		return nil, fmt.Errorf("stream %s is missing and could not be created (create it as the NATS admin with `lookahead-broker init`): %w: %w", cfg.Name, errNotCreated, err)
 	}
 	return s, nil
 }

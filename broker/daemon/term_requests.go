@@ -100,11 +100,14 @@ func (b *Broker) setLeaderMetric(active bool, epoch uint64) {
 
 // retryTransient runs f until it succeeds, fails for good or ctx ends: a
 // timeout or no responders (a cluster still electing its JetStream
-// leader, or a server away) is retried every second, and logged.
+// leader, or a server away) is retried every second, and logged; a
+// stream that could not be created is not (the create times out when the
+// broker may not create it).
 func retryTransient(ctx context.Context, b *Broker, f func() error) error {
 	for {
 		err := f()
-		if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)) {
+		transient := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+		if err == nil || !transient || errors.Is(err, errNotCreated) {
 			return err
 		}
 		b.log.Warn().Err(err).Msg("JetStream did not answer; retrying")
