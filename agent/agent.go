@@ -68,6 +68,8 @@ type Agent struct {
 	// says the scheduler did not answer the last check (resMu).
 	ledger    heldLedger
 	schedDown bool
+	// epochs fences brokers that are no longer active (epoch.go).
+	epochs epochGuard
 
 	mu     sync.Mutex // guards the fields below
 	state  Status
@@ -87,6 +89,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 		return nil, errors.New("agent: a Snapshotter and an Engine are required")
 	}
 	a := &Agent{cfg: cfg, deps: deps, met: deps.Metrics, kick: make(chan struct{}, 1), acc: NewAccuracy()}
+	a.epochs.path = cfg.EpochState
 	if a.met == nil {
 		a.met = nopMetrics{}
 	}

@@ -57,6 +57,9 @@ type Config struct {
 	// PartState is a file where the agent keeps the parts it dispatched
 	// and what it reported of them (partstate.go). Empty: in memory only.
 	PartState string
+	// EpochState is a file where the agent keeps the highest broker epoch
+	// it has seen (epoch.go). Empty: in memory only.
+	EpochState string
 }
 
 // Defaults of Config.

@@ -81,6 +81,10 @@ func dispatchSummary(req wire.DispatchRequest, data []byte) any {
 }
 
 func (a *Agent) dispatch(ctx context.Context, req wire.DispatchRequest, now int64, reply *wire.DispatchReply) [][]string {
+	if ref := a.epochs.admit(req.Epoch); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
 	if a.deps.Executor == nil {
 		reply.Code, reply.Message = wire.CodeForbidden, "this site does not dispatch grid jobs' parts (no executor configured)"
 		return nil
@@ -208,6 +212,10 @@ func (a *Agent) Stop(ctx context.Context, data []byte) wire.StopReply {
 }
 
 func (a *Agent) stop(ctx context.Context, req wire.StopRequest, reply *wire.StopReply) [][]string {
+	if ref := a.epochs.admit(req.Epoch); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
 	if a.deps.Executor == nil {
 		reply.Code, reply.Note = wire.CodeOK, "this site does not dispatch parts: nothing to delete"
 		return nil

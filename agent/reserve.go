@@ -49,6 +49,10 @@ func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
 }
 
 func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadline time.Time, reply *wire.ReserveReply) [][]string {
+	if ref := a.epochs.admit(req.Epoch); ref != nil {
+		reply.Code, reply.Message = ref.Code, ref.Message
+		return nil
+	}
 	spec, ref := CheckReserve(req, a.limits(now))
 	if ref == nil {
 		spec.Identity, ref = LocalIdentity(a.cfg.Dispatch, spec.Identity)
@@ -221,7 +225,11 @@ func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
 }
 
 func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.Time, reply *wire.ReleaseReply) [][]string {
-	if ref := CheckRelease(req, a.cfg.Site); ref != nil {
+	ref := a.epochs.admit(req.Epoch)
+	if ref == nil {
+		ref = CheckRelease(req, a.cfg.Site)
+	}
+	if ref != nil {
 		reply.Code, reply.Message = ref.Code, ref.Message
 		return nil
 	}

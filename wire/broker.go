@@ -159,6 +159,9 @@ type StatusReply struct {
 	Now     int64       `json:"now"`
 	Jobs    []JobStatus `json:"jobs"`
 	Next    uint64      `json:"next,omitempty"`
+	// Leader is the active broker that answered (wire/ha.go); absent
+	// from brokers before leadership.
+	Leader *Leadership `json:"leader,omitempty"`
 }
 
 // Plan is one planning cycle's result: the allocation of every waiting job
@@ -218,6 +221,8 @@ type SitesReply struct {
 	Now   int64        `json:"now"`
 	TTL   int64        `json:"ttl"`
 	Sites []SiteStatus `json:"sites"`
+	// Leader is the active broker that answered (as in StatusReply).
+	Leader *Leadership `json:"leader,omitempty"`
 }
 
 // AuditRequest asks the broker to compare its records with every site's

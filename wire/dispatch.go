@@ -62,6 +62,7 @@ type DispatchRequest struct {
 	Account     string     `json:"account,omitempty"`
 	Script      []byte     `json:"script"`
 	RequestedBy string     `json:"requested_by,omitempty"`
+	Epoch       uint64     `json:"epoch,omitempty"` // as in ReserveRequest
 }
 
 // DispatchReply says how the part was submitted: the local job id, the
@@ -90,6 +91,7 @@ type StopRequest struct {
 	Site        string `json:"site"`
 	Reason      string `json:"reason,omitempty"`
 	RequestedBy string `json:"requested_by,omitempty"`
+	Epoch       uint64 `json:"epoch,omitempty"` // as in ReserveRequest
 }
 
 // StopReply lists the local jobs deleted; Note says when there was none.

@@ -78,6 +78,9 @@ type ReserveRequest struct {
 	RequestedBy string      `json:"requested_by,omitempty"`
 	TimeoutMS   int64       `json:"timeout_ms,omitempty"`
 	DeadlineMS  int64       `json:"deadline_ms,omitempty"`
+	// Epoch is the sending broker's term (wire/ha.go); 0 from brokers
+	// before epochs. An agent refuses an epoch older than its highest.
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // Reservation is one advance reservation a site holds for a grid job.
@@ -114,6 +117,7 @@ type ReleaseRequest struct {
 	Site        string `json:"site"`
 	Reason      string `json:"reason,omitempty"`
 	RequestedBy string `json:"requested_by,omitempty"`
+	Epoch       uint64 `json:"epoch,omitempty"` // as in ReserveRequest
 }
 
 // ReleaseReply lists what was released; Note says when there was nothing.

@@ -63,6 +63,7 @@ type Broker struct {
 	// events counts events recorded since the last snapshot (under mu).
 	events int
 	snap   snapshotter
+	term   termState // leadership: lease, epoch (term.go)
 }
 
 // New checks the config and returns a broker that will use nc.
@@ -101,10 +102,10 @@ func (b *Broker) kick() {
 	}
 }
 
-// Run sets up streams, replays the queue, recovers unfinished commits,
-// serves requests and plans in cycles until ctx ends.
-func (b *Broker) Run(ctx context.Context) error {
-	if err := b.setup(ctx); err != nil {
+// runActive is the active term: replay and epoch (establish), then the
+// service, the forecasts and the planning loop until ctx ends.
+func (b *Broker) runActive(ctx context.Context) error {
+	if err := retryTransient(ctx, b, func() error { return b.establish(ctx) }); err != nil || ctx.Err() != nil {
 		return err
 	}
 	kv, err := ensureBucket(ctx, b.js, forecastBucketConfig(b.cfg.ForecastTTL, b.cfg.Replicas))
@@ -125,6 +126,11 @@ func (b *Broker) Run(ctx context.Context) error {
 			s.Unsubscribe()
 		}
 	}()
+	sd, err := b.nc.Subscribe(wire.BrokerSubject(wire.VerbStepDown), b.onStepDown)
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", wire.BrokerSubject(wire.VerbStepDown), err)
+	}
+	defer sd.Unsubscribe()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return b.watchForecasts(gctx, kv) })
 	g.Go(func() error { return b.loop(gctx) })
@@ -139,7 +145,8 @@ func (b *Broker) Run(ctx context.Context) error {
 	return err
 }
 
-func (b *Broker) setup(ctx context.Context) error {
+// setupStreams makes sure the audit and job streams exist.
+func (b *Broker) setupStreams(ctx context.Context) error {
 	if _, err := ensureStream(ctx, b.js, AuditStreamConfig(b.cfg.Replicas)); err != nil {
 		return err
 	}
@@ -152,7 +159,20 @@ func (b *Broker) setup(ctx context.Context) error {
 		b.snap.purgeDenied = true
 		b.log.Info().Msg("the job stream denies purges (created by an older broker): snapshots bound replays, not its size; see docs/broker.md")
 	}
+	return nil
+}
+
+// replayQueue rebuilds the queue from the job stream into a new state; it
+// returns the stream's last sequence before the replay began (the replay
+// reads at least that far).
+func (b *Broker) replayQueue(ctx context.Context) (uint64, error) {
+	s := b.snap.stream
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s info: %w", wire.JobStream, err)
+	}
 	b.mu.Lock()
+	b.state = broker.NewState()
 	events, bad, err := replay(ctx, s, replayer{
 		apply: func(e broker.Event) {
 			if err := b.state.Apply(e); err != nil {
@@ -169,10 +189,10 @@ func (b *Broker) setup(ctx context.Context) error {
 	})
 	b.mu.Unlock()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b.log.Info().Int("events", events).Int("undecodable", bad).Int("jobs", len(b.state.Jobs())).Msg("queue replayed")
-	return b.recover(ctx)
+	return info.State.LastSeq, nil
 }
 
 // recover rolls back every commit a previous broker left without an
@@ -257,7 +277,7 @@ func (b *Broker) appendChecked(ctx context.Context, e broker.Event) error {
 		err = b.cfg.AppendError(e)
 	}
 	if err == nil {
-		err = appendEvent(ctx, b.js, e)
+		err = appendEvent(ctx, b.appendJob, e)
 	}
 	b.health.appended(err)
 	return err

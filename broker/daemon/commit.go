@@ -116,6 +116,10 @@ func siteTimeout(wait time.Duration) time.Duration {
 
 // request sends v as JSON to subject and decodes the reply into out.
 func (b *Broker) request(ctx context.Context, subject string, v, out any) error {
+	v, err := b.stamp(v) // the term's epoch; nothing is sent after the term
+	if err != nil {
+		return fmt.Errorf("request to %s: %w", subject, err)
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode request to %s: %w", subject, err)
@@ -127,6 +131,7 @@ func (b *Broker) request(ctx context.Context, subject string, v, out any) error 
 	if err := json.Unmarshal(msg.Data, out); err != nil {
 		return fmt.Errorf("reply from %s: %w", subject, err)
 	}
+	b.checkFenced(subject, out)
 	return nil
 }
 
@@ -162,6 +167,9 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 		// the job stream takes events again.
 		b.kick()
 		return fmt.Errorf("commit outcome of %s not recorded (rolled back at the next cycle): %w", id, err)
+	}
+	if b.failAt("outcome") {
+		return ErrCrashed
 	}
 	if jd.OK {
 		b.cfg.Metrics.Committed()

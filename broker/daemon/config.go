@@ -89,8 +89,12 @@ type Config struct {
 	// SnapshotInterval is how often the queue is snapshotted and the
 	// events before the snapshot purged (default 1 h).
 	SnapshotInterval time.Duration
-	// Replicas of the streams and bucket the broker creates (default 1).
+	// Replicas of the streams and buckets the broker creates (default 1).
 	Replicas int
+	// LeaseTTL is the leadership lease's time to live when the broker
+	// creates the lease bucket (default 10 s); an existing bucket's TTL
+	// wins. It must sit well above the cluster's leader re-election time.
+	LeaseTTL time.Duration
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
@@ -104,9 +108,12 @@ type Config struct {
 	// stream; an error fails the append (tests of a failing stream).
 	AppendError func(broker.Event) error
 	// FailPoint, when set, is asked at named points of the commit protocol
-	// ("intent", "answer:<site>"); returning true makes the broker stop
+	// ("intent", "answer:<site>", "outcome"); returning true makes the broker stop
 	// there as if it died (tests of recovery).
 	FailPoint func(point string) bool
+	// LeasePause, when set, is called before each lease renewal (tests
+	// block it to emulate a process stopped past its lease).
+	LeasePause func()
 	// appendHook, when set, sees every append with its context first
 	// (tests of what handlers hold while they append).
 	appendHook func(context.Context, broker.Event)
@@ -128,6 +135,7 @@ func (c *Config) setDefaults() {
 	def(&c.MaxClockSkew, time.Minute)
 	def(&c.Retain, 7*24*time.Hour)
 	def(&c.SnapshotInterval, time.Hour)
+	def(&c.LeaseTTL, 10*time.Second)
 	if c.Name == "" {
 		c.Name = "broker"
 	}
@@ -146,7 +154,7 @@ func (c *Config) setDefaults() {
 func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{"cycle_interval": c.CycleInterval, "debounce": c.Debounce,
 		"commit_lead": c.CommitLead, "reserve_timeout": c.ReserveTimeout, "forecast_ttl": c.ForecastTTL, "start_margin": c.StartMargin,
-		"start_grace": c.StartGrace, "max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval} {
+		"start_grace": c.StartGrace, "max_clock_skew": c.MaxClockSkew, "retain": c.Retain, "snapshot_interval": c.SnapshotInterval, "lease_ttl": c.LeaseTTL} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v, must not be negative", name, d)
 		}

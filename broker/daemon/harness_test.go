@@ -100,7 +100,8 @@ func (e *env) startBroker(mod func(*Config)) *brokerRun {
 		CycleInterval: time.Hour, Debounce: time.Hour, // tests drive cycles by hand
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: 5 * time.Minute,
 		StartMargin: time.Minute, Planner: brokertest.Planner, Clock: e.clock,
-		Log: zerolog.New(zerolog.NewTestWriter(e.t)).Level(zerolog.WarnLevel),
+		LeaseTTL: 3 * time.Second, // a broker stopped at a fail point holds it so long
+		Log:      zerolog.New(zerolog.NewTestWriter(e.t)).Level(zerolog.WarnLevel),
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -157,11 +158,34 @@ type testSite struct {
 	delay  time.Duration
 	calls  map[string]int
 	svc    micro.Service
+	// epoch is the highest broker epoch seen (agents fence older ones);
+	// epochs, per job, the epoch of the request that made its reservation;
+	// fenced counts refused requests and stale counts any served from an
+	// epoch older than one seen before (never, if fencing works).
+	epoch  uint64
+	epochs map[string]uint64
+	fenced int
+}
+
+// admit applies the agents' fencing rule (agent/epoch.go); s.mu held.
+func (s *testSite) admit(epoch uint64, req micro.Request, job string, release bool) bool {
+	if epoch < s.epoch {
+		s.fenced++
+		msg := fmt.Sprintf("epoch %d < %d", epoch, s.epoch)
+		if release {
+			req.RespondJSON(wire.ReleaseReply{Type: wire.TypeReleaseReply, Job: job, Site: s.name, Code: wire.CodeFenced, Message: msg})
+		} else {
+			req.RespondJSON(wire.ReserveReply{Type: wire.TypeReserveReply, Job: job, Site: s.name, Code: wire.CodeFenced, Message: msg})
+		}
+		return false
+	}
+	s.epoch = epoch
+	return true
 }
 
 func (e *env) startSite(name string) *testSite {
 	e.t.Helper()
-	s := &testSite{name: name, res: map[string][]wire.Reservation{}, calls: map[string]int{}}
+	s := &testSite{name: name, res: map[string][]wire.Reservation{}, calls: map[string]int{}, epochs: map[string]uint64{}}
 	nc := connect(e.t, e.srv)
 	svc, err := micro.AddService(nc, micro.Config{Name: wire.AgentServiceName, Version: "0.0.1"})
 	if err != nil {
@@ -193,6 +217,9 @@ func (s *testSite) reserve(req micro.Request) {
 	time.Sleep(delay)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.admit(r.Epoch, req, r.Job, false) {
+		return
+	}
 	if refuse != "" {
 		req.RespondJSON(wire.ReserveReply{Type: wire.TypeReserveReply, Job: r.Job, Site: s.name, Code: refuse, Message: "refused by test"})
 		return
@@ -203,6 +230,7 @@ func (s *testSite) reserve(req micro.Request) {
 	}
 	res := wire.Reservation{ID: r.Job + ".0", Job: r.Job, Site: s.name, Start: r.Start, End: r.Start + r.Duration, Nodes: r.Nodes, Identity: r.Identity}
 	s.res[r.Job] = []wire.Reservation{res}
+	s.epochs[r.Job] = r.Epoch
 	req.RespondJSON(wire.ReserveReply{Type: wire.TypeReserveReply, Job: r.Job, Site: s.name, Code: wire.CodeOK, Reservations: s.res[r.Job]})
 }
 
@@ -212,8 +240,12 @@ func (s *testSite) release(req micro.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls["release"]++
+	if !s.admit(r.Epoch, req, r.Job, true) {
+		return
+	}
 	rel := s.res[r.Job]
 	delete(s.res, r.Job)
+	delete(s.epochs, r.Job)
 	reply := wire.ReleaseReply{Type: wire.TypeReleaseReply, Job: r.Job, Site: s.name, Code: wire.CodeOK}
 	for _, x := range rel {
 		reply.Released = append(reply.Released, x.ID)

@@ -38,6 +38,9 @@ func (h *health) appended(err error) {
 // cycles succeed. When not, reason says what is wrong; the daemon serves
 // it on /readyz (503) and tells systemd.
 func (b *Broker) Healthy() (bool, string) {
+	if b.Epoch() == 0 {
+		return false, b.notActive()
+	}
 	select {
 	case <-b.ready:
 	default:
@@ -65,4 +68,17 @@ func (b *Broker) Healthy() (bool, string) {
 // forecasts and heartbeats, and job events.
 func (b *Broker) Refused() (forecasts, events int64) {
 	return b.badForecasts.Load(), b.badEvents.Load()
+}
+
+// notActive says why a broker that is not active does not serve.
+func (b *Broker) notActive() string {
+	b.term.mu.Lock()
+	defer b.term.mu.Unlock()
+	switch {
+	case b.term.lost != nil:
+		return "stepped down: " + b.term.lost.Error()
+	case b.term.holder != nil:
+		return fmt.Sprintf("standby: broker %s is active (epoch %d)", b.term.holder.Broker, b.term.holder.Epoch)
+	}
+	return "starting: taking the leadership lease, replaying the queue and reading the stored forecasts"
 }

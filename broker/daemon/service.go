@@ -209,10 +209,11 @@ type statusWire struct {
 	Now     int64             `json:"now"`
 	Jobs    []json.RawMessage `json:"jobs"`
 	Next    uint64            `json:"next,omitempty"`
+	Leader  *wire.Leadership  `json:"leader,omitempty"`
 }
 
 func encodeStatus(r wire.StatusReply, jobs []json.RawMessage) ([]byte, error) {
-	return json.Marshal(statusWire{Type: r.Type, Code: r.Code, Message: r.Message, Now: r.Now, Jobs: jobs, Next: r.Next})
+	return json.Marshal(statusWire{Type: r.Type, Code: r.Code, Message: r.Message, Now: r.Now, Jobs: jobs, Next: r.Next, Leader: r.Leader})
 }
 
 // viewer is who asks for the status: the NATS user of status.<user> (the
@@ -265,7 +266,9 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 		}
 		return nil
 	}
-	return b.state.StatusEncoded(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
+	reply, jobs := b.state.StatusEncoded(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
+	reply.Leader = b.Leadership()
+	return reply, jobs
 }
 
 // pageBytes is how much of a status reply its jobs may take: the server's
@@ -296,7 +299,7 @@ func (b *Broker) Sites() wire.SitesReply {
 	defer b.mu.Unlock()
 	now, ttl := b.now(), int64(b.cfg.ForecastTTL.Seconds())
 	return wire.SitesReply{Type: wire.TypeSitesReply, Code: wire.CodeOK, Now: now, TTL: ttl,
-		Sites: broker.SiteStatuses(b.siteList(), now, ttl)}
+		Sites: broker.SiteStatuses(b.siteList(), now, ttl), Leader: b.Leadership()}
 }
 
 func (b *Broker) onAudit(req micro.Request) {

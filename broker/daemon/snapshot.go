@@ -110,7 +110,7 @@ func (b *Broker) publishSnapshot(ctx context.Context, parts []snapshotPart) (uin
 		if err != nil {
 			return 0, err
 		}
-		ack, err := b.js.Publish(ctx, wire.JobSnapshotSubject, data)
+		ack, err := b.appendJob(ctx, wire.JobSnapshotSubject, data)
 		if err != nil {
 			return 0, fmt.Errorf("append part %d of %d: %w", i+1, len(parts), err)
 		}

@@ -44,6 +44,11 @@ func AuditStreamConfig(replicas int) jetstream.StreamConfig {
 	}
 }
 
+// errNotCreated marks a stream the broker found missing and could not
+// create: not retried at start (without the permission the create only
+// times out).
+var errNotCreated = errors.New("not created")
+
 // ensureStream uses a stream as it is when it exists (created by the NATS
 // admin with `lookahead-broker init`, or by an earlier start) and creates
 // it otherwise. The broker never updates a stream's configuration, so it
@@ -62,14 +67,19 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 		s, err = js.Stream(ctx, cfg.Name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("stream %s is missing and could not be created (create it as the NATS admin with `lookahead-broker init`): %w", cfg.Name, err)
+		return nil, fmt.Errorf("stream %s is missing and could not be created (create it as the NATS admin with `lookahead-broker init`): %w: %w", cfg.Name, errNotCreated, err)
 	}
 	return s, nil
 }
 
-// appendEvent writes one event to the job stream; a submission carries its
-// request id as the message id so JetStream drops a duplicate.
-func appendEvent(ctx context.Context, js jetstream.JetStream, e broker.Event) error {
+// jobPublisher appends to the job stream (Broker.appendJob: conditional
+// on the last sequence the broker wrote).
+type jobPublisher func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)
+
+// appendEvent writes one event to the job stream with pub (the broker's
+// conditional append, appendJob); a submission carries its request id as
+// the message id so JetStream drops a duplicate.
+func appendEvent(ctx context.Context, pub jobPublisher, e broker.Event) error {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode %s event of %s: %w", e.Kind, e.Job, err)
@@ -78,7 +88,7 @@ func appendEvent(ctx context.Context, js jetstream.JetStream, e broker.Event) er
 	if e.Kind == broker.EvSubmitted && e.RequestID != "" {
 		opts = append(opts, jetstream.WithMsgID("submit-"+e.RequestID))
 	}
-	if _, err := js.Publish(ctx, fmt.Sprintf(wire.JobSubjectT, e.Job), data, opts...); err != nil {
+	if _, err := pub(ctx, fmt.Sprintf(wire.JobSubjectT, e.Job), data, opts...); err != nil {
 		return fmt.Errorf("append %s event of %s to %s: %w", e.Kind, e.Job, wire.JobStream, err)
 	}
 	return nil
@@ -120,7 +130,10 @@ func replay(ctx context.Context, s jetstream.Stream, r replayer) (events, bad in
 		n := 0
 		for msg := range batch.Messages() {
 			n++
-			if msg.Subject() == wire.JobSnapshotSubject {
+			switch msg.Subject() {
+			case wire.JobEpochSubject:
+				// a term's start (broker/daemon/term.go): no event
+			case wire.JobSnapshotSubject:
 				if sn, err := snaps.add(msg.Data()); err != nil {
 					bad++
 				} else if sn != nil {
@@ -128,11 +141,13 @@ func replay(ctx context.Context, s jetstream.Stream, r replayer) (events, bad in
 						return events, bad, fmt.Errorf("replay %s: %w", wire.JobStream, err)
 					}
 				}
-			} else if e, ok := decodeEvent(msg.Data()); ok {
-				events++
-				r.apply(e)
-			} else {
-				bad++
+			default:
+				if e, ok := decodeEvent(msg.Data()); ok {
+					events++
+					r.apply(e)
+				} else {
+					bad++
+				}
 			}
 			if meta, err := msg.Metadata(); err == nil && meta.Sequence.Stream >= last {
 				return events, bad, nil

@@ -72,6 +72,17 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 	}
 	defer conn.Close()
 	res, err := daemon.Init(ctx, conn, cfg.Replicas, cfg.Planning.SiteTTL)
+	if err == nil {
+		var lr daemon.InitResult
+		lr, err = daemon.InitLease(ctx, conn, cfg.Replicas, cfg.Leadership.LeaseTTL)
+		res = append(res, lr)
+	}
+	if err == nil {
+		notes, _ := daemon.ReplicaNotes(ctx, conn, cfg.Replicas)
+		for _, n := range notes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", n)
+		}
+	}
 	if output == cli.FormatJSON {
 		if werr := cli.WriteJSON(cmd.OutOrStdout(), res); werr != nil {
 			return werr

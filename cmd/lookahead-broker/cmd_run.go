@@ -7,6 +7,7 @@ import (
 	"io"
 	"lookahead/internal/version"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,9 +85,12 @@ func runRun(ctx context.Context, cfg Config) error {
 	}
 	g.Go(func() error { return b.Run(gctx) })
 	g.Go(func() error {
+		if !followStandby(gctx, b, srv, log, 2*time.Second) {
+			return nil
+		}
 		select {
 		case <-b.Ready():
-			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Msg("broker ready")
+			log.Info().Str("nats", nc.ConnectedUrlRedacted()).Str("metrics", cfg.Metrics.Listen).Uint64("epoch", b.Epoch()).Msg("broker ready")
 		case <-gctx.Done():
 			return nil
 		}
@@ -97,11 +101,39 @@ func runRun(ctx context.Context, cfg Config) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped while starting: a clean stop, like one after start
 	}
+	if daemon.SteppedDownOnRequest(err) {
+		log.Info().Err(err).Msg("broker handed over; start it again to make it a standby")
+		return nil
+	}
 	log.Info().Err(err).Msg("broker stopped")
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
 	return nil
+}
+
+// followStandby keeps /readyz on why the broker is not active (a standby,
+// or starting) until it is ready; false when ctx ended first.
+func followStandby(ctx context.Context, b *daemon.Broker, srv *metrics.Server, log zerolog.Logger, every time.Duration) bool {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	was := ""
+	for {
+		if _, why := b.Healthy(); why != was && b.Epoch() == 0 {
+			srv.SetNotReady(why)
+			if strings.HasPrefix(why, "standby") {
+				log.Info().Str("why", why).Msg("broker not active")
+			}
+			was = why
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-b.Ready():
+			return true
+		case <-t.C:
+		}
+	}
 }
 
 // followHealth keeps /readyz (and systemd's status) on what the broker
@@ -144,7 +176,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
-		Replicas: cfg.Replicas, Policy: cfg.Policy(), Log: log, Metrics: m,
+		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
 		Planner: planner.Plan, PlanStats: planner.TakeStats,
 	}
 }

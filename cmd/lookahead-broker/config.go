@@ -56,7 +56,14 @@ type Config struct {
 	Operators  []string       `mapstructure:"operators" json:"operators"`
 	StateDir   string         `mapstructure:"state_dir" json:"state_dir" default:"/var/lib/lookahead/broker"`
 	Replicas   int            `mapstructure:"replicas" json:"replicas" default:"1" min:"1"`
-	Metrics    struct {
+	// Leadership is the active/standby lease (docs/broker.md).
+	Leadership struct {
+		LeaseTTL time.Duration `mapstructure:"lease_ttl" json:"lease_ttl" default:"10s" min:"3s"`
+		// Name is this broker's name in the lease, the audit trail and
+		// its requests to the sites; distinct per host.
+		Name string `mapstructure:"name" json:"name" default:"broker"`
+	} `mapstructure:"leadership" json:"leadership"`
+	Metrics struct {
 		// Listen is the metrics/health listener; "" (the default) or
 		// "off" turns it off. The packaged broker.yaml sets 127.0.0.1:9465.
 		Listen string `mapstructure:"listen" json:"listen"`
@@ -164,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.NATS.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if !forecast.IsPlainName(c.Leadership.Name) {
+		errs = append(errs, fmt.Errorf("leadership.name %q: must be a plain name ([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})", c.Leadership.Name))
 	}
 	if _, err := config.ListenAddress("metrics.listen", c.Metrics.Listen); err != nil {
 		errs = append(errs, err)

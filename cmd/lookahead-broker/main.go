@@ -34,6 +34,7 @@ defaults (see the packaged broker.yaml for every key).`,
 		SilenceErrors: true,
 	}
 	addGlobalFlags(root.PersistentFlags())
-	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand(), newCheckCommand())
+	root.AddCommand(newRunCommand(), newConfigCommand(), newInitCommand(), newCheckCommand(),
+		newStatusCommand(), newStepDownCommand())
 	return root
 }

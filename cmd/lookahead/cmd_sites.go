@@ -62,7 +62,10 @@ func runSites(ctx context.Context, w io.Writer, o *sitesOptions) error {
 	if o.output == cli.FormatJSON {
 		return cli.WriteJSON(w, reply)
 	}
-	return writeSites(w, reply)
+	if err := writeSites(w, reply); err != nil {
+		return err
+	}
+	return writeLeader(w, reply.Leader)
 }
 
 func writeSites(w io.Writer, reply wire.SitesReply) error {

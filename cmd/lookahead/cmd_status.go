@@ -76,9 +76,14 @@ func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) er
 		return cli.WriteJSON(w, reply)
 	}
 	if id != "" && len(reply.Jobs) == 1 {
-		return writeJobDetail(w, reply.Jobs[0], reply.Now)
+		err = writeJobDetail(w, reply.Jobs[0], reply.Now)
+	} else {
+		err = writeJobTable(w, reply.Jobs, reply.Now)
 	}
-	return writeJobTable(w, reply.Jobs, reply.Now)
+	if err != nil {
+		return err
+	}
+	return writeLeader(w, reply.Leader)
 }
 
 func writeJobTable(w io.Writer, jobs []wire.JobStatus, now int64) error {

@@ -39,6 +39,7 @@ type Broker struct {
 	reused        prometheus.Counter
 	mu            sync.Mutex
 	jobStatesSeen map[string]bool
+	leaderMetrics
 }
 
 // NewBroker creates the broker metrics and registers them on reg (a
@@ -103,6 +104,7 @@ func NewBroker(reg prometheus.Registerer) *Broker {
 	registerer(reg).MustRegister(b.info, b.cycleSeconds, b.cycles, b.lastCycle, b.planned,
 		b.unplaced, b.jobs, b.sites, b.submissions, b.commits, b.rollbacks, b.noShows,
 		b.audits, b.drift, b.unanswered, b.ignoredEvents, b.repairsFailed, b.replanned, b.reused, b.outsideWindow)
+	b.leaderMetrics = newLeaderMetrics(reg)
 	return b
 }
 

@@ -3,6 +3,7 @@ package natsconn
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -12,16 +13,21 @@ import (
 // and `min` tags are the daemons' config defaults and bounds
 // (internal/config).
 type Config struct {
-	URL      string `mapstructure:"url" json:"url" default:"nats://127.0.0.1:4222"`
-	Name     string `mapstructure:"name" json:"name"` // client name shown by the server
-	Creds    string `mapstructure:"creds" json:"creds"`
-	NKeySeed string `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
-	User     string `mapstructure:"user" json:"user"`
-	Password string `mapstructure:"password" json:"-"`
-	Token    string `mapstructure:"token" json:"-"`
-	TLSCA    string `mapstructure:"tls_ca" json:"tls_ca"`
-	TLSCert  string `mapstructure:"tls_cert" json:"tls_cert"`
-	TLSKey   string `mapstructure:"tls_key" json:"tls_key"`
+	// URL is the server, or several separated by commas (a cluster: the
+	// client moves to another when one is lost).
+	URL string `mapstructure:"url" json:"url" default:"nats://127.0.0.1:4222"`
+	// URLs, when set, lists the cluster's servers (a YAML list) and
+	// replaces URL.
+	URLs     []string `mapstructure:"urls" json:"urls,omitempty"`
+	Name     string   `mapstructure:"name" json:"name"` // client name shown by the server
+	Creds    string   `mapstructure:"creds" json:"creds"`
+	NKeySeed string   `mapstructure:"nkey_seed" json:"nkey_seed"` // path to an nkey seed file
+	User     string   `mapstructure:"user" json:"user"`
+	Password string   `mapstructure:"password" json:"-"`
+	Token    string   `mapstructure:"token" json:"-"`
+	TLSCA    string   `mapstructure:"tls_ca" json:"tls_ca"`
+	TLSCert  string   `mapstructure:"tls_cert" json:"tls_cert"`
+	TLSKey   string   `mapstructure:"tls_key" json:"tls_key"`
 	// InboxPrefix replaces "_INBOX" as the prefix of reply subjects, so a
 	// server can let each user subscribe only to its own inbox (see
 	// packaging/nats/grid.conf): e.g. "_INBOX_alpha". Empty: "_INBOX".
@@ -44,7 +50,8 @@ func (c Config) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return fmt.Errorf("nats: tls_cert and tls_key go together")
 	}
-	return nil
+	_, err := c.Servers()
+	return err
 }
 
 // Options turns the config into nats.go options.
@@ -89,10 +96,11 @@ func Connect(ctx context.Context, c Config) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	url := c.URL
-	if url == "" {
-		url = nats.DefaultURL
+	servers, err := c.Servers()
+	if err != nil {
+		return nil, err
 	}
+	url := strings.Join(servers, ",")
 	type result struct {
 		nc  *nats.Conn
 		err error

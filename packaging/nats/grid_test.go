@@ -142,6 +142,9 @@ func setupBroker(t *testing.T, broker *conn) (jetstream.JetStream, jetstream.Key
 	if _, err := daemon.Init(ctx, admin.Conn, 1, 5*time.Minute); err != nil {
 		t.Fatalf("the admin creates the streams and the bucket: %v", err)
 	}
+	if _, err := daemon.InitLease(ctx, admin.Conn, 1, 10*time.Second); err != nil {
+		t.Fatalf("the admin creates the lease bucket: %v", err)
+	}
 	js, err := jetstream.New(broker.Conn)
 	if err != nil {
 		t.Fatal(err)

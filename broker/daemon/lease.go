@@ -1,0 +1,225 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"lookahead/wire"
+)
+
+// errLostLeadership ends an active term: the lease could not be renewed in
+// time, another broker holds it, the job stream refused a conditional
+// append, a site answered fenced, or an operator asked for a step-down.
+var errLostLeadership = errors.New("no longer the active broker")
+
+// leaseValue is what the lease key holds. Epoch is 0 until the holder has
+// established its term in the job stream.
+type leaseValue struct {
+	Broker string `json:"broker"`
+	// Term is random per acquisition: a renewal whose acknowledgement was
+	// lost is recognised as this broker's own write by it.
+	Term    string `json:"term,omitempty"`
+	Epoch   uint64 `json:"epoch,omitempty"`
+	Since   int64  `json:"since"`
+	Renewed int64  `json:"renewed"`
+}
+
+// lease is one broker's handle on the leadership key. The key expires
+// (the bucket's TTL) unless renewed; it is created only when absent and
+// renewed only at the revision this broker wrote last, so at most one
+// broker holds it. All times here are this host's monotonic clock.
+type lease struct {
+	kv   jetstream.KeyValue
+	name string
+	ttl  time.Duration
+	// pause, when set (tests), is called before each renewal: a test
+	// blocks it to emulate a process stopped past its lease.
+	pause func()
+
+	term  string    // this acquisition's random token
+	rev   uint64    // revision this broker wrote last (0: not held)
+	since time.Time // when this term's lease was created
+	valid time.Time // the lease is ours until then, at the latest
+}
+
+// leaseTimes are the lease's rhythm: renewals every TTL/5, each bounded so
+// that a renewal that hangs (a stream leader's re-election) is retried
+// before the lease runs out; the holder stops acting a quarter of the TTL
+// before the key can expire on the servers.
+func leaseTimes(ttl time.Duration) (renew, guard time.Duration) {
+	return ttl / 5, ttl / 4
+}
+
+// leaseBucketConfig is the bucket of the lease: one key, file storage (the
+// revisions, hence the order of terms, survive a cluster restart).
+func leaseBucketConfig(ttl time.Duration, replicas int) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:      wire.LeaderBucket,
+		Description: "lookahead broker leadership lease",
+		History:     1,
+		TTL:         ttl,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+	}
+}
+
+// openLease binds to the lease bucket (created when missing) and takes its
+// TTL from the bucket: the servers expire the key by it, whatever this
+// broker's configuration says.
+func openLease(ctx context.Context, js jetstream.JetStream, name string, ttl time.Duration, replicas int) (*lease, error) {
+	kv, err := ensureBucket(ctx, js, leaseBucketConfig(ttl, replicas))
+	if err != nil {
+		return nil, err
+	}
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kv bucket %s: %w", wire.LeaderBucket, err)
+	}
+	if st.TTL() <= 0 {
+		return nil, fmt.Errorf("kv bucket %s has no TTL: a lease in it would never expire (recreate it with `lookahead-broker init`)", wire.LeaderBucket)
+	}
+	return &lease{kv: kv, name: name, ttl: st.TTL()}, nil
+}
+
+// tryAcquire creates the key if it is absent. It reports the holder when
+// another broker has it.
+func (l *lease) tryAcquire(ctx context.Context) (bool, *leaseValue, error) {
+	sent := time.Now()
+	term := randomToken()
+	v := leaseValue{Broker: l.name, Term: term, Since: sent.Unix(), Renewed: sent.Unix()}
+	data, _ := json.Marshal(v)
+	rev, err := l.kv.Create(ctx, wire.LeaderKey, data)
+	if err == nil {
+		_, guard := leaseTimes(l.ttl)
+		l.term, l.rev, l.since, l.valid = term, rev, sent, sent.Add(l.ttl-guard)
+		return true, nil, nil
+	}
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		return false, nil, fmt.Errorf("create the lease in %s: %w", wire.LeaderBucket, err)
+	}
+	holder, _ := l.read(ctx)
+	return false, holder, nil
+}
+
+// read returns the lease as it is now, nil when nobody holds it.
+func (l *lease) read(ctx context.Context) (*leaseValue, error) {
+	e, err := l.kv.Get(ctx, wire.LeaderKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the lease: %w", err)
+	}
+	var v leaseValue
+	if err := json.Unmarshal(e.Value(), &v); err != nil {
+		return nil, fmt.Errorf("read the lease: %w", err)
+	}
+	return &v, nil
+}
+
+// renew writes the lease again at the revision this broker wrote last.
+// errLostLeadership when the key moved on (expired, taken, deleted).
+func (l *lease) renew(ctx context.Context, epoch uint64) error {
+	sent := time.Now()
+	v := leaseValue{Broker: l.name, Term: l.term, Epoch: epoch, Since: l.since.Unix(), Renewed: sent.Unix()}
+	data, _ := json.Marshal(v)
+	rev, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound) {
+		if l.ownWrite(ctx) {
+			return fmt.Errorf("renew the lease: an earlier renewal landed unacknowledged; retrying at its revision")
+		}
+		return fmt.Errorf("%w: the lease moved on: %v", errLostLeadership, err)
+	}
+	if err != nil {
+		return fmt.Errorf("renew the lease: %w", err)
+	}
+	_, guard := leaseTimes(l.ttl)
+	l.rev, l.valid = rev, sent.Add(l.ttl-guard)
+	return nil
+}
+
+// ownWrite reports whether the key's current entry is this term's own
+// write (a renewal that timed out on the client but landed); if so the
+// next renewal expects its revision. The validity is not extended: it
+// stays counted from the last acknowledged renewal.
+func (l *lease) ownWrite(ctx context.Context) bool {
+	e, err := l.kv.Get(ctx, wire.LeaderKey)
+	if err != nil {
+		return false
+	}
+	var v leaseValue
+	if json.Unmarshal(e.Value(), &v) != nil || v.Term == "" || v.Term != l.term || e.Revision() <= l.rev {
+		return false
+	}
+	l.rev = e.Revision()
+	return true
+}
+
+func randomToken() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// keep renews the lease until ctx ends; it returns errLostLeadership (and
+// calls lost at once) when the lease is gone or ran out before a renewal
+// got through. epoch is read at each renewal (0 until established).
+func (l *lease) keep(ctx context.Context, epoch func() uint64, lost func(error)) error {
+	every, _ := leaseTimes(l.ttl)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if l.pause != nil {
+			l.pause()
+		}
+		err := l.renewBounded(ctx, epoch())
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, errLostLeadership) || !time.Now().Before(l.valid) {
+			if !errors.Is(err, errLostLeadership) {
+				err = fmt.Errorf("%w: %v", errLostLeadership, err)
+			}
+			lost(err)
+			return err
+		}
+	}
+}
+
+// renewBounded is one renewal that gives up before the lease runs out.
+func (l *lease) renewBounded(ctx context.Context, epoch uint64) error {
+	left := time.Until(l.valid)
+	if left <= 0 {
+		return fmt.Errorf("%w: the lease ran out (not renewed for %v)", errLostLeadership, l.ttl)
+	}
+	every, _ := leaseTimes(l.ttl)
+	rctx, cancel := context.WithTimeout(ctx, min(left, every))
+	defer cancel()
+	return l.renew(rctx, epoch)
+}
+
+// release deletes the lease if this broker still holds it, so a standby
+// takes over at once instead of a TTL later.
+func (l *lease) release(ctx context.Context) error {
+	if l.rev == 0 {
+		return nil
+	}
+	err := l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(l.rev))
+	l.rev = 0
+	if err != nil {
+		return fmt.Errorf("release the lease: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"lookahead/wire"
+)
+
+// TestLeaseRenewalAfterALostAcknowledgement: a renewal that landed but
+// whose acknowledgement was lost makes the next one find another revision;
+// the broker recognises its own write and keeps the lease. A write by
+// another broker ends the term.
+func TestLeaseRenewalAfterALostAcknowledgement(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("acquire: %v %v", ok, err)
+	}
+	landed := func(v leaseValue) {
+		data, _ := json.Marshal(v)
+		if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil { // l.rev is not told
+			t.Fatal(err)
+		}
+	}
+	landed(leaseValue{Broker: "b1", Term: l.term, Epoch: 5})
+	if err := l.renew(ctx, 5); err == nil || errors.Is(err, errLostLeadership) {
+		t.Fatalf("renewal after its own unacknowledged write: %v, want a retry", err)
+	}
+	if err := l.renew(ctx, 5); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	landed(leaseValue{Broker: "b2", Term: "another", Epoch: 9})
+	if err := l.renew(ctx, 5); !errors.Is(err, errLostLeadership) {
+		t.Fatalf("renewal after another broker's write: %v, want the term lost", err)
+	}
+}

@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"lookahead/wire"
+)
+
+// stamp sets the term's epoch on a request that changes a site (reserve,
+// release, dispatch, stop); such a request is not sent once the term has
+// ended. Other requests (list) pass as they are.
+func (b *Broker) stamp(v any) (any, error) {
+	epoch := b.Epoch()
+	switch r := v.(type) {
+	case wire.ReserveRequest:
+		r.Epoch = epoch
+		v = r
+	case wire.ReleaseRequest:
+		r.Epoch = epoch
+		v = r
+	case wire.DispatchRequest:
+		r.Epoch = epoch
+		v = r
+	case wire.StopRequest:
+		r.Epoch = epoch
+		v = r
+	default:
+		return v, nil
+	}
+	b.term.mu.Lock()
+	lost := b.term.lost
+	b.term.mu.Unlock()
+	if lost != nil {
+		return nil, fmt.Errorf("not sent: %w", lost)
+	}
+	return v, nil
+}
+
+// checkFenced steps down when a site answered fenced: it has seen a newer
+// term, so another broker is active.
+func (b *Broker) checkFenced(subject string, out any) {
+	code, msg := "", ""
+	switch r := out.(type) {
+	case *wire.ReserveReply:
+		code, msg = r.Code, r.Message
+	case *wire.ReleaseReply:
+		code, msg = r.Code, r.Message
+	case *wire.DispatchReply:
+		code, msg = r.Code, r.Message
+	case *wire.StopReply:
+		code, msg = r.Code, r.Message
+	}
+	if code == wire.CodeFenced {
+		b.loseLeadership(fmt.Errorf("%w: %s answered fenced: %s", errLostLeadership, subject, msg))
+	}
+}
+
+// onHAStatus answers with this broker's own role and the lease as it
+// knows it.
+func (b *Broker) onHAStatus(m *nats.Msg) {
+	st := wire.HAStatus{Type: wire.TypeHAStatus, Name: b.cfg.Name, Role: wire.RoleStandby, LeaseTTL: b.term.lease.ttl.Milliseconds()}
+	if l := b.Leadership(); l != nil {
+		st.Role, st.Epoch, st.Since, st.Leader = wire.RoleActive, l.Epoch, l.Since, l
+	} else {
+		b.term.mu.Lock()
+		if h := b.term.holder; h != nil {
+			st.Leader = &wire.Leadership{Broker: h.Broker, Epoch: h.Epoch, Since: h.Since}
+		}
+		b.term.mu.Unlock()
+	}
+	if data, err := json.Marshal(st); err == nil {
+		m.Respond(data)
+	}
+}
+
+// onStepDown hands over: the reply goes out first, then the term ends and
+// the lease is deleted, so a standby takes it at its next try.
+func (b *Broker) onStepDown(m *nats.Msg) {
+	reply := wire.StepDownReply{Type: wire.TypeStepDownRep, Code: wire.CodeOK, Broker: b.cfg.Name, Epoch: b.Epoch(),
+		Message: "stepping down: a standby takes over within a second or two"}
+	if data, err := json.Marshal(reply); err == nil {
+		m.Respond(data)
+	}
+	b.nc.Flush()
+	b.loseLeadership(errStepDownAsked)
+}
+
+// setLeaderMetric reports leadership to metrics that know it.
+func (b *Broker) setLeaderMetric(active bool, epoch uint64) {
+	if m, ok := b.cfg.Metrics.(interface{ SetLeader(bool, uint64) }); ok {
+		m.SetLeader(active, epoch)
+	}
+}
+
+// retryTransient runs f until it succeeds, fails for good or ctx ends: a
+// timeout or no responders (a cluster still electing its JetStream
+// leader, or a server away) is retried every second, and logged; a
+// stream that could not be created is not (the create times out when the
+// broker may not create it).
+func retryTransient(ctx context.Context, b *Broker, f func() error) error {
+	for {
+		err := f()
+		transient := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+		if err == nil || !transient || errors.Is(err, errNotCreated) {
+			return err
+		}
+		b.log.Warn().Err(err).Msg("JetStream did not answer; retrying")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
