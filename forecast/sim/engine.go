@@ -114,6 +114,9 @@ type Engine struct {
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
+	// noEarlyStop: an unbounded pass goes on while a later job asks for
+	// no more processors than are free (before laterFits), for tests
+	noEarlyStop bool
 
 	lim   *Limits    // Policy.Limits; nil: none (limits.go)
 	use   credUsage  // running jobs' usage, this pass

@@ -78,7 +78,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	reserved, w, stopped, idle := 0, 0, false, false
 	room := depth != 0
 	q := e.queue
-	tighter := minAfter != nil && e.lim == nil && !keep
+	tighter := minAfter != nil && e.lim == nil && !keep && !e.noEarlyStop
 	next := 0 // with tighter: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
 		j := q[k]
