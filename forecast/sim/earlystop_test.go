@@ -9,10 +9,10 @@ import (
 	"lookahead/forecast"
 )
 
-// TestEarlyStopSameSchedule: an unbounded pass that stops once no later job
-// fits now (laterFits) starts the same jobs, at the same times, on the same
-// nodes, as one that goes on reserving while a later job asks for no more
-// processors than are free — on random workloads whose jobs end before
+// TestEarlyStopSameSchedule: a pass that stops once no job left fits now
+// (laterFits) starts the same jobs, at the same times, on the same nodes,
+// as one that goes on (an unbounded pass while a later job asks for no
+// more processors than are free; EASY and depth 3 to the depth) — on random workloads whose jobs end before
 // their walltime (so every pass is rebuilt), with grid reservations, on
 // pool and node clusters.
 func TestEarlyStopSameSchedule(t *testing.T) {
@@ -27,27 +27,29 @@ func TestEarlyStopSameSchedule(t *testing.T) {
 			wall := int64(300 + r.IntN(20000))
 			j := Job{ID: fmt.Sprint(k), Procs: 1 + r.IntN(24), Walltime: wall, Runtime: int64(r.IntN(int(wall))),
 				Submit: int64(k * r.IntN(400))}
-			if r.IntN(4) == 0 {
-				j.PPN = 1
+			if ppn := []int{1, 2, 4}[r.IntN(3)]; r.IntN(3) == 0 {
+				j.PPN, j.Procs = ppn, ppn*(1+r.IntN(6))
 			}
 			jobs = append(jobs, j)
 		}
 		var resvs []forecast.Reservation
-		for k := range 3 {
+		for k := range 12 {
 			s := int64(r.IntN(40000))
 			resvs = append(resvs, forecast.Reservation{ID: fmt.Sprint("g", k), Start: s, End: s + int64(600+r.IntN(7200)),
 				Hosts: []forecast.HostProcs{{Node: c.Nodes[r.IntN(len(c.Nodes))].Name, Procs: 1}}})
 		}
-		fast, full := replayEvents(t, c, jobs, resvs, false), replayEvents(t, c, jobs, resvs, true)
-		if len(fast) == 0 || !slices.Equal(fast, full) {
-			t.Fatalf("seed %d: %d events with the early stop, %d without; first difference %s", seed, len(fast), len(full), firstDiff(fast, full))
+		for _, p := range []Policy{Conservative, EASY, {Depth: 3}} {
+			fast, full := replayEvents(t, c, p, jobs, resvs, false), replayEvents(t, c, p, jobs, resvs, true)
+			if len(fast) == 0 || !slices.Equal(fast, full) {
+				t.Fatalf("seed %d, %v: %d events with the early stop, %d without; first difference %s", seed, p, len(fast), len(full), firstDiff(fast, full))
+			}
 		}
 	}
 }
 
-func replayEvents(t *testing.T, c Cluster, jobs []Job, resvs []forecast.Reservation, noEarlyStop bool) []string {
+func replayEvents(t *testing.T, c Cluster, p Policy, jobs []Job, resvs []forecast.Reservation, noEarlyStop bool) []string {
 	t.Helper()
-	e := NewEngine(c, Conservative, 0)
+	e := NewEngine(c, p, 0)
 	e.noEarlyStop = noEarlyStop
 	for _, rv := range resvs {
 		_ = e.Reserve(rv) // one overlapping another is refused, in both runs

@@ -78,8 +78,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	reserved, w, stopped, idle := 0, 0, false, false
 	room := depth != 0
 	q := e.queue
-	tighter := minAfter != nil && e.lim == nil && !keep && !e.noEarlyStop
-	next := 0 // with tighter: no job in q[k+1:next] fits now
+	early := e.lim == nil && !keep && !full && !e.noEarlyStop
+	tighter := minAfter != nil && early
+	next := 0 // with early: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
 		j := q[k]
 		if stopped || (idle && !room) {
@@ -115,6 +116,12 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			j.lim.limRes = true
 		} else if !idle && e.startNow(j) {
 			w--
+			continue
+		}
+		if early && !tighter && !idle && !e.laterFits(q, k-1, &next) {
+			// every job before j started or holds a reservation, and
+			// neither j nor any after it fits now: nothing more starts
+			stopped = true
 			continue
 		}
 		switch {
