@@ -104,7 +104,8 @@ type Engine struct {
 	resOrder   []int // nodes in the order reservations take them
 	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
 	laBuf      []int
-	rseq       int64 // reservations made so far (running jobs, grid, blocked)
+	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
+	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
@@ -203,23 +204,23 @@ func (e *Engine) Capacity() int { return e.total }
 // ppn chunk larger than any node) is rejected: AdvanceTo reports it as a
 // Rejected event.
 func (e *Engine) Submit(j Job) {
-	if jb, ok := e.admit(j); ok {
-		e.pending.push(&jb)
+	if jb := new(job); e.admit(j, jb) {
+		e.pending.push(jb)
 	}
 }
 
-// admit is j's record, numbered in submission order, or a Rejected event
-// and false.
-func (e *Engine) admit(j Job) (job, bool) {
+// admit makes *into j's record, numbered in submission order, or adds a
+// Rejected event and returns false.
+func (e *Engine) admit(j Job, into *job) bool {
 	arrive := max(j.Submit, e.now)
 	if reason := e.refuse(j); reason != "" {
 		e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: reason})
-		return job{}, false
+		return false
 	}
 	e.seq++
-	jb := newJob(j, e.seq)
-	jb.arrive = arrive
-	return *jb, true
+	*into = *newJob(j, e.seq)
+	into.arrive = arrive
+	return true
 }
 
 // firstPending is the next job to arrive, nil when none: the top of

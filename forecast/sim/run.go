@@ -140,12 +140,13 @@ func (e *Engine) step() bool {
 // in one block (by arrival, in Submit's order among equals) and fed to
 // pending as they come due instead of all at once.
 func (e *Engine) submitAll(jobs []Job) {
-	block := make([]job, 0, len(jobs))
+	block, n := make([]job, len(jobs)), 0
 	for _, j := range jobs {
-		if jb, ok := e.admit(j); ok {
-			block = append(block, jb)
+		if e.admit(j, &block[n]) {
+			n++
 		}
 	}
+	block = block[:n]
 	e.feed = make([]*job, len(block))
 	for i := range block {
 		e.feed[i] = &block[i]
