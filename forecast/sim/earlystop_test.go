@@ -73,3 +73,32 @@ func firstDiff(a, b []string) string {
 	}
 	return "at the end"
 }
+
+// BenchmarkEarlyStop replays a random workload (1,000 jobs, one every 4 minutes, on 256
+// one-processor nodes, runtimes below walltimes) with the early stop and,
+// as the baseline in the same run, without it (noEarlyStop).
+func BenchmarkEarlyStop(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	c := PoolCluster(256)
+	var jobs []Job
+	for k := range 1000 {
+		wall := int64(600 + r.IntN(40000))
+		jobs = append(jobs, Job{ID: fmt.Sprint(k), Procs: 1 + r.IntN(64), Walltime: wall, Runtime: int64(r.IntN(int(wall))), Submit: int64(k * 240)})
+	}
+	for _, p := range []Policy{EASY, Conservative} {
+		for _, off := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%v/noEarlyStop=%v", p, off), func(b *testing.B) {
+				cpu0 := cpuTime()
+				for b.Loop() {
+					e := NewEngine(c, p, 0)
+					e.noEarlyStop, e.quiet = off, true
+					for _, j := range jobs {
+						e.Submit(j)
+					}
+					e.Drain()
+				}
+				b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
