@@ -67,6 +67,8 @@ type Engine struct {
 	lastIter, prevIter int64
 
 	pending jobHeap // submitted for a future time, by Submit
+	feed    []*job  // Run: every job, by arrival (bySubmit), fed to pending lazily
+	fed     int     // feed[:fed] are in pending or gone
 	queue   []*job  // waiting, in queue order
 	running []*job  // by wallEnd
 	ends    jobHeap // running, by actual end
@@ -105,7 +107,8 @@ type Engine struct {
 	resOrder   []int // nodes in the order reservations take them
 	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
 	laBuf      []int
-	rseq       int64 // reservations made so far (running jobs, grid, blocked)
+	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
+	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
@@ -115,6 +118,9 @@ type Engine struct {
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
+	// noEarlyStop: an unbounded pass goes on while a later job asks for
+	// no more processors than are free (before laterFits), for tests
+	noEarlyStop bool
 
 	fs    *fsRun     // Policy.Fairshare; nil: none (fairshare.go)
 	lim   *Limits    // Policy.Limits; nil: none (limits.go)
@@ -219,18 +225,40 @@ func (e *Engine) Capacity() int { return e.total }
 // ppn chunk larger than any node) is rejected: AdvanceTo reports it as a
 // Rejected event.
 func (e *Engine) Submit(j Job) {
+	if jb := new(job); e.admit(j, jb) {
+		e.pending.push(jb)
+	}
+}
+
+// admit makes *into j's record, numbered in submission order, or adds a
+// Rejected event and returns false.
+func (e *Engine) admit(j Job, into *job) bool {
 	arrive := max(j.Submit, e.now)
 	if reason := e.refuse(j); reason != "" {
 		e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: reason})
-		return
+		return false
 	}
 	if e.policy.QOS != nil {
 		j.QOS = e.policy.QOS.Of(j)
 	}
 	e.seq++
-	jb := newJob(j, e.seq)
-	jb.arrive = arrive
-	e.pending.push(jb)
+	*into = *newJob(j, e.seq)
+	into.arrive = arrive
+	return true
+}
+
+// firstPending is the next job to arrive, nil when none: the top of
+// pending once the feed's next job, when it comes first, is pushed there
+// (Run's 77k-job traces would otherwise make every pop walk a deep heap).
+func (e *Engine) firstPending() *job {
+	for e.fed < len(e.feed) && (e.pending.len() == 0 || bySubmit(e.feed[e.fed], e.pending.peek())) {
+		e.pending.push(e.feed[e.fed])
+		e.fed++
+	}
+	if e.pending.len() == 0 {
+		return nil
+	}
+	return e.pending.peek()
 }
 
 func (e *Engine) refuse(j Job) string {
@@ -315,8 +343,8 @@ func (e *Engine) next() (int64, bool) {
 	if e.ends.len() > 0 {
 		t, ok = e.ends.peek().end, true
 	}
-	if e.pending.len() > 0 && e.pending.peek().arrive < t {
-		t, ok = e.pending.peek().arrive, true
+	if p := e.firstPending(); p != nil && p.arrive < t {
+		t, ok = p.arrive, true
 	}
 	for _, r := range e.resvs {
 		if r.r.End < t && !r.sr {
@@ -366,7 +394,7 @@ func (e *Engine) apply() {
 		}
 		i++
 	}
-	for e.pending.len() > 0 && e.pending.peek().arrive <= e.now {
+	for p := e.firstPending(); p != nil && p.arrive <= e.now; p = e.firstPending() {
 		e.enqueue(e.pending.pop())
 		e.planValid = false
 	}

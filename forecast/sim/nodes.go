@@ -112,7 +112,7 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 			hosts = append(hosts, hostUse{node: i, procs: take})
 			need -= take
 			if need == 0 {
-				return hosts, true
+				return slices.Clone(hosts), true // one allocation, of its size
 			}
 		}
 	}
@@ -163,7 +163,8 @@ func (e *Engine) blockedOn(i int) bool {
 // pickFree is pick in the MINRESOURCE order over the nodes with free
 // processors only (the bitset by rank), the common fast case.
 func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
-	var hosts []hostUse
+	hosts := e.hostBuf[:0]
+	defer func() { e.hostBuf = hosts[:0] }()
 	need := j.Procs
 	for k, word := range e.freeBits {
 		for ; word != 0; word &= word - 1 {
@@ -176,7 +177,7 @@ func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
 			hosts = append(hosts, hostUse{node: i, procs: take})
 			need -= take
 			if need == 0 {
-				return hosts, true
+				return slices.Clone(hosts), true // one allocation, of its size
 			}
 		}
 	}
@@ -187,7 +188,8 @@ func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
 // listed in that order already.
 func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
 	end := sat(e.now, j.Walltime)
-	var hosts []hostUse
+	hosts := e.hostBuf[:0]
+	defer func() { e.hostBuf = hosts[:0] }()
 	need := j.Procs
 	for _, c := range cand {
 		n := &e.nodes[c.i]
@@ -202,7 +204,7 @@ func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
 		hosts = append(hosts, hostUse{node: c.i, procs: take})
 		need -= take
 		if need == 0 {
-			return hosts, true
+			return slices.Clone(hosts), true
 		}
 	}
 	return nil, false

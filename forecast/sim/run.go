@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"lookahead/forecast"
 )
@@ -88,9 +90,7 @@ func RunContext(ctx context.Context, c Cluster, jobs []Job, p Policy, o Options)
 		}
 		res.Jobs = append(res.Jobs, r)
 	}
-	for _, j := range jobs {
-		e.Submit(j)
-	}
+	e.submitAll(jobs)
 	collect := func(evs []Event) {
 		for _, ev := range evs {
 			if ev.Kind == Rejected {
@@ -134,4 +134,27 @@ func (e *Engine) step() bool {
 	e.now = max(e.now, next)
 	e.apply()
 	return true
+}
+
+// submitAll is Submit for every job, in order, with the accepted ones kept
+// in one block (by arrival, in Submit's order among equals) and fed to
+// pending as they come due instead of all at once.
+func (e *Engine) submitAll(jobs []Job) {
+	block, n := make([]job, len(jobs)), 0
+	for _, j := range jobs {
+		if e.admit(j, &block[n]) {
+			n++
+		}
+	}
+	block = block[:n]
+	e.feed = make([]*job, len(block))
+	for i := range block {
+		e.feed[i] = &block[i]
+	}
+	slices.SortFunc(e.feed, func(a, b *job) int {
+		if a.arrive != b.arrive {
+			return cmp.Compare(a.arrive, b.arrive)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
 }

@@ -84,6 +84,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	reserved, w, stopped, idle := 0, 0, false, false
 	room := depth != 0
 	q := e.queue
+	early := e.lim == nil && !keep && !full && !e.noEarlyStop
+	tighter := minAfter != nil && early
+	next := 0 // with early: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
 		j := q[k]
 		if stopped || (idle && !room) {
@@ -124,6 +127,12 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			w--
 			continue
 		}
+		if early && !tighter && !idle && !e.laterFits(q, k-1, &next) {
+			// every job before j started or holds a reservation, and
+			// neither j nor any after it fits now: nothing more starts
+			stopped = true
+			continue
+		}
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
@@ -146,7 +155,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			continue
 		}
 		if minAfter != nil {
-			stopped = p.steps[0].free < minAfter[k+1]
+			stopped = p.steps[0].free < minAfter[k+1] || (tighter && !e.laterFits(q, k, &next))
 		} else {
 			// (with limits, Maui's later reservations matter: limitRedo
 			// may free processors, and the next pass spares reserved jobs)
@@ -154,6 +163,28 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		}
 	}
 	return w, idle
+}
+
+// laterFits reports whether a job after q[k] fits now on the profile, a
+// necessary condition for starting in this pass; *next is the first that
+// may (none before it does). Reservations only take processors from the
+// profile, so a job that does not fit now never fits later in the pass:
+// *next only moves forward, and when no later job fits, no reservation
+// after q[k] can change what starts (an unbounded pass stops there).
+func (e *Engine) laterFits(q []*job, k int, next *int) bool {
+	p := &e.prof
+	c := max(*next, k+1)
+	for ; c < len(q); c++ {
+		j := q[c]
+		if j.started || j.Procs > p.steps[0].free {
+			continue
+		}
+		if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); ok {
+			break
+		}
+	}
+	*next = c
+	return c < len(q)
 }
 
 // startNow starts j now if it fits on the profile and on nodes.
