@@ -84,7 +84,10 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	reserved, w, stopped, idle := 0, 0, false, false
 	room := depth != 0
 	q := e.queue
-	early := e.lim == nil && !keep && !full && !e.noEarlyStop
+	// (standing reservations: a job inside a window's ACL may start on
+	// nodes the processor profile holds, so laterFits would stop too soon;
+	// TestEarlyStopSameSchedule has no standing reservations)
+	early := e.lim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
 	tighter := minAfter != nil && early
 	next := 0 // with early: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
