@@ -238,6 +238,18 @@ func TestStrayEnvironmentIsAWarning(t *testing.T) {
 	}
 }
 
+// A variable read by something else (ReadElsewhere) is not stray; a
+// misspelling of it is.
+func TestVariablesReadElsewhereAreNotStray(t *testing.T) {
+	t.Setenv("LOOKAHEAD_NATS_ADMIN_PASSWORD", "secret")
+	t.Setenv("LOOKAHEAD_NATS_ADMIN_PASWORD", "secret")
+	var c testConfig
+	l, err := Load(viper.New(), &c, Spec{EnvPrefix: "LOOKAHEAD"})
+	if err != nil || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "LOOKAHEAD_NATS_ADMIN_PASWORD ") {
+		t.Fatalf("err %v warnings %q", err, l.Warnings)
+	}
+}
+
 func TestKeysAndSuggest(t *testing.T) {
 	keys := strings.Join(SchemaOf(testConfig{}).Keys(), " ")
 	for _, want := range []string{"nats.url", "intervals.refresh", "budgets.users", "pricing.rules", "identities"} {

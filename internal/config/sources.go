@@ -62,13 +62,22 @@ func checkEnvValue(n *node, val string) error {
 	return nil
 }
 
+// ReadElsewhere are the LOOKAHEAD_* variables that are not configuration
+// keys but are read by something else on the same host, so a program
+// does not call them stray: the one list of them.
+var ReadElsewhere = map[string]bool{
+	"LOOKAHEAD_NATS_ADMIN_PASSWORD": true, // lookahead-broker init --admin-user's password
+	"LOOKAHEAD_NATS_SERVER":         true, // packaging/nats/cluster.conf's server_name
+	"LOOKAHEAD_TOOLS":               true, // scripts/static-checks.sh's tool cache
+}
+
 // strayEnv lists variables with the prefix that set no key (a misspelt
 // name would otherwise be ignored without a word).
 func strayEnv(prefix string, bound map[string]bool) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, prefix+"_") && !bound[name] {
+		if strings.HasPrefix(name, prefix+"_") && !bound[name] && !ReadElsewhere[name] {
 			out = append(out, fmt.Sprintf("%s is set but sets no key of this program's configuration; ignored", name))
 		}
 	}
