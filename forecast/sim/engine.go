@@ -133,6 +133,8 @@ type Engine struct {
 	srACL   bool  // some standing reservation has an ACL (standing_acl.go)
 	acl     *job  // the job node-level checks are made for, when srACL
 	affBuf  []int // affinity: nodes of the windows admitting a job
+
+	feats [][]string // node features (nodefeat.go), nil: no node has any
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
@@ -177,6 +179,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	if p.Standing != nil {
 		e.initStanding()
 	}
+	e.initFeatures(c, p)
 	return e
 }
 
@@ -223,9 +226,18 @@ func (e *Engine) Submit(j Job) {
 	if e.policy.QOS != nil {
 		j.QOS = e.policy.QOS.Of(j)
 	}
+	var elig []bool
+	if len(j.Features) > 0 {
+		var procs int
+		if elig, procs = e.eligible(j.Features); procs < j.Procs {
+			e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: featureReason(j, procs)})
+			return
+		}
+	}
 	e.seq++
 	jb := newJob(j, e.seq)
 	jb.arrive = arrive
+	jb.elig = elig
 	e.pending.push(jb)
 }
 

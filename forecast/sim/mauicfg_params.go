@@ -186,7 +186,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 	case "SRCFG":
 		return c.srLine(name, attrs)
 	case "NODECFG":
-		c.note("NODECFG[%s]: per-node settings are not modelled", name)
+		c.nodeCfgLine(name, attrs)
 		return nil
 	default:
 		c.note("%s[%s]: not modelled", kind, name)

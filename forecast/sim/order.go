@@ -20,6 +20,7 @@ type job struct {
 	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
 	lim     *jobLim // usage limits' state (Policy.Limits), else nil
+	elig    []bool  // nodes it may use (Features; nodefeat.go), nil: all
 }
 
 // jobLim is a job's state under usage limits: Maui's SystemQueueTime

@@ -49,6 +49,8 @@ type Policy struct {
 	// QOS, when set, gives each job the QOS Maui would (QDEF=, QLIST=);
 	// nil leaves Job.QOS as it is.
 	QOS *QOSAccess
+	// Nodes, when set, is what NODECFG[...] adds to the nodes (features).
+	Nodes *NodeConfig
 }
 
 // Standing is a site's standing reservations, their windows on the wall
