@@ -20,6 +20,10 @@ type NodeConfig struct {
 
 // nodeCfgLine reads one NODECFG[name] line.
 func (c *cfgReader) nodeCfgLine(name string, attrs []string) {
+	if name == "DEFAULT" || name == "" {
+		c.note("NODECFG[%s]: settings for every node are not modelled", name)
+		return
+	}
 	for _, a := range attrs {
 		key, val, _ := strings.Cut(a, "=")
 		switch strings.ToUpper(key) {
