@@ -259,12 +259,11 @@ QOSCFG[hi] MAXJOB=2
 		t.Errorf("user DEFAULT %+v", u)
 	}
 	if l.Cred[CredGroup]["g1"].Hard[LimitPS] != 1000000 || l.Cred[CredAccount]["a2"].Hard[LimitWC] != 64800 ||
-		l.Cred[CredClass]["low"].Soft[LimitProcs] != 24 || !l.softDiffers() {
+		l.Cred[CredClass]["low"].Soft[LimitProcs] != 24 || l.Cred[CredQOS]["hi"].Hard[LimitJobs] != 2 || !l.softDiffers() {
 		t.Errorf("limits %+v", l)
 	}
 	want := []string{
 		"maui.cfg:4: CLASSCFG[low] MAXNODE=4: usage limits are not modelled",
-		"maui.cfg:5: QOSCFG[hi] MAXJOB=2: usage limits are not modelled",
 		"maui.cfg:1: usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)",
 	}
 	if !reflect.DeepEqual(mc.Unmodelled, want) {
