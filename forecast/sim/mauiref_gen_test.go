@@ -250,7 +250,7 @@ BACKFILLPOLICY        FIRSTFIT
 NODEALLOCATIONPOLICY  MINRESOURCE
 XFACTORWEIGHT         10
 NODECFG[n040]         FEATURES=big
-`},	// QOS usage limits (seed 39): QOSCFG MAXJOB/MAXPROC on QOSes jobs ask
+`}, // QOS usage limits (seed 39): QOSCFG MAXJOB/MAXPROC on QOSes jobs ask
 	// for and on DEFAULT.
 	{name: "qoslimits", seed: 39, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
 		maxTasks: 32, classes: []string{"batch"}, qos: []string{"", "hi", "lo"},
