@@ -197,6 +197,7 @@ func FuzzReadMauiConfig(f *testing.F) {
 	}
 	f.Add("CLASSCFG[x] PRIORITY=5 QTWEIGHT=2\nUSERCFG[ PRIORITY=3\nXFMINWCLIMIT 1:2:3:4\n")
 	f.Add("USERCFG[DEFAULT] MAXJOB=2,4 MAXPROC=,\nGROUPCFG[g] MAXPS=99999999999999999999 MAXWC=1,\nCLASSCFG[c] MAXJOB=3,1\n")
+	f.Add("NODECFG[n1] FEATURES=a:b,c PARTITION=p\nNODECFG[DEFAULT] FEATURES=x\nQOSCFG[hi] MAXJOB=2,3 OMAXJOB=4\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		mc, err := ReadMauiConfig(strings.NewReader(s))
 		if err != nil {
