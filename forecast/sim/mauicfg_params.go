@@ -105,6 +105,8 @@ func (c *cfgReader) nodeAllocation(v string) {
 		c.pol.NodeAlloc = LastAvailable
 	case 5:
 		c.pol.NodeAlloc = MinResource
+	case 6:
+		c.pol.NodeAlloc = NodePriority
 	case 7:
 		c.pol.NodeAlloc = MinResource
 		c.note("NODEALLOCATIONPOLICY CPULOAD needs the nodes' load: simulated as MINRESOURCE (Maui's own choice for reservations)")
@@ -186,8 +188,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 	case "SRCFG":
 		return c.srLine(name, attrs)
 	case "NODECFG":
-		c.nodeCfgLine(name, attrs)
-		return nil
+		return c.nodeCfgLine(name, attrs)
 	default:
 		c.note("%s[%s]: not modelled", kind, name)
 		return nil

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,30 +16,58 @@ import (
 // node and pays nothing: its eligible set is nil.
 
 // NodeConfig is what maui.cfg's NODECFG[...] lines set that the simulator
-// follows: the features each named node gets on top of its own.
+// follows: the features each named node gets on top of its own, and its
+// PRIORITY (used by NODEALLOCATIONPOLICY PRIORITY; 0 when not set).
 type NodeConfig struct {
 	Features map[string][]string
+	Priority map[string]int64
 }
 
 // nodeCfgLine reads one NODECFG[name] line.
-func (c *cfgReader) nodeCfgLine(name string, attrs []string) {
+func (c *cfgReader) nodeCfgLine(name string, attrs []string) error {
 	if name == "DEFAULT" || name == "" {
 		c.note("NODECFG[%s]: settings for every node are not modelled", name)
-		return
+		return nil
 	}
 	for _, a := range attrs {
 		key, val, _ := strings.Cut(a, "=")
 		switch strings.ToUpper(key) {
 		case "FEATURES":
-			if c.pol.Nodes == nil {
-				c.pol.Nodes = &NodeConfig{Features: map[string][]string{}}
-			}
-			f := c.pol.Nodes.Features
+			f := c.nodeCfg().Features
 			f[name] = appendNew(f[name], nodeCfgFeatures(val)...)
+		case "PRIORITY":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return fmt.Errorf("NODECFG[%s] PRIORITY=%q: not an integer", name, val)
+			}
+			c.nodeCfg().Priority[name] = n
 		default:
 			c.note("NODECFG[%s] %s: not modelled", name, a)
 		}
 	}
+	return nil
+}
+
+func (c *cfgReader) nodeCfg() *NodeConfig {
+	if c.pol.Nodes == nil {
+		c.pol.Nodes = &NodeConfig{Features: map[string][]string{}, Priority: map[string]int64{}}
+	}
+	return c.pol.Nodes
+}
+
+// priorityOrder is NODEALLOCATIONPOLICY PRIORITY's order
+// (MJobAllocatePriority without a PRIORITYF: each node's PRIORITY, highest
+// first; glibc's qsort keeps the list order among equals).
+func (e *Engine) priorityOrder(list []int) []int {
+	prio := func(i int) int64 {
+		if e.policy.Nodes == nil {
+			return 0
+		}
+		return e.policy.Nodes.Priority[e.nodes[i].name]
+	}
+	out := slices.Clone(list)
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(prio(b), prio(a)) })
+	return out
 }
 
 // nodeCfgFeatures splits a FEATURES value as MNodeProcessConfig does: the

@@ -134,3 +134,39 @@ func featureNode(c Cluster, p Policy, h forecast.HostProcs) bool {
 	}
 	return false
 }
+
+// NODEALLOCATIONPOLICY PRIORITY takes nodes by NODECFG PRIORITY, highest
+// first, the list order among equals (MJobAllocatePriority), for a job
+// starting now and for a reservation.
+func TestNodeAllocationPriority(t *testing.T) {
+	mc := readCfg(t, `NODEALLOCATIONPOLICY PRIORITY
+NODECFG[n0002] PRIORITY=10
+NODECFG[n0004] PRIORITY=5
+`)
+	if len(mc.Unmodelled) != 0 {
+		t.Fatalf("unmodelled %q", mc.Unmodelled)
+	}
+	jobs := []Job{
+		{ID: "a", Procs: 1, Walltime: 100, Runtime: 100, Submit: 0},
+		{ID: "b", Procs: 2, Walltime: 100, Runtime: 100, Submit: 1},
+		{ID: "c", Procs: 4, Walltime: 100, Runtime: 100, Submit: 2},
+		{ID: "d", Procs: 1, Walltime: 100, Runtime: 100, Submit: 3},
+	}
+	res, err := Run(UniformCluster(4, 1), jobs, mc.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range res.Jobs {
+		got[r.ID] = itoa(int(r.Start)) + "@" + hostNames(r.Hosts)
+	}
+	want := map[string]string{"a": "0@n0002", "b": "1@n0004:n0001", "c": "101@n0002:n0004:n0001:n0003", "d": "201@n0002"}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %s, want %s", id, got[id], w)
+		}
+	}
+	if _, err := ReadMauiConfig(strings.NewReader("NODECFG[n1] PRIORITY=high\n")); err == nil {
+		t.Error("PRIORITY=high: no error")
+	}
+}

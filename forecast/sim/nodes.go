@@ -50,6 +50,8 @@ func (e *Engine) allocOrders() {
 		e.startOrder, e.resOrder = fwd, fwd
 	case LastAvailable:
 		e.startOrder, e.resOrder = nil, rev
+	case NodePriority:
+		e.startOrder, e.resOrder = e.priorityOrder(fwd), e.priorityOrder(fwd)
 	default:
 		e.startOrder, e.resOrder = e.order, e.order
 	}

@@ -107,6 +107,9 @@ const (
 	MinResource NodeAllocation = iota
 	FirstAvailable
 	LastAvailable
+	// NodePriority is PRIORITY: the nodes by NODECFG PRIORITY, highest
+	// first, the list order among equals (nodefeat.go).
+	NodePriority
 )
 
 // depth is the number of reservations a pass makes (0 none, < 0 all).
