@@ -262,7 +262,7 @@ QOSCFG[hi]            PRIORITY=100 MAXJOB=3
 QOSCFG[lo]            MAXPROC=40
 QOSCFG[DEFAULT]       MAXJOB=8
 USERCFG[DEFAULT]      QLIST=hi,lo
-`},	// NODEALLOCATIONPOLICY PRIORITY with NODECFG priorities, and node
+`}, // NODEALLOCATIONPOLICY PRIORITY with NODECFG priorities, and node
 	// features (seed 40).
 	{name: "nodeprio", seed: 40, nodes: []refNodes{{16, 4}, {16, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
 		maxTasks: 48, classes: []string{"batch"}, nodeFeats: []string{"", "fast"}, feats: []string{"", "", "fast"},
