@@ -136,6 +136,9 @@ var refFloor = map[string]int{
 	"softhard":   21,  // soft,hard MAXJOB and MAXPROC: 77 starts, 21 host lists; +0 s
 	"maxproc":    29,  // +0 s
 	"limitsheld": 29,  // held out: as it came, 33 starts and 29 host lists, +0 s
+	// QOS usage limits: 16 starts, 16 host lists (6 and 9 with the QOS
+	// limits ignored); +0 s, the usage-limit gaps above.
+	"qoslimits": 16,
 	// Standing reservations (docs/simulator.md, "Standing reservations"):
 	// jobs inside a window's ACL use its nodes in Maui (MJobGetSNRange,
 	// MResCheckJAccess, MResAdjustDRes, affinity), followed in part.
