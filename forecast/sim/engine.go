@@ -237,7 +237,9 @@ func (e *Engine) Submit(j Job) {
 	e.seq++
 	jb := newJob(j, e.seq)
 	jb.arrive = arrive
-	jb.elig = elig
+	if elig != nil {
+		jb.elig = &nodeSet{ok: elig}
+	}
 	e.pending.push(jb)
 }
 

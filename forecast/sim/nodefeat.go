@@ -141,7 +141,12 @@ func hasFeatures(have, want []string) bool {
 }
 
 // can reports whether j may use node i.
-func (j *job) can(i int) bool { return j.elig == nil || j.elig[i] }
+func (j *job) can(i int) bool { return j.elig == nil || j.elig.ok[i] }
+
+// nodeSet is a job's eligible nodes, behind a pointer so that a job
+// without a feature request carries 8 bytes for it, not a slice header
+// (the queue walks touch every waiting job).
+type nodeSet struct{ ok []bool }
 
 func featureReason(j Job, procs int) string {
 	return "asks for " + itoa(j.Procs) + " processors on nodes with features " + strings.Join(j.Features, ",") + ", the cluster has " + itoa(procs)
