@@ -140,6 +140,8 @@ type Engine struct {
 	srACL   bool  // some standing reservation has an ACL (standing_acl.go)
 	acl     *job  // the job node-level checks are made for, when srACL
 	affBuf  []int // affinity: nodes of the windows admitting a job
+
+	feats [][]string // node features (nodefeat.go), nil: no node has any
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing
@@ -187,6 +189,7 @@ func NewEngine(c Cluster, p Policy, start int64) *Engine {
 	if p.Standing != nil {
 		e.initStanding()
 	}
+	e.initFeatures(c, p)
 	return e
 }
 
@@ -241,9 +244,20 @@ func (e *Engine) admit(j Job, into *job) bool {
 	if e.policy.QOS != nil {
 		j.QOS = e.policy.QOS.Of(j)
 	}
+	var elig []bool
+	if len(j.Features) > 0 {
+		var procs int
+		if elig, procs = e.eligible(j.Features); procs < j.Procs {
+			e.out = append(e.out, Event{Kind: Rejected, Time: arrive, Job: j.ID, Reason: featureReason(j, procs)})
+			return false
+		}
+	}
 	e.seq++
 	*into = *newJob(j, e.seq)
 	into.arrive = arrive
+	if elig != nil {
+		into.elig = &nodeSet{ok: elig}
+	}
 	return true
 }
 

@@ -7,12 +7,14 @@ package sim
 // CredKind is a kind of credential a limit is set on.
 type CredKind int
 
-// Credential kinds, in Maui's checking order (user, group, account, class).
+// Credential kinds (Maui checks user, group, account, class, QOS; the
+// order does not change the answer).
 const (
 	CredUser CredKind = iota
 	CredGroup
 	CredAccount
 	CredClass
+	CredQOS // a job without a QOS is in DEFAULT
 	credKinds
 )
 
@@ -88,6 +90,11 @@ func credName(j *job, c CredKind) string {
 		return j.Group
 	case CredAccount:
 		return j.Account
+	case CredQOS:
+		if j.QOS == "" {
+			return DefaultQOS
+		}
+		return j.QOS
 	}
 	return j.Queue
 }

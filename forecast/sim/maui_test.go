@@ -98,7 +98,11 @@ func readMauiNodes(t testing.TB, path string) Cluster {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Nodes = append(c.Nodes, forecast.SnapshotNode{Name: f[3], Procs: p, State: []string{forecast.NodeFree}, Speed: 1})
+		n := forecast.SnapshotNode{Name: f[3], Procs: p, State: []string{forecast.NodeFree}, Speed: 1}
+		if len(f) > 14 {
+			n.Features = traceFeatures(f[14])
+		}
+		c.Nodes = append(c.Nodes, n)
 	}
 	return c
 }

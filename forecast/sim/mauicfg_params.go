@@ -105,6 +105,8 @@ func (c *cfgReader) nodeAllocation(v string) {
 		c.pol.NodeAlloc = LastAvailable
 	case 5:
 		c.pol.NodeAlloc = MinResource
+	case 6:
+		c.pol.NodeAlloc = NodePriority
 	case 7:
 		c.pol.NodeAlloc = MinResource
 		c.note("NODEALLOCATIONPOLICY CPULOAD needs the nodes' load: simulated as MINRESOURCE (Maui's own choice for reservations)")
@@ -186,8 +188,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 	case "SRCFG":
 		return c.srLine(name, attrs)
 	case "NODECFG":
-		c.note("NODECFG[%s]: per-node settings are not modelled", name)
-		return nil
+		return c.nodeCfgLine(name, attrs)
 	default:
 		c.note("%s[%s]: not modelled", kind, name)
 		return nil
@@ -228,10 +229,10 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 }
 
 // limitKeys are the usage limits the simulator follows, on USERCFG,
-// GROUPCFG, ACCOUNTCFG and CLASSCFG.
+// GROUPCFG, ACCOUNTCFG, CLASSCFG and QOSCFG.
 var limitKeys = map[string]LimitKind{"MAXJOB": LimitJobs, "MAXPROC": LimitProcs, "MAXPS": LimitPS, "MAXWC": LimitWC}
 
-var credKindOf = map[string]CredKind{"USERCFG": CredUser, "GROUPCFG": CredGroup, "ACCOUNTCFG": CredAccount, "CLASSCFG": CredClass}
+var credKindOf = map[string]CredKind{"USERCFG": CredUser, "GROUPCFG": CredGroup, "ACCOUNTCFG": CredAccount, "CLASSCFG": CredClass, "QOSCFG": CredQOS}
 
 // limitAttr reads a usage limit (MAXJOB=3, or soft,hard: MAXJOB=2,4);
 // false when key is not one the simulator follows. A bad value is left
@@ -270,6 +271,8 @@ func setIn(m *map[string]int64, k string, v int64) {
 // credNote reports a *CFG attribute the simulator does not follow.
 func (c *cfgReader) credNote(kind, name, key, val string) {
 	switch {
+	case kind == "QOSCFG" && strings.HasPrefix(key, "OMAX"):
+		c.note("%s[%s] %s=%s: QOS override limits are not modelled", kind, name, key, val)
 	case strings.HasPrefix(key, "MAX") || strings.HasPrefix(key, "MIN"):
 		c.note("%s[%s] %s=%s: usage limits are not modelled", kind, name, key, val)
 	case strings.HasPrefix(key, "FS"):

@@ -197,6 +197,7 @@ func FuzzReadMauiConfig(f *testing.F) {
 	}
 	f.Add("CLASSCFG[x] PRIORITY=5 QTWEIGHT=2\nUSERCFG[ PRIORITY=3\nXFMINWCLIMIT 1:2:3:4\n")
 	f.Add("USERCFG[DEFAULT] MAXJOB=2,4 MAXPROC=,\nGROUPCFG[g] MAXPS=99999999999999999999 MAXWC=1,\nCLASSCFG[c] MAXJOB=3,1\n")
+	f.Add("NODECFG[n1] FEATURES=a:b,c PARTITION=p\nNODECFG[DEFAULT] FEATURES=x\nQOSCFG[hi] MAXJOB=2,3 OMAXJOB=4\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		mc, err := ReadMauiConfig(strings.NewReader(s))
 		if err != nil {
@@ -259,12 +260,11 @@ QOSCFG[hi] MAXJOB=2
 		t.Errorf("user DEFAULT %+v", u)
 	}
 	if l.Cred[CredGroup]["g1"].Hard[LimitPS] != 1000000 || l.Cred[CredAccount]["a2"].Hard[LimitWC] != 64800 ||
-		l.Cred[CredClass]["low"].Soft[LimitProcs] != 24 || !l.softDiffers() {
+		l.Cred[CredClass]["low"].Soft[LimitProcs] != 24 || l.Cred[CredQOS]["hi"].Hard[LimitJobs] != 2 || !l.softDiffers() {
 		t.Errorf("limits %+v", l)
 	}
 	want := []string{
 		"maui.cfg:4: CLASSCFG[low] MAXNODE=4: usage limits are not modelled",
-		"maui.cfg:5: QOSCFG[hi] MAXJOB=2: usage limits are not modelled",
 		"maui.cfg:1: usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)",
 	}
 	if !reflect.DeepEqual(mc.Unmodelled, want) {

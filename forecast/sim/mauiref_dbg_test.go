@@ -105,6 +105,7 @@ func readRefWorkload(t testing.TB, path string) []refTraceJob {
 		if q, _, _ := strings.Cut(f[23], ":"); q != "[DEFAULT]" && q != "[NONE]" {
 			j.qos = q // the QOS the job asks for
 		}
+		j.feats = strings.Join(traceFeatures(f[19]), ":")
 		out = append(out, j)
 	}
 	return out

@@ -56,6 +56,11 @@ type refScenario struct {
 	// qos are the QOS jobs ask for, one drawn per job ("" none); nil
 	// draws nothing (the older scenarios' jobs stay as they were).
 	qos []string
+	// nodeFeats are each node group's features ("a:b", "" none; index as
+	// nodes), written to the resource trace; feats the features jobs ask
+	// for, one drawn per job ("a:b", "" none; nil draws nothing).
+	nodeFeats []string
+	feats     []string
 }
 
 type refNodes struct{ count, procs int }
@@ -236,6 +241,41 @@ USERCFG[DEFAULT]      QLIST=lo,hi QDEF=lo
 USERCFG[u04]          QLIST=lo
 SRCFG[night]          PERIOD=DAY STARTTIME=00:00:00 ENDTIME=05:00:00 HOSTLIST=n017,n018,n019,n020,n021,n022,n023,n024
 SRCFG[fri]            PERIOD=DAY DAYS=Fri STARTTIME=06:00:00 ENDTIME=12:00:00 HOSTLIST=n001,n002 DEPTH=7
+`}, // Node features (seeds 37 on): features from the resource trace (the
+	// nodes' own, Torque's properties) and NODECFG; jobs ask for some.
+	{name: "features", seed: 37, nodes: []refNodes{{8, 8}, {16, 4}, {16, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 48, classes: []string{"batch"}, nodeFeats: []string{"fast:big", "fast", ""}, feats: []string{"", "", "", "fast", "big", "fast:big"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+NODECFG[n040]         FEATURES=big
+`}, // QOS usage limits (seed 39): QOSCFG MAXJOB/MAXPROC on QOSes jobs ask
+	// for and on DEFAULT.
+	{name: "qoslimits", seed: 39, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 32, classes: []string{"batch"}, qos: []string{"", "hi", "lo"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+QOSWEIGHT             1
+XFACTORWEIGHT         10
+QOSCFG[hi]            PRIORITY=100 MAXJOB=3
+QOSCFG[lo]            MAXPROC=40
+QOSCFG[DEFAULT]       MAXJOB=8
+USERCFG[DEFAULT]      QLIST=hi,lo
+`}, // NODEALLOCATIONPOLICY PRIORITY with NODECFG priorities, and node
+	// features (seed 40).
+	{name: "nodeprio", seed: 40, nodes: []refNodes{{16, 4}, {16, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 48, classes: []string{"batch"}, nodeFeats: []string{"", "fast"}, feats: []string{"", "", "fast"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  PRIORITY
+XFACTORWEIGHT         10
+NODECFG[n005]         PRIORITY=50
+NODECFG[n006]         PRIORITY=50
+NODECFG[n020]         PRIORITY=80
+NODECFG[n030]         PRIORITY=20
+NODECFG[n012]         PRIORITY=-10
+NODECFG[n025]         PRIORITY=5
 `},
 	// Fairshare (seeds 41 on): workloads arriving over about two days,
 	// so that many FSINTERVALs turn; the driver also stops at every
@@ -498,12 +538,27 @@ USERCFG[DEFAULT]      FSTARGET=12.5
 USERCFG[u03]          FSTARGET=600000^
 ACCOUNTCFG[a1]        FSTARGET=2500000^
 `},
+	// Node features, held out: written with that code committed, run and
+	// compared once.
+	{name: "featheld", seed: 38, nodes: []refNodes{{20, 4}, {12, 8}}, jobs: 300, initial: 60, burstGap: 700, burstMean: 4, full: 0.1,
+		maxTasks: 64, classes: []string{"batch", "batch", "long"}, nodeFeats: []string{"a", "b"}, feats: []string{"", "", "a", "b"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  LASTAVAILABLE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         10
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+NODECFG[n021]         FEATURES=a
+NODECFG[n022]         FEATURES=a
+`},
 }
 
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
 	qos                               string // asked for; "" none
+	feats                             string // asked for, "a:b"; "" none
 	tasks, tpn                        int
 	wall, submit, runtime             int64
 }
@@ -580,6 +635,9 @@ func (s refScenario) job(rng *rand.Rand, i int, at int64, maxTasks int) refTrace
 	if len(s.qos) > 0 {
 		j.qos = s.qos[rng.IntN(len(s.qos))]
 	}
+	if len(s.feats) > 0 {
+		j.feats = s.feats[rng.IntN(len(s.feats))]
+	}
 	return j
 }
 
@@ -596,15 +654,19 @@ func (s refScenario) resourceTrace() []byte {
 	var b bytes.Buffer
 	classes := slices.Compact(slices.Sorted(slices.Values(s.classes)))
 	k := 0
-	for _, g := range s.nodes {
+	for gi, g := range s.nodes {
+		feats := "[NONE]"
+		if gi < len(s.nodeFeats) && s.nodeFeats[gi] != "" {
+			feats = traceFeatureList(s.nodeFeats[gi])
+		}
 		for range g.count {
 			k++
 			var cl strings.Builder
 			for _, c := range classes {
 				fmt.Fprintf(&cl, "[%s:%d]", c, g.procs)
 			}
-			fmt.Fprintf(&b, "COMPUTENODE AVAILABLE 0 n%03d NONE 16384M 32768M 100000M %d -1 -1 1 LINUX x86_64 [NONE] %s [NONE] [NONE] NONE NONE NONE\n",
-				k, g.procs, cl.String())
+			fmt.Fprintf(&b, "COMPUTENODE AVAILABLE 0 n%03d NONE 16384M 32768M 100000M %d -1 -1 1 LINUX x86_64 %s %s [NONE] [NONE] NONE NONE NONE\n",
+				k, g.procs, feats, cl.String())
 		}
 	}
 	return b.Bytes()
@@ -620,8 +682,12 @@ func workloadTrace(jobs []refTraceJob) []byte {
 		if j.qos != "" {
 			qos = j.qos + ":DEFAULT"
 		}
-		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M [NONE] %s %d %d %s [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
-			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, q, j.tasks, j.tpn, qos, j.account)
+		feats := "[NONE]"
+		if j.feats != "" {
+			feats = traceFeatureList(j.feats)
+		}
+		fmt.Fprintf(&b, "%s 0 %d %s %s %d Completed [%s:1] %s %s %s %d [NONE] [NONE] [NONE] >= 0M >= 0M %s %s %d %d %s [NONE] %s /bin/sleep [NONE] 0 0.00 [DEFAULT] 1 0M 0M 0M 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]\n",
+			j.name, j.tasks, j.user, j.group, j.wall, j.class, q, q, q, j.submit+j.runtime, feats, q, j.tasks, j.tpn, qos, j.account)
 	}
 	return b.Bytes()
 }

@@ -15,6 +15,7 @@ type refRecord struct {
 	user, group, account, class string
 	tpn                         int
 	qos                         string // asked for (Maui's field is asked:given)
+	feats                       []string
 }
 
 func readRefRecords(t testing.TB, path string) []refRecord {
@@ -28,6 +29,7 @@ func readRefRecords(t testing.TB, path string) []refRecord {
 		if q, _, _ := strings.Cut(f[23], ":"); q != "[NONE]" && q != "[DEFAULT]" {
 			r.qos = q
 		}
+		r.feats = traceFeatures(f[19])
 		if len(f) > 37 {
 			r.hosts = f[37]
 		}
@@ -55,7 +57,7 @@ func loadRefCase(t testing.TB, dir string) refCase {
 	for _, r := range readRefRecords(t, filepath.Join(dir, "simstat.out.gz")) {
 		c.maui[r.id] = r
 		c.jobs = append(c.jobs, Job{ID: r.id, Procs: r.tasks, PPN: r.tpn, Walltime: r.wclimit, Runtime: r.end - r.start, Submit: r.queue,
-			User: r.user, Group: r.group, Account: r.account, Queue: r.class, QOS: r.qos})
+			User: r.user, Group: r.group, Account: r.account, Queue: r.class, QOS: r.qos, Features: r.feats})
 	}
 	// trace order: by arrival, then name (the generator's order)
 	sort.Slice(c.jobs, func(i, j int) bool {
@@ -134,6 +136,9 @@ var refFloor = map[string]int{
 	"softhard":   21,  // soft,hard MAXJOB and MAXPROC: 77 starts, 21 host lists; +0 s
 	"maxproc":    29,  // +0 s
 	"limitsheld": 29,  // held out: as it came, 33 starts and 29 host lists, +0 s
+	// QOS usage limits: 16 starts, 16 host lists (6 and 9 with the QOS
+	// limits ignored); +0 s, the usage-limit gaps above.
+	"qoslimits": 16,
 	// Standing reservations (docs/simulator.md, "Standing reservations"):
 	// jobs inside a window's ACL use its nodes in Maui (MJobGetSNRange,
 	// MResCheckJAccess, MResAdjustDRes, affinity), followed in part.

@@ -50,6 +50,8 @@ func (e *Engine) allocOrders() {
 		e.startOrder, e.resOrder = fwd, fwd
 	case LastAvailable:
 		e.startOrder, e.resOrder = nil, rev
+	case NodePriority:
+		e.startOrder, e.resOrder = e.priorityOrder(fwd), e.priorityOrder(fwd)
 	default:
 		e.startOrder, e.resOrder = e.order, e.order
 	}
@@ -83,7 +85,7 @@ func (e *Engine) pickHostsFrom(j *job, end int64, prefer []int) ([]hostUse, bool
 // pick is pickHosts among the nodes in (all when nil), those in prefer
 // first.
 func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hostUse, bool) {
-	if e.policy.NodeAlloc == MinResource && in == nil && prefer == nil {
+	if e.policy.NodeAlloc == MinResource && in == nil && prefer == nil && j.elig == nil {
 		return e.pickFree(j, end)
 	}
 	order := e.startOrder
@@ -98,7 +100,7 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 		}
 		for _, i := range order {
 			n := &e.nodes[i]
-			if !n.usable || n.used >= n.procs || (in != nil && !in(i)) {
+			if !n.usable || n.used >= n.procs || (in != nil && !in(i)) || !j.can(i) {
 				continue
 			}
 			if prefer != nil && (prefer[i] > 0) != (pass == 0) {
@@ -130,7 +132,7 @@ func (e *Engine) lastAvailableOrder(j *job, in func(int) bool) []int {
 	cand := make([]nw, 0, len(e.nodes))
 	for i := len(e.nodes) - 1; i >= 0; i-- {
 		n := &e.nodes[i]
-		if !n.usable || n.used >= n.procs || (in != nil && !in(i)) {
+		if !n.usable || n.used >= n.procs || (in != nil && !in(i)) || !j.can(i) {
 			continue
 		}
 		w := int64(rangeEnd)
@@ -193,7 +195,7 @@ func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
 	need := j.Procs
 	for _, c := range cand {
 		n := &e.nodes[c.i]
-		if !c.in || n.used >= n.procs {
+		if !c.in || n.used >= n.procs || !j.can(c.i) {
 			continue
 		}
 		f := e.chunkCap(j, e.nodeFree(c.i, end))

@@ -19,7 +19,8 @@ type job struct {
 	prio    int64 // Maui priority this pass (Policy.Priority)
 	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
-	lim     *jobLim // usage limits' state (Policy.Limits), else nil
+	lim     *jobLim  // usage limits' state (Policy.Limits), else nil
+	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all
 }
 
 // jobLim is a job's state under usage limits: Maui's SystemQueueTime

@@ -53,6 +53,8 @@ type Policy struct {
 	// rest): usage accrues as the simulation runs and the priority
 	// weighs it (fairshare.go); nil: none.
 	Fairshare *Fairshare
+	// Nodes, when set, is what NODECFG[...] adds to the nodes (features).
+	Nodes *NodeConfig
 }
 
 // Standing is a site's standing reservations, their windows on the wall
@@ -109,6 +111,9 @@ const (
 	MinResource NodeAllocation = iota
 	FirstAvailable
 	LastAvailable
+	// NodePriority is PRIORITY: the nodes by NODECFG PRIORITY, highest
+	// first, the list order among equals (nodefeat.go).
+	NodePriority
 )
 
 // depth is the number of reservations a pass makes (0 none, < 0 all).

@@ -24,7 +24,7 @@ func (e *Engine) reserveRanges(j *job, from int64) int64 {
 	merged := e.mergeBuf[:0]
 	e.nodeEv.fill(e)
 	for i := range e.nodes {
-		if !e.nodes[i].usable {
+		if !e.nodes[i].usable || !j.can(i) {
 			continue
 		}
 		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])
@@ -66,7 +66,7 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 	total := 0
 	for i := range e.nodes {
 		avail[i] = 0
-		if !e.nodes[i].usable {
+		if !e.nodes[i].usable || !j.can(i) {
 			continue
 		}
 		ar, ok := e.snRange(i, e.nodeEv.of(i), q, e.arBuf[:0])

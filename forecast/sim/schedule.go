@@ -426,6 +426,9 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	need := j.Procs
 	for _, i := range e.resOrder {
 		f := free[i]
+		if f > 0 && !j.can(i) {
+			f = 0
+		}
 		if f > 0 {
 			f = e.chunkCap(j, f)
 		}

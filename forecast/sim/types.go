@@ -74,6 +74,10 @@ type Job struct {
 	Group    string
 	Account  string
 	QOS      string
+	// Features are the node features the job asks for (Torque's
+	// nodes=…:feature, the trace's [a][b]): it runs only on nodes with all
+	// of them. Empty: any node.
+	Features []string
 }
 
 // EventKind says what happened to a job.
