@@ -56,6 +56,10 @@ type Stats struct {
 	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
 	// Differ counts the re-planned jobs (not new) whose answer changed.
 	Differ int
+	// Unreached counts the kept answers (in Reused) of jobs whose slots
+	// changed, but not within the windows their searches judged starts on
+	// (keep.go, windowsUntouched).
+	Unreached int
 }
 
 // Replanned is the number of jobs planned again this cycle.
@@ -91,6 +95,7 @@ type entry struct {
 	lower int64
 	reach int64
 	taken []taken
+	wins  []window // see observer
 }
 
 // Plan plans jobs on the forecasts no earlier than notBefore: one

@@ -166,8 +166,14 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
-	if w.nodesMoved(o) || (o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o)) {
+	if w.nodesMoved(o) {
 		return w.plan(o.job, o, &st.Changed, st)
+	}
+	if o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o) {
+		if !w.windowsUntouched(o) {
+			return w.plan(o.job, o, &st.Changed, st)
+		}
+		st.Unreached++
 	}
 	if !o.alloc.Placed() {
 		st.Reused++
@@ -227,7 +233,7 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 		}
 		w.apply(o.taken, 1)
 	}
-	return entry{job: job, alloc: a, lower: o.lower, reach: o.reach, taken: o.taken}
+	return entry{job: job, alloc: a, lower: o.lower, reach: o.reach, taken: o.taken, wins: o.wins}
 }
 
 // gone: what o took last cycle is not taken now.
