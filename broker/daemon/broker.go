@@ -32,8 +32,9 @@ type Broker struct {
 
 	mu sync.Mutex // guards state, sites, plan, planned, inflight
 	// reqWrite serializes the request handlers that write (Submit,
-	// Cancel); inflight is set while one's event is appended without mu,
-	// and settled (on mu) is signalled when it is applied.
+	// Cancel). inflight is set while any writer's event is appended
+	// without mu (record), and settled (on mu) is signalled when it is
+	// applied.
 	reqWrite sync.Mutex
 	inflight bool
 	settled  *sync.Cond
@@ -188,7 +189,7 @@ func (b *Broker) recover(ctx context.Context) error {
 // (none is in flight when this runs): its sites owe a release from
 // releaseAfter(job) on, and the job waits to be planned again.
 func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfter func(*broker.Job) int64) error {
-	b.mu.Lock()
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	for _, j := range b.state.InState(wire.JobCommitting) {
 		e := broker.Event{
@@ -205,26 +206,17 @@ func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfte
 	return nil
 }
 
-// record appends e to the job stream, then applies it. Callers hold b.mu
-// (and keep it across the append). While a request handler's event is
-// appended without the lock (recordUnlocked), record waits for it to be
-// applied first, so that events apply in the order of the stream; an
-// event that no longer applies after that wait is an error.
+// record appends e to the job stream, then applies it. Callers hold b.mu;
+// record releases it while the event is appended (status, plan, sites and
+// the other requests are served meanwhile, never queued behind JetStream)
+// and holds it again to apply the event. One event is appended at a time
+// (b.inflight, the append slot), so events apply in the order of the
+// stream, and a writer that decides after lockToWrite decides on a state
+// with every appended event applied. One that decided while another
+// writer's event was in flight gets an error if its event no longer
+// applies once that one is.
 func (b *Broker) record(ctx context.Context, e broker.Event) error {
-	waited := b.awaitRequestWrite()
-	if err := b.appendChecked(ctx, e); err != nil {
-		return err
-	}
-	return b.apply(e, waited)
-}
-
-// recordUnlocked is record for request handlers: called with b.mu held,
-// it releases b.mu while the event is appended to the job stream (status,
-// plan and sites requests are served meanwhile) and holds it again to
-// apply it. Callers hold b.reqWrite, so at most one such event is in
-// flight; until it is applied, every other writer waits (record).
-func (b *Broker) recordUnlocked(ctx context.Context, e broker.Event) error {
-	b.awaitRequestWrite()
+	waited := b.awaitWrite()
 	b.inflight = true
 	b.mu.Unlock()
 	err := b.appendChecked(ctx, e)
@@ -234,12 +226,20 @@ func (b *Broker) recordUnlocked(ctx context.Context, e broker.Event) error {
 	if err != nil {
 		return err
 	}
-	return b.apply(e, false)
+	return b.apply(e, waited)
 }
 
-// awaitRequestWrite waits (b.mu held, released while waiting) until no
-// request handler's event is in flight; it reports whether it waited.
-func (b *Broker) awaitRequestWrite() bool {
+// lockToWrite takes b.mu for a writer that decides what to record: it
+// returns once no event is in flight, so the decision sees every event
+// appended so far.
+func (b *Broker) lockToWrite() {
+	b.mu.Lock()
+	b.awaitWrite()
+}
+
+// awaitWrite waits (b.mu held, released while waiting) until no event is
+// being appended; it reports whether it waited.
+func (b *Broker) awaitWrite() bool {
 	waited := false
 	for b.inflight {
 		b.settled.Wait()

@@ -75,7 +75,7 @@ func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply
 		e.State, e.Message = wire.PartFailed, reply.Code+": "+reply.Message
 		e.Part = &wire.PartStatus{}
 	}
-	b.mu.Lock()
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	if !answerNews(b.state.Job(req.Job), req.Site, e) {
 		return nil // cancelled, concluded, or a retry's answer already known
@@ -164,7 +164,7 @@ func (b *Broker) concludeLocked(ctx context.Context, id string) {
 // concludeDue concludes every dispatched job that is over by now (parts
 // late or lost are only noticed by the clock).
 func (b *Broker) concludeDue(ctx context.Context) {
-	b.mu.Lock()
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	for _, st := range []string{wire.JobReserved, wire.JobDispatched, wire.JobRunning} {
 		for _, j := range b.state.InState(st) {

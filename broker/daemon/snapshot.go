@@ -51,8 +51,7 @@ type snapshotter struct {
 // snapshot of the queue and purges the events before it. Nothing is
 // written when nothing changed since the last one.
 func (b *Broker) Snapshot(ctx context.Context) error {
-	b.mu.Lock()
-	b.awaitRequestWrite() // the snapshot follows every event before it
+	b.lockToWrite() // the snapshot follows every event before it
 	forgot := b.state.Forget(b.now() - int64(b.cfg.Retain/time.Second))
 	if forgot == 0 && b.events == 0 {
 		b.mu.Unlock()
