@@ -63,6 +63,9 @@ type Broker struct {
 	health       health
 	// events counts events recorded since the last snapshot (under mu).
 	events int
+	// audits are audit records made with mu held, published once it is
+	// released (flushAudits), so no JetStream I/O happens under mu.
+	audits []wire.AuditRecord
 	snap   snapshotter
 }
 
@@ -189,6 +192,7 @@ func (b *Broker) recover(ctx context.Context) error {
 // (none is in flight when this runs): its sites owe a release from
 // releaseAfter(job) on, and the job waits to be planned again.
 func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfter func(*broker.Job) int64) error {
+	defer b.flushAudits(ctx)
 	b.lockToWrite()
 	defer b.mu.Unlock()
 	for _, j := range b.state.InState(wire.JobCommitting) {
@@ -200,7 +204,7 @@ func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfte
 			return fmt.Errorf("roll back the commit of %s: %w", j.Req.ID, err)
 		}
 		b.cfg.Metrics.RolledBack("recovery")
-		b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
+		b.auditLocked(wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
 		b.log.Warn().Str("job", j.Req.ID).Strs("sites", e.Release).Str("why", why).Msg("unfinished commit rolled back")
 	}
 	return nil
@@ -285,13 +289,37 @@ func (b *Broker) announce(e broker.Event) {
 	}
 }
 
-// audit appends an audit record; a failure is logged, never fatal.
+// auditLocked queues an audit record while b.mu is held; the caller
+// publishes it with flushAudits after releasing b.mu.
+func (b *Broker) auditLocked(r wire.AuditRecord) {
+	if r.Time == 0 {
+		r.Time = b.now()
+	}
+	b.audits = append(b.audits, r)
+}
+
+// flushAudits publishes the queued audit records (b.mu not held).
+func (b *Broker) flushAudits(ctx context.Context) {
+	b.mu.Lock()
+	rs := b.audits
+	b.audits = nil
+	b.mu.Unlock()
+	for _, r := range rs {
+		b.audit(ctx, r)
+	}
+}
+
+// audit appends an audit record; a failure is logged, never fatal. b.mu
+// must not be held (auditLocked).
 func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
 	if r.Time == 0 {
 		r.Time = b.now()
 	}
 	if r.Actor == "" {
 		r.Actor = b.cfg.Name
+	}
+	if b.cfg.auditHook != nil {
+		b.cfg.auditHook(r)
 	}
 	if err := publishAudit(ctx, b.js, r); err != nil {
 		b.log.Error().Err(err).Msg("audit record lost")

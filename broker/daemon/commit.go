@@ -263,6 +263,7 @@ func (b *Broker) settle(ctx context.Context) error {
 		return err
 	}
 	now := b.now()
+	defer b.flushAudits(ctx)
 	b.lockToWrite()
 	for _, j := range b.state.InState(wire.JobReserved) {
 		if j.Alloc == nil || j.Alloc.End > now || j.Dispatched() {
@@ -275,7 +276,7 @@ func (b *Broker) settle(ctx context.Context) error {
 			return err
 		}
 		b.cfg.Metrics.NoShowReleased()
-		b.audit(ctx, wire.AuditRecord{Action: "no-show", Job: j.Req.ID, Code: wire.CodeOK, Message: e.Message, Detail: e.Release})
+		b.auditLocked(wire.AuditRecord{Action: "no-show", Job: j.Req.ID, Code: wire.CodeOK, Message: e.Message, Detail: e.Release})
 		b.log.Warn().Str("job", j.Req.ID).Msg("reservation expired unused")
 	}
 	b.mu.Unlock()

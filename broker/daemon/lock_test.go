@@ -71,7 +71,8 @@ func TestRequestHandlersDoNotHoldTheLockAcrossAppends(t *testing.T) {
 // TestCommitPassesDoNotHoldTheLockAcrossAppends: a commit's intent and
 // outcome are appended to the job stream with b.mu free, and a status
 // request sent while the append is in flight is answered (before, status
-// queued behind every commit's JetStream appends).
+// queued behind every commit's JetStream appends); every audit record of
+// the commit and of a no-show release is published with b.mu free.
 func TestCommitPassesDoNotHoldTheLockAcrossAppends(t *testing.T) {
 	e := newEnv(t)
 	e.startSite("alpha")
@@ -105,6 +106,22 @@ func TestCommitPassesDoNotHoldTheLockAcrossAppends(t *testing.T) {
 				bad = append(bad, ev.Kind+": status not answered during the append: "+err.Error())
 			}
 		}
+		c.auditHook = func(rec wire.AuditRecord) {
+			b := bp.Load()
+			if b == nil {
+				return
+			}
+			free := b.mu.TryLock()
+			if free {
+				b.mu.Unlock()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			seen["audit "+rec.Action]++
+			if !free {
+				bad = append(bad, "audit "+rec.Action+": b.mu held during the publish")
+			}
+		}
 	})
 	bp.Store(r.b)
 	e.waitSites(r.b, 1)
@@ -115,12 +132,20 @@ func TestCommitPassesDoNotHoldTheLockAcrossAppends(t *testing.T) {
 	if err := r.b.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := status(t, r.b, rep.Job); st.State != wire.JobReserved {
+	st := status(t, r.b, rep.Job)
+	if st.State != wire.JobReserved {
 		t.Fatalf("state %s (%s), want reserved", st.State, st.Message)
+	}
+	e.clock.Add(time.Duration(st.Plan.End-e.clock.Now().Unix()+1) * time.Second) // never started: a no-show
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, r.b, rep.Job); st.State != wire.JobExpired {
+		t.Fatalf("state %s (%s), want expired", st.State, st.Message)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if seen[broker.EvIntent] != 1 || seen[broker.EvOutcome] != 1 {
+	if seen[broker.EvIntent] != 1 || seen[broker.EvOutcome] != 1 || seen["audit no-show"] != 1 || seen["audit commit"] != 1 {
 		t.Fatalf("appends seen: %v", seen)
 	}
 	for _, b := range bad {

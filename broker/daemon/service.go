@@ -342,6 +342,7 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	}
 	ctx, cancel := b.requestContext(handlerTimeout)
 	defer cancel()
+	defer b.flushAudits(ctx)
 	b.lockToWrite()
 	defer b.mu.Unlock()
 	j := b.state.Job(job.Job)
