@@ -7,9 +7,19 @@ import (
 )
 
 // maxDelta bounds the difference the walk follows (nonzero node × price
-// keys): beyond it, testing every job against it costs more than planning
-// the rest of the queue again, which is what the walk then does.
-const maxDelta = 2048
+// keys), and maxHitWork the keys its tests of placed jobs against nodes
+// and windows (delta.hits, linear in the keys) may look at in one cycle:
+// beyond them, testing every job costs more than planning the rest of the
+// queue again, which is what the walk then does. Testing whether a job's
+// slots changed at all is O(classes · log keys) (the per-class summary).
+// After maxStreak jobs in a row that the difference sent to be planned
+// again, it is taken to cover the rest of the queue too (a change that
+// spread through a dense grid), and is no longer followed.
+const (
+	maxDelta   = 1 << 16
+	maxHitWork = 1 << 26
+	maxStreak  = 512
+)
 
 // keepsWhenOthersLost lists the criteria whose answer stays when the pool
 // loses processors the answer does not use: the chosen allocation stays

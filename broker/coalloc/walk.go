@@ -26,6 +26,9 @@ type walk struct {
 	// moved lists the nodes of the sites that came or left since the last
 	// cycle (their speeds are tiers of the jobs that may use them).
 	moved []forecast.Node
+	// streak counts the jobs in a row the difference sent to be planned
+	// again (see maxStreak).
+	streak int
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
@@ -157,7 +160,7 @@ func (w *walk) run(jobs []forecast.JobRequest, st *Stats) *memo {
 // keep re-uses o's answer when nothing it depends on changed, else plans
 // the job again.
 func (w *walk) keep(o *entry, st *Stats) entry {
-	if w.d != nil && len(w.d.first) > maxDelta {
+	if w.d != nil && (len(w.d.first) > maxDelta || w.d.work > maxHitWork || w.streak >= maxStreak) {
 		w.d = nil // the change spread: every job from here on is planned again
 	}
 	if w.d == nil {
@@ -171,10 +174,12 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	}
 	if o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o) {
 		if !w.windowsUntouched(o) {
+			w.streak++
 			return w.plan(o.job, o, &st.Changed, st)
 		}
 		st.Unreached++
 	}
+	w.streak = 0
 	if !o.alloc.Placed() {
 		st.Reused++
 		w.learn(o.job, o.alloc, o.lower)
