@@ -122,7 +122,7 @@ func (d *delta) settle(k dkey) {
 
 // exactBelow: a difference of fewer keys has its summary rebuilt after
 // every change (exact, and cheap at that size).
-const exactBelow = 4096
+const exactBelow = 512
 
 // moved updates the per-class summary for key k, whose instants went
 // from old (when had) to f: earlier instants are inserted, later ones
