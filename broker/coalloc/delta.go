@@ -24,9 +24,17 @@ type delta struct {
 	// first is, per nonzero key, where its difference is nonzero.
 	first map[dkey]dfirst
 	// byClass summarises first per node class: the Pareto front of
-	// (price, earliest instant), rebuilt when first changed.
+	// (price, earliest instant), rebuilt after a change while the
+	// difference is small (exactBelow keys); beyond, a change inserts the
+	// key's new instants (settle), and an instant that moved later stays
+	// in the front until the next rebuild (stale: the summary may then say
+	// a job is touched when it is not, never the reverse), which happens
+	// once stale changes outnumber a quarter of the keys.
 	byClass map[int32]*classFront
 	dirty   bool
+	stale   int
+	// work counts the keys hits has looked at (see maxHitWork).
+	work int
 	// gone is what sites that left the pool offered: per node kind and
 	// price, the earliest instant (losses only; their nodes have no index
 	// in this pool).
@@ -92,10 +100,11 @@ func (d *delta) settle(k dkey) {
 		}
 		out = append(out, e)
 	}
-	d.dirty = true
+	old, had := d.first[k]
 	if len(out) == 0 {
 		delete(d.edges, k)
 		delete(d.first, k)
+		d.moved(k, old, had, dfirst{any: math.MaxInt64, pos: math.MaxInt64})
 		return
 	}
 	d.edges[k] = out
@@ -108,6 +117,57 @@ func (d *delta) settle(k dkey) {
 		}
 	}
 	d.first[k] = f
+	d.moved(k, old, had, f)
+}
+
+// exactBelow: a difference of fewer keys has its summary rebuilt after
+// every change (exact, and cheap at that size).
+const exactBelow = 512
+
+// moved updates the per-class summary for key k, whose instants went
+// from old (when had) to f: earlier instants are inserted, later ones
+// leave the summary stale until the next rebuild.
+func (d *delta) moved(k dkey, old dfirst, had bool, f dfirst) {
+	if d.byClass == nil || d.dirty || len(d.first) < exactBelow {
+		d.dirty = true
+		return
+	}
+	if had && (f.any > old.any || f.pos > old.pos) {
+		if d.stale++; d.stale > len(d.first)/4+64 {
+			d.dirty = true
+			return
+		}
+	}
+	c := d.nodeClass[k.node]
+	cf := d.byClass[c]
+	if cf == nil {
+		cf = &classFront{}
+		d.byClass[c] = cf
+	}
+	if f.any != math.MaxInt64 {
+		cf.any = insertFront(cf.any, front{price: k.price, at: f.any})
+	}
+	if f.pos != math.MaxInt64 {
+		cf.pos = insertFront(cf.pos, front{price: k.price, at: f.pos})
+	}
+}
+
+// insertFront adds f to a Pareto front (ascending price, strictly falling
+// instants) unless an entry at or below its price is at or before it;
+// entries at or above its price and at or after it are dropped.
+func insertFront(fr []front, f front) []front {
+	k, _ := slices.BinarySearchFunc(fr, f.price, func(e front, p float64) int { return cmp.Compare(e.price, p) })
+	if k > 0 && fr[k-1].at <= f.at {
+		return fr
+	}
+	if k < len(fr) && fr[k].price == f.price && fr[k].at <= f.at {
+		return fr
+	}
+	j := k
+	for j < len(fr) && fr[j].at >= f.at {
+		j++
+	}
+	return slices.Replace(fr, k, j, f)
 }
 
 // left records the slots of a site that left the pool as lost.
@@ -180,6 +240,7 @@ func (d *delta) touches(classes []bool, maxPrice float64, reach int64, gainOnly 
 // hits reports whether a nonzero difference priced up to maxPrice
 // overlaps [from, to) on a node for which on(node) holds.
 func (d *delta) hits(on func(int32) bool, maxPrice float64, from, to int64) bool {
+	d.work += len(d.first)
 	for k, f := range d.first {
 		if k.price <= maxPrice && f.any < to && f.last > from && on(k.node) {
 			return true
@@ -192,7 +253,7 @@ func (d *delta) rebuild() {
 	if !d.dirty && d.byClass != nil {
 		return
 	}
-	d.dirty = false
+	d.dirty, d.stale = false, 0
 	byClass := map[int32][]dentry{}
 	for k, f := range d.first {
 		c := d.nodeClass[k.node]

@@ -21,7 +21,11 @@ import (
 //     fit (losing starts never makes a job fit), and
 //   - the slots left for it are the same before reach on every node it may
 //     use, at every price it may pay; for a job that did not fit, no slot
-//     it may use gained processors (losing some never makes it fit).
+//     it may use gained processors (losing some never makes it fit); for
+//     a placed job, no slot gained and none lost processors inside the
+//     window of a search that found a start, on the nodes that search
+//     used (keep.go: its candidates and the pick among them are the
+//     same).
 //
 // The last test uses an exact difference (delta.go): the forecasts'
 // changes, plus what jobs that left the queue or changed their answer took
@@ -56,6 +60,10 @@ type Stats struct {
 	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
 	// Differ counts the re-planned jobs (not new) whose answer changed.
 	Differ int
+	// Unreached counts the kept answers (in Reused) of jobs whose slots
+	// changed, but not within the windows their searches judged starts on
+	// (keep.go, windowsUntouched).
+	Unreached int
 }
 
 // Replanned is the number of jobs planned again this cycle.
@@ -91,6 +99,7 @@ type entry struct {
 	lower int64
 	reach int64
 	taken []taken
+	wins  []window // see observer
 }
 
 // Plan plans jobs on the forecasts no earlier than notBefore: one

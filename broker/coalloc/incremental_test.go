@@ -206,7 +206,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 			if ties*1000 > cycles {
 				t.Fatalf("rounding ties in %d of %d cycles: more than one in a thousand", ties, cycles)
 			}
-			if total.Reused < total.Jobs/3 || total.Changed == 0 || total.Time == 0 || total.Skipped == 0 {
+			if total.Reused < total.Jobs/3 || total.Changed == 0 || total.Time == 0 || total.Skipped == 0 || total.Unreached == 0 {
 				t.Fatalf("the sequences did not exercise the cache: %+v", total)
 			}
 		})
@@ -252,6 +252,7 @@ func addStats(t *Stats, s Stats) {
 	t.Full += s.Full
 	t.Skipped += s.Skipped
 	t.Differ += s.Differ
+	t.Unreached += s.Unreached
 }
 
 // TestSameJobComparesEveryField: sameJob must look at every field of a
@@ -318,5 +319,51 @@ func TestIncrementalSitesRankedByCapacity(t *testing.T) {
 	}
 	if reflect.DeepEqual(first, want) {
 		t.Fatalf("the case does not change the answer: %+v", want)
+	}
+}
+
+// TestIncrementalLeastHeldKeepsWhatAChangeCannotReach: a least-held job
+// whose slots lost processors before the windows its searches judged
+// starts on keeps its answer without a new search; one that lost inside a
+// window is planned again. Both answers are the from-scratch ones.
+func TestIncrementalLeastHeldKeepsWhatAChangeCannotReach(t *testing.T) {
+	const h = 3600
+	// f (speed 1) is free from 3 h; s (speed 0.5) for the first hour and
+	// from 5 h. An 8-processor 2 h job: the fast tier starts at 3 h on f
+	// over [3 h, 5 h), the slow one at 3 h on f over [3 h, 7 h).
+	fc := func(sFirstEnd, fStart int64) []forecast.Forecast {
+		return []forecast.Forecast{{Version: 1, Site: "a", Horizon: 20 * h,
+			Nodes: []forecast.Node{{Name: "f", Procs: 8, Speed: 1, MemMB: 1000}, {Name: "s", Procs: 8, Speed: 0.5, MemMB: 1000}},
+			Slots: []forecast.Slot{{Node: "f", Procs: 8, Start: fStart, End: 20 * h, Price: 1},
+				{Node: "s", Procs: 8, Start: 0, End: sFirstEnd, Price: 1},
+				{Node: "s", Procs: 8, Start: 5 * h, End: 20 * h, Price: 1}}}}
+	}
+	jobs := []forecast.JobRequest{{ID: "j", Procs: 8, Walltime: 2 * h, MaxPrice: 1, Criterion: forecast.LeastHeld}}
+	in, err := NewIncremental(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := in.Plan(fc(h, 3*h), jobs, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		fcs       []forecast.Forecast
+		unreached int
+	}{
+		{"s loses half an hour before every window", fc(h/2, 3*h), 1},
+		{"f loses the first half hour of both windows", fc(h/2, 3*h+h/2), 0},
+	} {
+		got, st, err := in.Plan(c.fcs, jobs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := PlanEach(c.fcs, jobs, Options{})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s (%+v): incremental %+v, from scratch %+v", c.name, st, got, want)
+		}
+		if st.Unreached != c.unreached || st.Changed != 1-c.unreached {
+			t.Fatalf("%s: %+v, want %d kept as unreached", c.name, st, c.unreached)
+		}
 	}
 }

@@ -7,9 +7,19 @@ import (
 )
 
 // maxDelta bounds the difference the walk follows (nonzero node × price
-// keys): beyond it, testing every job against it costs more than planning
-// the rest of the queue again, which is what the walk then does.
-const maxDelta = 2048
+// keys), and maxHitWork the keys its tests of placed jobs against nodes
+// and windows (delta.hits, linear in the keys) may look at in one cycle:
+// beyond them, testing every job costs more than planning the rest of the
+// queue again, which is what the walk then does. Testing whether a job's
+// slots changed at all is O(classes · log keys) (the per-class summary).
+// After maxStreak jobs in a row that the difference sent to be planned
+// again, it is taken to cover the rest of the queue too (a change that
+// spread through a dense grid), and is no longer followed.
+const (
+	maxDelta   = 1 << 16
+	maxHitWork = 1 << 26
+	maxStreak  = 512
+)
 
 // keepsWhenOthersLost lists the criteria whose answer stays when the pool
 // loses processors the answer does not use: the chosen allocation stays
@@ -69,4 +79,36 @@ func (w *walk) nodesMoved(o *entry) bool {
 	return slices.ContainsFunc(w.moved, func(n forecast.Node) bool {
 		return n.Speed >= o.job.MinSpeed && n.MemMB >= o.job.MemMB && hasAll(n.Features, o.job.Features)
 	})
+}
+
+// windowsUntouched reports whether, for a placed job of any criterion, the
+// slots it may use only lost processors before its reach, and none within
+// the window of any search that found a start, on the nodes that search
+// used (requirements met, at least its tier fast). Each such search then
+// finds the same start with the same node capacities (losing processors
+// elsewhere never makes an earlier start feasible), every search that found
+// none still finds none (its limit comes from the starts found), and the
+// node choice and cost read only those windows: so the candidates, and the
+// answer picked among them, are the same. This is what lets least-held
+// (which has no independence of irrelevant alternatives: a loss on a node
+// it does not hold can remove a candidate it compared) keep answers that a
+// change cannot reach.
+func (w *walk) windowsUntouched(o *entry) bool {
+	if !o.alloc.Placed() || len(o.wins) == 0 {
+		return false
+	}
+	classes := w.usable(o.job)
+	if w.d.touches(classes, o.job.MaxPrice, o.reach, true) || w.d.lostGone(o.job, o.reach) {
+		return false
+	}
+	for _, win := range o.wins {
+		on := func(n int32) bool {
+			c := w.p.nodeClass[n]
+			return classes[c] && w.p.classes[c].speed >= win.tier
+		}
+		if w.d.hits(on, o.job.MaxPrice, win.from, win.to) {
+			return false
+		}
+	}
+	return true
 }

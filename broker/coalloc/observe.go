@@ -20,6 +20,16 @@ type observer struct {
 	// limit+dur; an unbounded one that found nothing read everything).
 	reach int64
 	taken []taken
+	// wins are the windows of the searches that found a start (the bound
+	// search excepted): what the answer's candidates were judged on.
+	wins []window
+}
+
+// window is one search's answer: its start over [from, to) on the nodes
+// at least tier fast (and meeting the job's requirements).
+type window struct {
+	tier     float64
+	from, to int64
 }
 
 // taken is a piece a placement took (negative procs) on node of site (by
@@ -55,6 +65,9 @@ func (o *observer) searched(sp sweepSpec, t int64, ok bool) {
 	case ok:
 		o.lower = min(o.lower, t)
 		o.reach = max(o.reach, addSat(t, sp.dur))
+		if !sp.track {
+			o.wins = append(o.wins, window{tier: sp.tier, from: t, to: addSat(t, sp.dur)})
+		}
 	case sp.limit == math.MaxInt64:
 		o.reach = math.MaxInt64
 	default:

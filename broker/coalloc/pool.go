@@ -67,6 +67,10 @@ type Pool struct {
 	// being placed has no feasible start (the incremental planner knows it
 	// from an earlier job the job asks more than): sweeps begin there.
 	floor int64
+	// the last price rankOf looked up
+	lastPrice float64
+	lastRank  int32
+	lastOK    bool
 }
 
 // NewPool validates the options and forecasts and indexes all sites' slots
@@ -113,12 +117,35 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) {
 		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
 		p.nodeSite = append(p.nodeSite, int32(len(p.sites)))
 	}
-	for _, sl := range f.Slots {
+	// Every node's pieces in one array, each node's part sized to its
+	// slots (growing them one append at a time cost twice the memory on
+	// large sites). Slots come grouped by node, so the name is looked up
+	// once per run of slots, not once per slot.
+	count := make([]int32, len(f.Nodes))
+	idx := make([]int32, len(f.Slots))
+	first := int32(len(p.nodes) - len(f.Nodes))
+	last, lastName := int32(-1), ""
+	for i, sl := range f.Slots {
+		if last < 0 || sl.Node != lastName {
+			last, lastName = byName[sl.Node]-first, sl.Node
+		}
+		idx[i] = last
+		if sl.End > max(sl.Start, p.opts.NotBefore) {
+			count[last]++
+		}
+	}
+	all := make([]piece, 0, len(f.Slots))
+	for k := range f.Nodes {
+		c := int(count[k])
+		p.nodes[first+int32(k)].pieces = all[len(all) : len(all) : len(all)+c]
+		all = all[:len(all)+c]
+	}
+	for i, sl := range f.Slots {
 		start := max(sl.Start, p.opts.NotBefore)
 		if sl.End <= start {
 			continue
 		}
-		n := &p.nodes[byName[sl.Node]]
+		n := &p.nodes[first+idx[i]]
 		n.pieces = append(n.pieces, piece{start: start, end: sl.End, procs: int64(sl.Procs), price: sl.Price})
 	}
 	p.sites = append(p.sites, s)
@@ -176,7 +203,12 @@ func (p *Pool) indexEvents() {
 	p.rank = map[float64]int32{}
 	total := 0
 	for i := range p.nodes {
+		last, seen := 0.0, false
 		for _, pc := range p.nodes[i].pieces {
+			if seen && pc.price == last {
+				continue
+			}
+			last, seen = pc.price, true
 			if _, ok := p.rank[pc.price]; !ok {
 				p.rank[pc.price] = 0
 				p.prices = append(p.prices, pc.price)
@@ -188,6 +220,7 @@ func (p *Pool) indexEvents() {
 	for i, pr := range p.prices {
 		p.rank[pr] = int32(i)
 	}
+	p.lastOK = false
 	ev := make([]event, 0, total)
 	for i := range p.nodes {
 		for _, pc := range p.nodes[i].pieces {
@@ -199,10 +232,19 @@ func (p *Pool) indexEvents() {
 }
 
 func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
-	cl, rk := p.nodeClass[n], p.rank[pc.price]
+	cl, rk := p.nodeClass[n], p.rankOf(pc.price)
 	return append(ev,
 		event{at: pc.start, node: n, procs: int32(pc.procs), class: cl, rank: rk},
 		event{at: pc.end, node: n, procs: int32(-pc.procs), class: cl, rank: rk})
+}
+
+// rankOf is the rank of a slot price, remembering the last one looked up
+// (a node's pieces mostly share a price).
+func (p *Pool) rankOf(price float64) int32 {
+	if price != p.lastPrice || !p.lastOK {
+		p.lastPrice, p.lastRank, p.lastOK = price, p.rank[price], true
+	}
+	return p.lastRank
 }
 
 // addPieces records pieces taken by a placement (negative procs, at prices

@@ -26,6 +26,9 @@ type walk struct {
 	// moved lists the nodes of the sites that came or left since the last
 	// cycle (their speeds are tiers of the jobs that may use them).
 	moved []forecast.Node
+	// streak counts the jobs in a row the difference sent to be planned
+	// again (see maxStreak).
+	streak int
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
@@ -157,7 +160,7 @@ func (w *walk) run(jobs []forecast.JobRequest, st *Stats) *memo {
 // keep re-uses o's answer when nothing it depends on changed, else plans
 // the job again.
 func (w *walk) keep(o *entry, st *Stats) entry {
-	if w.d != nil && len(w.d.first) > maxDelta {
+	if w.d != nil && (len(w.d.first) > maxDelta || w.d.work > maxHitWork || w.streak >= maxStreak) {
 		w.d = nil // the change spread: every job from here on is planned again
 	}
 	if w.d == nil {
@@ -166,9 +169,17 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
-	if w.nodesMoved(o) || (o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o)) {
+	if w.nodesMoved(o) {
 		return w.plan(o.job, o, &st.Changed, st)
 	}
+	if o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o) {
+		if !w.windowsUntouched(o) {
+			w.streak++
+			return w.plan(o.job, o, &st.Changed, st)
+		}
+		st.Unreached++
+	}
+	w.streak = 0
 	if !o.alloc.Placed() {
 		st.Reused++
 		w.learn(o.job, o.alloc, o.lower)
@@ -227,7 +238,7 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 		}
 		w.apply(o.taken, 1)
 	}
-	return entry{job: job, alloc: a, lower: o.lower, reach: o.reach, taken: o.taken}
+	return entry{job: job, alloc: a, lower: o.lower, reach: o.reach, taken: o.taken, wins: o.wins}
 }
 
 // gone: what o took last cycle is not taken now.

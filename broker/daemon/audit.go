@@ -196,7 +196,7 @@ func (b *Broker) rereserve(ctx context.Context, req wire.ReserveRequest) (string
 			reply.Reservations[i].Site = r.Site
 		}
 	}
-	b.mu.Lock()
+	b.lockToWrite()
 	err := b.record(ctx, broker.Event{Kind: broker.EvRepaired, Time: b.now(), Job: r.Job, Site: r.Site, Reservations: reply.Reservations})
 	b.mu.Unlock()
 	if err != nil {

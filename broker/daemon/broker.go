@@ -32,8 +32,9 @@ type Broker struct {
 
 	mu sync.Mutex // guards state, sites, plan, planned, inflight
 	// reqWrite serializes the request handlers that write (Submit,
-	// Cancel); inflight is set while one's event is appended without mu,
-	// and settled (on mu) is signalled when it is applied.
+	// Cancel). inflight is set while any writer's event is appended
+	// without mu (record), and settled (on mu) is signalled when it is
+	// applied.
 	reqWrite sync.Mutex
 	inflight bool
 	settled  *sync.Cond
@@ -62,6 +63,9 @@ type Broker struct {
 	health       health
 	// events counts events recorded since the last snapshot (under mu).
 	events int
+	// audits are audit records made with mu held, published once it is
+	// released (flushAudits), so no JetStream I/O happens under mu.
+	audits []wire.AuditRecord
 	snap   snapshotter
 	term   termState // leadership: lease, epoch (term.go)
 }
@@ -208,7 +212,8 @@ func (b *Broker) recover(ctx context.Context) error {
 // (none is in flight when this runs): its sites owe a release from
 // releaseAfter(job) on, and the job waits to be planned again.
 func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfter func(*broker.Job) int64) error {
-	b.mu.Lock()
+	defer b.flushAudits(ctx)
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	for _, j := range b.state.InState(wire.JobCommitting) {
 		e := broker.Event{
@@ -219,32 +224,23 @@ func (b *Broker) rollBackUnfinished(ctx context.Context, why string, releaseAfte
 			return fmt.Errorf("roll back the commit of %s: %w", j.Req.ID, err)
 		}
 		b.cfg.Metrics.RolledBack("recovery")
-		b.audit(ctx, wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
+		b.auditLocked(wire.AuditRecord{Action: "rollback", Job: j.Req.ID, Code: wire.CodeInternal, Message: e.Message, Detail: e.Release})
 		b.log.Warn().Str("job", j.Req.ID).Strs("sites", e.Release).Str("why", why).Msg("unfinished commit rolled back")
 	}
 	return nil
 }
 
-// record appends e to the job stream, then applies it. Callers hold b.mu
-// (and keep it across the append). While a request handler's event is
-// appended without the lock (recordUnlocked), record waits for it to be
-// applied first, so that events apply in the order of the stream; an
-// event that no longer applies after that wait is an error.
+// record appends e to the job stream, then applies it. Callers hold b.mu;
+// record releases it while the event is appended (status, plan, sites and
+// the other requests are served meanwhile, never queued behind JetStream)
+// and holds it again to apply the event. One event is appended at a time
+// (b.inflight, the append slot), so events apply in the order of the
+// stream, and a writer that decides after lockToWrite decides on a state
+// with every appended event applied. One that decided while another
+// writer's event was in flight gets an error if its event no longer
+// applies once that one is.
 func (b *Broker) record(ctx context.Context, e broker.Event) error {
-	waited := b.awaitRequestWrite()
-	if err := b.appendChecked(ctx, e); err != nil {
-		return err
-	}
-	return b.apply(e, waited)
-}
-
-// recordUnlocked is record for request handlers: called with b.mu held,
-// it releases b.mu while the event is appended to the job stream (status,
-// plan and sites requests are served meanwhile) and holds it again to
-// apply it. Callers hold b.reqWrite, so at most one such event is in
-// flight; until it is applied, every other writer waits (record).
-func (b *Broker) recordUnlocked(ctx context.Context, e broker.Event) error {
-	b.awaitRequestWrite()
+	waited := b.awaitWrite()
 	b.inflight = true
 	b.mu.Unlock()
 	err := b.appendChecked(ctx, e)
@@ -254,12 +250,20 @@ func (b *Broker) recordUnlocked(ctx context.Context, e broker.Event) error {
 	if err != nil {
 		return err
 	}
-	return b.apply(e, false)
+	return b.apply(e, waited)
 }
 
-// awaitRequestWrite waits (b.mu held, released while waiting) until no
-// request handler's event is in flight; it reports whether it waited.
-func (b *Broker) awaitRequestWrite() bool {
+// lockToWrite takes b.mu for a writer that decides what to record: it
+// returns once no event is in flight, so the decision sees every event
+// appended so far.
+func (b *Broker) lockToWrite() {
+	b.mu.Lock()
+	b.awaitWrite()
+}
+
+// awaitWrite waits (b.mu held, released while waiting) until no event is
+// being appended; it reports whether it waited.
+func (b *Broker) awaitWrite() bool {
 	waited := false
 	for b.inflight {
 		b.settled.Wait()
@@ -305,13 +309,37 @@ func (b *Broker) announce(e broker.Event) {
 	}
 }
 
-// audit appends an audit record; a failure is logged, never fatal.
+// auditLocked queues an audit record while b.mu is held; the caller
+// publishes it with flushAudits after releasing b.mu.
+func (b *Broker) auditLocked(r wire.AuditRecord) {
+	if r.Time == 0 {
+		r.Time = b.now()
+	}
+	b.audits = append(b.audits, r)
+}
+
+// flushAudits publishes the queued audit records (b.mu not held).
+func (b *Broker) flushAudits(ctx context.Context) {
+	b.mu.Lock()
+	rs := b.audits
+	b.audits = nil
+	b.mu.Unlock()
+	for _, r := range rs {
+		b.audit(ctx, r)
+	}
+}
+
+// audit appends an audit record; a failure is logged, never fatal. b.mu
+// must not be held (auditLocked).
 func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
 	if r.Time == 0 {
 		r.Time = b.now()
 	}
 	if r.Actor == "" {
 		r.Actor = b.cfg.Name
+	}
+	if b.cfg.auditHook != nil {
+		b.cfg.auditHook(r)
 	}
 	if err := publishAudit(ctx, b.js, r); err != nil {
 		b.log.Error().Err(err).Msg("audit record lost")

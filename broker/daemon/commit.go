@@ -18,7 +18,7 @@ import (
 // or silence the sites that reserved (or may have) are released and the
 // job waits for the next cycle.
 func (b *Broker) commit(ctx context.Context, id string, a forecast.Allocation, revisions map[string]uint64) error {
-	b.mu.Lock()
+	b.lockToWrite()
 	j := b.state.Job(id)
 	if j == nil || j.State != wire.JobWaiting || j.OwesReleaseOn(a.Sites()) || b.staleFor(a, revisions) || b.touchesUnanswered(a) {
 		b.mu.Unlock()
@@ -158,7 +158,7 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 	b.mu.Unlock()
 	e := broker.Event{Kind: broker.EvOutcome, Time: b.now(), Job: id, OK: jd.OK, Reservations: jd.Reservations,
 		Cost: a.Cost, Release: jd.Release, Message: jd.Message}
-	b.mu.Lock()
+	b.lockToWrite()
 	err := b.record(ctx, e)
 	b.mu.Unlock()
 	if err != nil {
@@ -233,7 +233,7 @@ func (b *Broker) releaseOwed(ctx context.Context) error {
 			b.log.Warn().Err(err).Str("job", o.Job).Str("site", o.Site).Str("code", reply.Code).Msg("release failed; will retry")
 			continue
 		}
-		b.mu.Lock()
+		b.lockToWrite()
 		err = b.record(ctx, broker.Event{Kind: broker.EvReleased, Time: b.now(), Job: o.Job, Site: o.Site, Message: reply.Note})
 		b.mu.Unlock()
 		if err != nil {
@@ -271,7 +271,8 @@ func (b *Broker) settle(ctx context.Context) error {
 		return err
 	}
 	now := b.now()
-	b.mu.Lock()
+	defer b.flushAudits(ctx)
+	b.lockToWrite()
 	for _, j := range b.state.InState(wire.JobReserved) {
 		if j.Alloc == nil || j.Alloc.End > now || j.Dispatched() {
 			continue // a dispatched job is concluded instead
@@ -283,7 +284,7 @@ func (b *Broker) settle(ctx context.Context) error {
 			return err
 		}
 		b.cfg.Metrics.NoShowReleased()
-		b.audit(ctx, wire.AuditRecord{Action: "no-show", Job: j.Req.ID, Code: wire.CodeOK, Message: e.Message, Detail: e.Release})
+		b.auditLocked(wire.AuditRecord{Action: "no-show", Job: j.Req.ID, Code: wire.CodeOK, Message: e.Message, Detail: e.Release})
 		b.log.Warn().Str("job", j.Req.ID).Msg("reservation expired unused")
 	}
 	b.mu.Unlock()

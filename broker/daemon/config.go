@@ -9,6 +9,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/broker/coalloc"
+	"lookahead/wire"
 )
 
 // Metrics is what the broker reports to Prometheus; *metrics.Broker of
@@ -117,6 +118,8 @@ type Config struct {
 	// appendHook, when set, sees every append with its context first
 	// (tests of what handlers hold while they append).
 	appendHook func(context.Context, broker.Event)
+	// auditHook, when set, sees every audit record before it is published.
+	auditHook func(wire.AuditRecord)
 }
 
 func (c *Config) setDefaults() {

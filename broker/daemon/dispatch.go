@@ -75,7 +75,8 @@ func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply
 		e.State, e.Message = wire.PartFailed, reply.Code+": "+reply.Message
 		e.Part = &wire.PartStatus{}
 	}
-	b.mu.Lock()
+	defer b.flushAudits(ctx)
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	if !answerNews(b.state.Job(req.Job), req.Site, e) {
 		return nil // cancelled, concluded, or a retry's answer already known
@@ -137,7 +138,8 @@ func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.
 
 // concludeLocked records the end of dispatched job id if it is over now,
 // audits the final charge and asks for a cycle to send the stops and
-// releases. b.mu must be held.
+// releases. b.mu must be held; the caller flushes the audit records
+// (flushAudits) after releasing it.
 func (b *Broker) concludeLocked(ctx context.Context, id string) {
 	j := b.state.Job(id)
 	if j == nil {
@@ -152,9 +154,9 @@ func (b *Broker) concludeLocked(ctx context.Context, id string) {
 		b.log.Error().Err(err).Str("job", id).Msg("conclusion not recorded; will retry")
 		return
 	}
-	b.audit(ctx, wire.AuditRecord{Action: "conclude", Job: id, Code: e.State, Message: e.Message,
+	b.auditLocked(wire.AuditRecord{Action: "conclude", Job: id, Code: e.State, Message: e.Message,
 		Detail: map[string]any{"stop": e.Stop, "release": e.Release, "parts": j.PartList()}})
-	b.audit(ctx, wire.AuditRecord{Action: "charge", Job: id, Code: wire.CodeOK,
+	b.auditLocked(wire.AuditRecord{Action: "charge", Job: id, Code: wire.CodeOK,
 		Message: fmt.Sprintf("%.2f of %.2f credits (%s)", e.Cost, committed, e.State), Detail: e.Cost})
 	b.log.Info().Str("job", id).Str("state", e.State).Str("why", e.Message).Float64("charged", e.Cost).
 		Strs("stop", e.Stop).Msg("dispatched job over")
@@ -164,7 +166,8 @@ func (b *Broker) concludeLocked(ctx context.Context, id string) {
 // concludeDue concludes every dispatched job that is over by now (parts
 // late or lost are only noticed by the clock).
 func (b *Broker) concludeDue(ctx context.Context) {
-	b.mu.Lock()
+	defer b.flushAudits(ctx)
+	b.lockToWrite()
 	defer b.mu.Unlock()
 	for _, st := range []string{wire.JobReserved, wire.JobDispatched, wire.JobRunning} {
 		for _, j := range b.state.InState(st) {

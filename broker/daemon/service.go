@@ -114,17 +114,18 @@ func (b *Broker) requestContext(d time.Duration) (context.Context, context.Cance
 
 // Submit admits one job for actor: validated, checked against identity
 // and budget, and appended durably before the reply. Safe for concurrent
-// use: submissions and cancels are decided one at a time, and b.mu is not
-// held while the event is appended (recordUnlocked).
+// use: submissions and cancels are decided one at a time, on a state with
+// every appended event applied (lockToWrite), and b.mu is not held while
+// the event is appended (record).
 func (b *Broker) Submit(ctx context.Context, actor string, sr wire.SubmitRequest) wire.SubmitReply {
 	b.reqWrite.Lock()
 	defer b.reqWrite.Unlock()
-	b.mu.Lock()
+	b.lockToWrite()
 	p := b.cfg.Policy
 	p.Grid = broker.CapacityOf(b.siteList()) // a job no known site set could hold is refused
 	e, reply := broker.Admit(b.state, p, actor, sr, b.now())
 	if e.Kind != "" {
-		if err := b.recordUnlocked(ctx, e); err != nil {
+		if err := b.record(ctx, e); err != nil {
 			reply = wire.SubmitReply{Type: wire.TypeSubmitReply, Code: wire.CodeInternal, Message: err.Error()}
 		}
 	}
@@ -160,10 +161,10 @@ func (b *Broker) Cancel(ctx context.Context, actor, id string) wire.CancelReply 
 	}
 	b.reqWrite.Lock()
 	defer b.reqWrite.Unlock()
-	b.mu.Lock()
+	b.lockToWrite()
 	e, reply := broker.DecideCancel(b.state, b.cfg.Policy, actor, id, b.now())
 	if e.Kind != "" {
-		if err := b.recordUnlocked(ctx, e); err != nil {
+		if err := b.record(ctx, e); err != nil {
 			reply = wire.CancelReply{Type: wire.TypeCancelReply, Code: wire.CodeInternal, Job: id, Message: err.Error()}
 		}
 	}
@@ -344,9 +345,9 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	}
 	ctx, cancel := b.requestContext(handlerTimeout)
 	defer cancel()
-	b.mu.Lock()
+	defer b.flushAudits(ctx)
+	b.lockToWrite()
 	defer b.mu.Unlock()
-	b.awaitRequestWrite() // decide on the state with every request's event applied
 	j := b.state.Job(job.Job)
 	if j == nil || !hasSite(j, site) {
 		b.ignoredEvent(site, job, j == nil)

@@ -51,18 +51,24 @@ type snapshotter struct {
 // snapshot of the queue and purges the events before it. Nothing is
 // written when nothing changed since the last one.
 func (b *Broker) Snapshot(ctx context.Context) error {
-	b.mu.Lock()
-	b.awaitRequestWrite() // the snapshot follows every event before it
+	b.lockToWrite() // the snapshot follows every event before it
 	forgot := b.state.Forget(b.now() - int64(b.cfg.Retain/time.Second))
 	if forgot == 0 && b.events == 0 {
 		b.mu.Unlock()
 		return nil
 	}
 	parts, err := snapshotParts(b.state.Snapshot(), b.now(), int(b.nc.MaxPayload()/2))
+	// The parts are appended holding the append slot, not b.mu: no event
+	// comes between them, and requests are served meanwhile.
+	b.inflight = true
+	b.mu.Unlock()
 	var start uint64
 	if err == nil {
 		start, err = b.publishSnapshot(ctx, parts)
 	}
+	b.mu.Lock()
+	b.inflight = false
+	b.settled.Broadcast()
 	if err == nil {
 		b.events = 0
 	}
@@ -101,7 +107,8 @@ func snapshotParts(sn broker.Snapshot, now int64, maxBytes int) ([]snapshotPart,
 }
 
 // publishSnapshot appends the parts in order; it returns the stream
-// sequence of the first. Callers hold b.mu, so no event comes between.
+// sequence of the first. Callers hold the append slot (b.inflight), so no
+// event comes between.
 func (b *Broker) publishSnapshot(ctx context.Context, parts []snapshotPart) (uint64, error) {
 	var start uint64
 	for i := range parts {
