@@ -79,10 +79,7 @@ func nodeCfgFeatures(v string) []string {
 	if first != "" {
 		out = append(out, first)
 	}
-	for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		out = append(out, f)
-	}
-	return out
+	return append(out, strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })...)
 }
 
 func appendNew(xs []string, ys ...string) []string {
