@@ -66,7 +66,7 @@ type replayer struct {
 
 func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replayer, error) {
 	r := &replayer{sc: sc, strat: strat, pending: append([]GridJob(nil), w.Grid...), lastSub: sc.Start}
-	r.env = Env{NewPool: opts.NewPool, Order: opts.Order}
+	r.env = Env{NewPool: opts.NewPool, Order: opts.Order, Rebuild: opts.Rebuild}
 	r.ctx = opts.Context
 	for i, spec := range sc.Sites {
 		s, err := newSite(i, spec, sc.Start)

@@ -11,6 +11,12 @@ import (
 // what the ones before it left. *coalloc.Pool satisfies it.
 type Pool interface {
 	Place(job forecast.JobRequest) forecast.Allocation
+	// Try is Place without taking anything.
+	Try(job forecast.JobRequest) forecast.Allocation
+	// Take removes an allocation (tried or placed on this pool or another
+	// over some of the same sites) as Place would; parts on sites the pool
+	// does not hold are skipped.
+	Take(job forecast.JobRequest, a forecast.Allocation) error
 	// Remaining is what is left, one forecast per site in the pool's order.
 	Remaining() []forecast.Forecast
 }
@@ -35,6 +41,10 @@ type Env struct {
 	// (coalloc.SortQueue); nil keeps the queue's order.
 	Order func([]forecast.JobRequest) []forecast.JobRequest
 	Sites []SiteInfo
+	// Rebuild makes the per-job strategies build a new pool per job and
+	// site set (the first algorithm: the benchmarks' baseline and the
+	// reference of the shared pools' test).
+	Rebuild bool
 }
 
 // Strategy is a broker policy: given the forecasts and the grid queue at

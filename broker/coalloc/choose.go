@@ -141,6 +141,16 @@ func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan 
 // that is not a finite number (huge prices over a long hold) is refused as
 // invalid and takes nothing: no allocation the planner returns carries one.
 func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
+	a, taken := p.price(job, pl)
+	if a.Placed() {
+		p.apply(pl, taken)
+	}
+	return a
+}
+
+// price is commit without taking: the allocation the plan gives (or the
+// non-finite-cost refusal) and, per take, the pieces it would remove.
+func (p *Pool) price(job forecast.JobRequest, pl plan) (forecast.Allocation, [][]piece) {
 	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end, Why: pl.why}
 	taken := make([][]piece, len(pl.takes))
 	costs := make([]float64, len(pl.takes))
@@ -149,14 +159,20 @@ func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
 		a.Cost += costs[i]
 	}
 	if math.IsInf(a.Cost, 0) || math.IsNaN(a.Cost) {
-		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}
+		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}, nil
 	}
 	for i, t := range pl.takes {
 		n := &p.nodes[t.node]
-		p.addPieces(t.node, taken[i])
 		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs), Cost: costs[i]})
 	}
-	return a
+	return a, taken
+}
+
+// apply removes what price computed from the pool.
+func (p *Pool) apply(pl plan, taken [][]piece) {
+	for i, t := range pl.takes {
+		p.addPieces(t.node, taken[i])
+	}
 }
 
 // NonFiniteCost explains an "invalid: " allocation whose cost overflowed.
