@@ -20,9 +20,10 @@ type Options struct {
 	// Context, when set, stops a run between cycles once it is done
 	// (the run returns its error).
 	Context context.Context
-	// Rebuild plans the per-job strategies with a new pool per job and
-	// site set, as before the shared pools (Env.Rebuild): slower, the same
-	// answers.
+	// Rebuild plans as before the replay kept anything: every cycle from
+	// scratch, the per-job strategies with a new pool per job and site set
+	// (Env.Rebuild). Slower, the same answers; the tests' reference and
+	// the benchmarks' baseline.
 	Rebuild bool
 }
 

@@ -23,10 +23,6 @@ func (l lookahead) Name() string {
 }
 
 func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
-	pool, err := env.NewPool(fcs, now)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name(), err)
-	}
 	reqs := make([]forecast.JobRequest, len(queue))
 	for i, j := range queue {
 		reqs[i] = j.Req
@@ -34,6 +30,17 @@ func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env
 	}
 	if env.Order != nil {
 		reqs = env.Order(reqs)
+	}
+	if env.memo != nil && !env.Rebuild {
+		out, err := l.planKept(now, fcs, reqs, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		}
+		return out, nil
+	}
+	pool, err := env.NewPool(fcs, now)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name(), err)
 	}
 	out := make([]forecast.Allocation, 0, len(reqs))
 	for _, r := range reqs {

@@ -11,6 +11,9 @@ import (
 // what the ones before it left. *coalloc.Pool satisfies it.
 type Pool interface {
 	Place(job forecast.JobRequest) forecast.Allocation
+	// PlaceBounds is Place, also saying what the answer depended on in
+	// time (see coalloc.Pool.PlaceBounds).
+	PlaceBounds(job forecast.JobRequest) (a forecast.Allocation, lower, reach int64)
 	// Try is Place without taking anything.
 	Try(job forecast.JobRequest) forecast.Allocation
 	// Take removes an allocation (tried or placed on this pool or another
@@ -41,10 +44,13 @@ type Env struct {
 	// (coalloc.SortQueue); nil keeps the queue's order.
 	Order func([]forecast.JobRequest) []forecast.JobRequest
 	Sites []SiteInfo
-	// Rebuild makes the per-job strategies build a new pool per job and
-	// site set (the first algorithm: the benchmarks' baseline and the
-	// reference of the shared pools' test).
+	// Rebuild plans every cycle from scratch, the per-job strategies with
+	// a new pool per job and site set (the first algorithm: the
+	// benchmarks' baseline and the reference of the fast path's tests).
 	Rebuild bool
+	// memo, when set, is the per-job strategies' memory of their last
+	// cycle in this run (nil: every cycle from scratch).
+	memo *planMemo
 }
 
 // Strategy is a broker policy: given the forecasts and the grid queue at

@@ -351,3 +351,15 @@ func (p *Pool) nodeByName(siteName, nodeName string) (n int32, held, ok bool) {
 	}
 	return 0, false, false
 }
+
+// PlaceBounds is Place, also saying what the answer depended on in time:
+// no feasible allocation of the job starts before lower (MaxInt64 when
+// none was found), and no search read slot time at or after reach. Placed
+// again on a pool whose NotBefore is at most lower and whose slots before
+// reach are the same, the job gets the same answer (the incremental
+// planner's rule; TestIncrementalSameAnswers checks it).
+func (p *Pool) PlaceBounds(job forecast.JobRequest) (a forecast.Allocation, lower, reach int64) {
+	var o observer
+	a = p.placeWatched(job, &o)
+	return a, o.lower, o.reach
+}
