@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"reflect"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -29,28 +32,30 @@ import (
 func (p perJob) planShared(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
 	sp := setPools{now: now, fcs: fcs, env: env, pools: map[string]*lazyPool{}}
 	memo := env.memo
-	same := memo != nil && memo.sameForecasts(fcs, now)
-	var next []memoJob
+	ks := newKeeping(memo, fcs, now)
+	next := map[string]*memoJob{}
 	out := make([]forecast.Allocation, 0, len(queue))
-	for k, job := range fcfs(queue, p.byWidth) {
+	for _, job := range fcfs(queue, p.byWidth) {
 		var prev *memoJob
-		if same && k < len(memo.jobs) && reflect.DeepEqual(memo.jobs[k].req, job.Req) {
-			prev = &memo.jobs[k]
+		if memo != nil {
+			if m := memo.jobs[job.Req.ID]; m != nil && reflect.DeepEqual(m.req, job.Req) {
+				prev = m
+			}
 		}
-		cands, err := p.tryAll(job, env, &sp, prev, now)
+		mj, err := p.tryAll(job, env, &sp, prev, &ks)
 		if err != nil {
 			return nil, fmt.Errorf("%s: job %s: %w", p.name, job.Req.ID, err)
 		}
-		pick := p.choose(job, cands, env)
-		mj := memoJob{req: job.Req, cands: cands, pick: pick}
-		same = prev != nil && prev.sameChoice(mj)
-		next = append(next, mj)
-		if pick < 0 {
-			out = append(out, forecast.Allocation{Job: job.Req.ID, Error: noRoom(cands)})
+		mj.pick = p.choose(job, mj.cands, env)
+		next[job.Req.ID] = mj
+		if mj.pick < 0 {
+			out = append(out, forecast.Allocation{Job: job.Req.ID, Error: noRoom(mj.cands)})
 			continue
 		}
-		c := cands[pick]
-		sp.take(setRequest(job, c.sites), c.alloc)
+		c := mj.cands[mj.pick]
+		req := setRequest(job, c.sites)
+		sp.take(req, c.alloc)
+		ks.took(req, c.alloc, env)
 		out = append(out, c.alloc)
 	}
 	if memo != nil {
@@ -61,39 +66,114 @@ func (p perJob) planShared(now int64, fcs []forecast.Forecast, queue []GridJob, 
 
 // tryAll tries the job on each of its site sets, keeping the last cycle's
 // candidate where that is exact.
-func (p perJob) tryAll(job GridJob, env Env, sp *setPools, prev *memoJob, now int64) ([]candidate, error) {
+func (p perJob) tryAll(job GridJob, env Env, sp *setPools, prev *memoJob, ks *keeping) (*memoJob, error) {
 	sets := p.sets(job, env)
-	cands := make([]candidate, 0, len(sets))
+	mj := &memoJob{req: job.Req, cands: make([]candidate, 0, len(sets)), keys: make([]string, 0, len(sets))}
 	for i, set := range sets {
-		if prev != nil && i < len(prev.cands) && prev.keep(i, set, now) {
-			cands = append(cands, prev.cands[i])
+		key, same := ks.key(set)
+		mj.keys = append(mj.keys, key)
+		if same && prev != nil && i < len(prev.cands) && prev.keys[i] == key && prev.keep(i, set, ks.now, ks.sameHorizon(set)) {
+			mj.cands = append(mj.cands, prev.cands[i])
 			continue
 		}
 		pool, err := sp.get(set)
 		if err != nil {
 			return nil, err
 		}
-		cands = append(cands, candidate{sites: set, alloc: pool.Try(setRequest(job, set))})
+		mj.cands = append(mj.cands, candidate{sites: set, alloc: pool.Try(setRequest(job, set))})
 	}
-	return cands, nil
+	return mj, nil
+}
+
+// keeping is what a cycle of a per-job strategy knows of its sites against
+// the memo: which sites have last cycle's slots from now to the nearer
+// horizon, and per site a digest of what the jobs planned so far took
+// there, in order.
+type keeping struct {
+	now     int64
+	memo    *planMemo
+	fcs     []forecast.Forecast
+	same    []bool
+	digests [][sha256.Size]byte
+}
+
+func newKeeping(memo *planMemo, fcs []forecast.Forecast, now int64) keeping {
+	k := keeping{now: now, memo: memo, fcs: fcs, same: make([]bool, len(fcs)), digests: make([][sha256.Size]byte, len(fcs))}
+	if memo == nil || memo.fcs == nil || now < memo.now || len(memo.fcs) != len(fcs) {
+		return k
+	}
+	for i := range fcs {
+		k.same[i] = sameSite(&memo.fcs[i], &fcs[i], now)
+	}
+	return k
+}
+
+// key is the set's sites' digests; same says all of them have last
+// cycle's slots.
+func (k *keeping) key(set []int) (string, bool) {
+	var b strings.Builder
+	same := true
+	for _, i := range set {
+		b.Write(k.digests[i][:])
+		same = same && k.same[i]
+	}
+	return b.String(), same
+}
+
+func (k *keeping) sameHorizon(set []int) bool {
+	for _, i := range set {
+		if k.memo.fcs[i].Horizon != k.fcs[i].Horizon {
+			return false
+		}
+	}
+	return true
+}
+
+// took adds an allocation to the digests of the sites it uses.
+func (k *keeping) took(req forecast.JobRequest, a forecast.Allocation, env Env) {
+	for i, info := range env.Sites {
+		buf := append([]byte(nil), k.digests[i][:]...)
+		buf = binary.AppendUvarint(buf, uint64(len(req.ID)))
+		buf = append(buf, req.ID...)
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(req.MaxPrice))
+		buf = binary.AppendVarint(buf, a.Start)
+		buf = binary.AppendVarint(buf, a.End)
+		used := false
+		for _, pt := range a.Parts {
+			if pt.Site == info.Name {
+				used = true
+				buf = binary.AppendUvarint(buf, uint64(len(pt.Node)))
+				buf = append(buf, pt.Node...)
+				buf = binary.AppendVarint(buf, int64(pt.Procs))
+			}
+		}
+		if used {
+			k.digests[i] = sha256.Sum256(buf)
+		}
+	}
 }
 
 // planMemo is what a strategy keeps of its last cycle in one run. For the
-// per-job strategies: when every site's slots from now to the nearer of
-// the two horizons are the same as last cycle's, and every job before a
-// job chose the same allocation as last cycle (so took the same), the
-// job's pools hold the same there, and a candidate that was placed and
-// starts no earlier than now is still the answer: each candidate is a
-// job's earliest finish on a set with exact tiers, and with the same slots
-// time passing only removes allocations starting before now, which all
-// ranked after the kept one (they start earlier, so they must have ended
-// later); slots gained beyond the old horizon only allow allocations
-// ending after it, which rank after the kept one too. Candidates that did
-// not fit are tried again (the new horizon may let them fit).
+// per-job strategies, a job's candidate on a site set is kept when the
+// job's request is the same, every site of the set has last cycle's slots
+// from now to the nearer of its two horizons, and the jobs planned before
+// it this cycle took on those sites exactly what the jobs before it took
+// last cycle (keeping.key): then its pool holds the same there, and
+//
+//   - a candidate that was placed starting no earlier than now is still
+//     the answer: it is the job's earliest finish on the set with exact
+//     tiers; time passing only removes allocations starting before now,
+//     which ranked after it (they start earlier, so they ended later), and
+//     slots gained beyond the old horizon only allow allocations ending
+//     after it, which rank after it too;
+//   - a candidate refused for want of capacity is still refused when the
+//     set's horizons did not move (losing starts never makes a job fit).
+//
+// Anything else is tried again.
 type planMemo struct {
 	now  int64
 	fcs  []forecast.Forecast
-	jobs []memoJob // per-job strategies
+	jobs map[string]*memoJob // per-job strategies, by job id
 	// placed are the lookahead strategies' answers (lookahead.go).
 	placed []memoPlaced
 }
@@ -101,22 +181,23 @@ type planMemo struct {
 type memoJob struct {
 	req   forecast.JobRequest
 	cands []candidate
+	keys  []string // per candidate, its sites' digests when it was tried
 	pick  int
 }
 
-// keep: the last cycle's candidate i was for the same set, placed, and
-// starts no earlier than now.
-func (m *memoJob) keep(i int, set []int, now int64) bool {
+// keep: the last cycle's candidate i was for the same set, and placed
+// starting no earlier than now, or refused for want of capacity while the
+// set's sites' horizons stayed where they were (time passing never makes a
+// job fit).
+func (m *memoJob) keep(i int, set []int, now int64, sameHorizon bool) bool {
 	c := m.cands[i]
-	return c.alloc.Placed() && c.alloc.Start >= now && setKey(c.sites) == setKey(set)
-}
-
-// sameChoice: the job took the same as last cycle (or nothing both times).
-func (m *memoJob) sameChoice(n memoJob) bool {
-	if (m.pick < 0) != (n.pick < 0) {
+	if setKey(c.sites) != setKey(set) {
 		return false
 	}
-	return m.pick < 0 || reflect.DeepEqual(m.cands[m.pick].alloc, n.cands[n.pick].alloc)
+	if !c.alloc.Placed() {
+		return sameHorizon && c.alloc.Error == coalloc.NoFitCapacity
+	}
+	return c.alloc.Start >= now
 }
 
 // sameForecasts: the same sites and nodes, and every site's slots cut to
@@ -126,16 +207,21 @@ func (m *planMemo) sameForecasts(fcs []forecast.Forecast, now int64) bool {
 		return false
 	}
 	for i := range fcs {
-		a, b := &m.fcs[i], &fcs[i]
-		if a.Site != b.Site || !reflect.DeepEqual(a.Nodes, b.Nodes) {
-			return false
-		}
-		lim := min(a.Horizon, b.Horizon)
-		if !slices.Equal(cut(a.Slots, now, lim), cut(b.Slots, now, lim)) {
+		if !sameSite(&m.fcs[i], &fcs[i], now) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameSite: the same site and nodes, and the slots cut to [now, the nearer
+// horizon) the same, in the same order.
+func sameSite(a, b *forecast.Forecast, now int64) bool {
+	if a.Site != b.Site || !reflect.DeepEqual(a.Nodes, b.Nodes) {
+		return false
+	}
+	lim := min(a.Horizon, b.Horizon)
+	return slices.Equal(cut(a.Slots, now, lim), cut(b.Slots, now, lim))
 }
 
 // horizon is the nearer of each site's two horizons, the earliest of all
