@@ -146,11 +146,11 @@ func sameAllocs(a, b []forecast.Allocation) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		x.Parts, y.Parts = slices.Clone(x.Parts), slices.Clone(y.Parts)
-		if !close(x.Cost, y.Cost) || len(x.Parts) != len(y.Parts) {
+		if !near(x.Cost, y.Cost) || len(x.Parts) != len(y.Parts) {
 			return false
 		}
 		for k := range x.Parts {
-			if !close(x.Parts[k].Cost, y.Parts[k].Cost) {
+			if !near(x.Parts[k].Cost, y.Parts[k].Cost) {
 				return false
 			}
 			x.Parts[k].Cost, y.Parts[k].Cost = 0, 0
@@ -163,4 +163,38 @@ func sameAllocs(a, b []forecast.Allocation) bool {
 	return true
 }
 
-func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+
+// TestStudiesSameWithWorkers: two seeds' studies give the same reports run
+// one at a time and two at a time.
+func TestStudiesSameWithWorkers(t *testing.T) {
+	sc, _ := perJobTestSetup(t)
+	sc.Local.Jobs = 80
+	sc.Policies = []string{NameLookahead, NameGreedy}
+	sc.NoBaseline = false
+	sc.Sweep = SweepSpec{MultiSiteFactor: []float64{1, 1.6}}
+	in := Inputs{Traces: map[string][]TraceJob{"ctc": ctcSlice(t)}}
+	second := sc
+	second.Seed++
+	scs := []Scenario{sc, second}
+	calls := 0
+	one, err := Studies(scs, in, Options{Workers: 1, Progress: func(done, total int) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Studies(scs, in, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 8 || len(one) != 2 || len(one[0].Results) != 4 {
+		t.Fatalf("%d progress calls, %d reports", calls, len(one))
+	}
+	for k := range one {
+		for i := range one[k].Results {
+			a, b := one[k].Results[i], two[k].Results[i]
+			if a.Policy != b.Policy || a.Label != b.Label || !reflect.DeepEqual(a.Metrics, b.Metrics) || !reflect.DeepEqual(a.Records, b.Records) {
+				t.Errorf("study %d result %d (%s %s) differs with two workers", k, i, a.Policy, a.Label)
+			}
+		}
+	}
+}
