@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"reflect"
 
 	"lookahead/forecast"
@@ -15,27 +16,46 @@ type memoPlaced struct {
 }
 
 // planKept places the jobs in order on one pool over every site, as Plan
-// without a memo does, but keeps a job's answer of the last cycle when
-// every site's slots from now to the nearer horizon are the same, every
-// job before it got the same answer (so took the same), its request is the
-// same, no feasible allocation of it started before now (lower) and its
-// searches read nothing beyond the nearer horizon (reach): the rule of the
-// incremental planner (coalloc.Incremental), which Pool.PlaceBounds
-// reports. A kept answer is taken from the pool; the pool is built only
-// when some job must be placed again. TestLookaheadKeptSameReplay checks
-// the replay is the same as without keeping.
+// without a memo does, but keeps a job's answer of the last cycle when its
+// request is the same, no feasible allocation of it started before now
+// (lower) and its searches read nothing at or after the first instant
+// where what the pool holds may differ from last cycle's (reach <=
+// changed): the incremental planner's rule (coalloc.Incremental), with
+// the bounds Pool.PlaceBounds reports. What the pool holds before a job
+// may differ from last cycle from the earliest of: where a site's slots
+// differ (diffFrom), the start of any answer of last cycle whose job left
+// the queue, and the starts of the old and new answers of every job
+// before it that was placed again and changed. A kept answer is taken
+// from the pool; the pool is built only when some job must be placed
+// again. TestLookaheadKeptSameReplay and TestKeptAnswersFollowTime check
+// the answers are those of placing every job again.
 func (l lookahead) planKept(now int64, fcs []forecast.Forecast, reqs []forecast.JobRequest, env Env) ([]forecast.Allocation, error) {
 	memo := env.memo
-	same := memo.sameForecasts(fcs, now)
 	lim := memo.horizon(fcs)
+	changed := memo.diffFrom(fcs, now, lim)
+	old := map[string]memoPlaced{}
+	for _, mp := range memo.placed {
+		old[mp.req.ID] = mp
+	}
+	for _, r := range reqs {
+		delete(old, r.ID)
+	}
+	for _, mp := range old { // left the queue: its take is gone
+		if mp.alloc.Placed() {
+			changed = min(changed, mp.alloc.Start)
+		}
+	}
+	prev := map[string]memoPlaced{}
+	for _, mp := range memo.placed {
+		prev[mp.req.ID] = mp
+	}
 	var pool Pool
 	var pending []memoPlaced // kept answers not yet taken from the pool
 	next := make([]memoPlaced, 0, len(reqs))
 	out := make([]forecast.Allocation, 0, len(reqs))
-	for k, r := range reqs {
-		var mp memoPlaced
-		if same && k < len(memo.placed) && memo.placed[k].keeps(r, now, lim) {
-			mp = memo.placed[k]
+	for _, r := range reqs {
+		mp, had := prev[r.ID]
+		if had && mp.keeps(r, now, min(lim, changed)) {
 			if mp.alloc.Placed() {
 				pending = append(pending, mp)
 			}
@@ -45,16 +65,26 @@ func (l lookahead) planKept(now int64, fcs []forecast.Forecast, reqs []forecast.
 				return nil, err
 			}
 			pending = nil
-			mp.req = r
-			mp.alloc, mp.lower, mp.reach = pool.PlaceBounds(r)
-			same = same && k < len(memo.placed) && reflect.DeepEqual(memo.placed[k].req, r) &&
-				reflect.DeepEqual(mp.alloc, memo.placed[k].alloc)
+			fresh := memoPlaced{req: r}
+			fresh.alloc, fresh.lower, fresh.reach = pool.PlaceBounds(r)
+			if !had || !reflect.DeepEqual(mp.req, r) || !reflect.DeepEqual(mp.alloc, fresh.alloc) {
+				changed = min(changed, startOr(mp.alloc), startOr(fresh.alloc))
+			}
+			mp = fresh
 		}
 		next = append(next, mp)
 		out = append(out, mp.alloc)
 	}
 	memo.now, memo.fcs, memo.placed = now, fcs, next
 	return out, nil
+}
+
+// startOr is a placed allocation's start, else the end of time.
+func startOr(a forecast.Allocation) int64 {
+	if a.Placed() {
+		return a.Start
+	}
+	return math.MaxInt64
 }
 
 // ready is the cycle's pool with the pending kept answers taken.
@@ -73,8 +103,40 @@ func (l lookahead) ready(pool Pool, now int64, fcs []forecast.Forecast, pending 
 	return pool, nil
 }
 
-// keeps: the same request, and time and the horizon did not reach what the
+// keeps: the same request, and neither time nor a change reached what the
 // answer depended on.
-func (m memoPlaced) keeps(r forecast.JobRequest, now, lim int64) bool {
-	return reflect.DeepEqual(m.req, r) && m.lower >= now && m.reach <= lim
+func (m memoPlaced) keeps(r forecast.JobRequest, now, changed int64) bool {
+	return reflect.DeepEqual(m.req, r) && m.lower >= now && m.reach <= changed
+}
+
+// diffFrom is an instant no later than the first at which any site's
+// slots, cut to [now, lim), differ from last cycle's (lim when none does;
+// now when there is no last cycle or the sites or nodes differ): the
+// earliest start of a slot found in one and not the other (counted as a
+// multiset), since where the processors first differ some slot covering
+// that instant is in one and not the other.
+func (m *planMemo) diffFrom(fcs []forecast.Forecast, now, lim int64) int64 {
+	if m.fcs == nil || now < m.now || len(m.fcs) != len(fcs) {
+		return now
+	}
+	from := lim
+	for i := range fcs {
+		a, b := &m.fcs[i], &fcs[i]
+		if a.Site != b.Site || !reflect.DeepEqual(a.Nodes, b.Nodes) {
+			return now
+		}
+		count := map[forecast.Slot]int{}
+		for _, s := range cut(a.Slots, now, lim) {
+			count[s]++
+		}
+		for _, s := range cut(b.Slots, now, lim) {
+			count[s]--
+		}
+		for s, n := range count {
+			if n != 0 {
+				from = min(from, s.Start)
+			}
+		}
+	}
+	return max(from, now)
 }
