@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -139,4 +140,22 @@ func (m *planMemo) diffFrom(fcs []forecast.Forecast, now, lim int64) int64 {
 		}
 	}
 	return max(from, now)
+}
+
+// planIncremental plans the jobs, already in the queue order of
+// env.incremental, with the co-allocation core's incremental planner kept
+// in the memo for the run: the answers of placing every job again in that
+// order, re-planning only the jobs whose answer may differ (see
+// coalloc.Incremental). The answers come back in the order planned.
+func (l lookahead) planIncremental(now int64, fcs []forecast.Forecast, reqs []forecast.JobRequest, env Env) ([]forecast.Allocation, error) {
+	memo := env.memo
+	if memo.inc == nil {
+		inc, err := coalloc.NewIncremental(*env.incremental)
+		if err != nil {
+			return nil, err
+		}
+		memo.inc = inc
+	}
+	out, _, err := memo.inc.Plan(fcs, reqs, now)
+	return out, err
 }

@@ -176,6 +176,8 @@ type planMemo struct {
 	jobs map[string]*memoJob // per-job strategies, by job id
 	// placed are the lookahead strategies' answers (lookahead.go).
 	placed []memoPlaced
+	// inc is the lookahead strategies' incremental planner (lookahead.go).
+	inc *coalloc.Incremental
 }
 
 type memoJob struct {

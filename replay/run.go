@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -70,6 +71,17 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	if !ok {
 		return Result{}, fmt.Errorf("replay: unknown strategy %q", policy)
 	}
+	var inc *coalloc.Options
+	if opts.NewPool == nil && opts.Order == nil {
+		// The co-allocation core in the scenario's queue order: the
+		// lookahead strategies may plan with its incremental planner.
+		o := coallocOptions(sc)
+		o.Order = coalloc.OrderPrice
+		if sc.Broker.Order == OrderFCFS {
+			o.Order = coalloc.OrderFCFS
+		}
+		inc = &o
+	}
 	if opts.NewPool == nil {
 		opts.NewPool = CoallocPools(sc)
 	}
@@ -83,6 +95,7 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	if err != nil {
 		return Result{}, err
 	}
+	r.env.incremental = inc
 	if err := r.run(); err != nil {
 		return Result{}, fmt.Errorf("replay %s with %s: %w", sc.Name, policy, err)
 	}

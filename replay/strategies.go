@@ -31,6 +31,13 @@ func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env
 	if env.Order != nil {
 		reqs = env.Order(reqs)
 	}
+	if env.memo != nil && !env.Rebuild && env.incremental != nil {
+		out, err := l.planIncremental(now, fcs, reqs, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		}
+		return out, nil
+	}
 	if env.memo != nil && !env.Rebuild {
 		out, err := l.planKept(now, fcs, reqs, env)
 		if err != nil {

@@ -3,6 +3,7 @@ package replay
 import (
 	"sort"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -51,6 +52,10 @@ type Env struct {
 	// memo, when set, is the per-job strategies' memory of their last
 	// cycle in this run (nil: every cycle from scratch).
 	memo *planMemo
+	// incremental, when set, are the co-allocation core's options in the
+	// queue order of Order: with a memo, the lookahead strategies plan with
+	// coalloc.Incremental (the same answers as placing every job again).
+	incremental *coalloc.Options
 }
 
 // Strategy is a broker policy: given the forecasts and the grid queue at
