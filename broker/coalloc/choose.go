@@ -117,6 +117,9 @@ func (p *Pool) siteSets(bySite map[int][]nodeCap, siteCap map[int]int64, P, from
 		return nil
 	}
 	k := len(fill(bySize))
+	if k == 0 { // cannot happen for a feasible candidate; take what there is
+		return [][]int{bySize}
+	}
 	out := [][]int{fill(bySize)}
 	for _, s := range sites {
 		out = append(out, fill(append([]int{s}, without(bySize, s)...)), fill(append([]int{s}, without(byPrice, s)...)))
