@@ -31,6 +31,10 @@ type Policy struct {
 	// a job they could never hold is refused. The daemon sets it for each
 	// submission; nil checks nothing.
 	Grid Capacity
+	// Criterion is the planner's criterion for jobs that omit one ("":
+	// forecast.DefaultCriterion); status shows each job the one it is
+	// planned with.
+	Criterion string
 }
 
 // Allowed lists the grid users and accounts one NATS user may act for.

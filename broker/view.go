@@ -75,7 +75,9 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		if j.State == wire.JobWaiting && planned != nil {
 			plan = planned(j.Req.ID)
 		}
-		st, data := renderable(j.Status(plan))
+		st := j.Status(plan)
+		st.Criterion = plannedCriterion(j.Req, p.Criterion)
+		st, data := renderable(st)
 		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+len(data) > pg.Bytes)) {
 			reply.Next = last
 			break
@@ -87,6 +89,15 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", wire.Clip(req.Job, 64))
 	}
 	return reply, encoded
+}
+
+// plannedCriterion is the criterion a request is planned with: its own,
+// else the planner's default for requests that omit one.
+func plannedCriterion(r forecast.JobRequest, def string) string {
+	if r.Criterion != "" || def == "" {
+		return r.CriterionOrDefault()
+	}
+	return def
 }
 
 // renderable returns st and its encoding, or, when st cannot be encoded,

@@ -166,3 +166,27 @@ func TestQueueLimits(t *testing.T) {
 		t.Fatalf("alice after a cancel: %+v", rep)
 	}
 }
+
+// Status shows the criterion a job is planned with: its own, else the
+// broker's planning.criterion (Policy.Criterion), else the format's
+// default — not the format's default when the broker sets another.
+func TestStatusShowsThePlannedCriterion(t *testing.T) {
+	s := NewState()
+	own := req("own", 1, 60, 1)
+	own.Criterion = forecast.EarliestStart
+	mustApply(t, s, submitted(own, 1))
+	mustApply(t, s, submitted(req("none", 1, 60, 1), 2))
+	for _, c := range []struct{ def, own, none string }{
+		{forecast.EarliestFinish, forecast.EarliestStart, forecast.EarliestFinish},
+		{"", forecast.EarliestStart, forecast.DefaultCriterion},
+	} {
+		reply := s.Status(Policy{Criterion: c.def}, Viewer{All: true}, wire.StatusRequest{All: true}, nil, Page{}, 3)
+		got := map[string]string{}
+		for _, j := range reply.Jobs {
+			got[j.Job.ID] = j.Criterion
+		}
+		if got["own"] != c.own || got["none"] != c.none {
+			t.Errorf("broker default %q: criteria %v, want own %s, none %s", c.def, got, c.own, c.none)
+		}
+	}
+}

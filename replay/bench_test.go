@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -59,4 +60,52 @@ func BenchmarkReplayCTC(b *testing.B) {
 			b.Fatalf("violations: %v", res.Checks.Violations)
 		}
 	}
+}
+
+// BenchmarkSeed002Point replays one point of seed 002's study (Workload 2,
+// heterogeneity 1.4/1/0.6, factor 1.3, FCFS; LOOKAHEAD_BENCH_JOBS jobs of
+// the CTC slice, default 400) under each of the study's strategies, planning
+// every cycle from scratch (path=rebuild, the algorithm before the replay
+// kept anything: the baseline) and keeping what is exact (path=kept). Run:
+//
+//	go test -run '^$' -bench Seed002Point -benchtime 1x ./replay/
+func BenchmarkSeed002Point(b *testing.B) {
+	jobs := 400
+	if n := os.Getenv("LOOKAHEAD_BENCH_JOBS"); n != "" {
+		fmt.Sscan(n, &jobs)
+	}
+	sc := seed002(jobs)
+	sc.Broker.MultiSiteFactor = 1.3
+	sc.Broker.Order = OrderFCFS
+	for i, h := range []float64{1.4, 1, 0.6} {
+		sc.Sites[i].Heterogeneity, sc.Sites[i].Speed = h, 1/h
+	}
+	sc = sc.WithDefaults()
+	w, err := BuildWorkload(sc, Inputs{Traces: map[string][]TraceJob{"ctc": ctcSlice(b)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pol := range []string{NameSingleSite, NameGreedy, NameLookahead} {
+		for _, path := range []string{"rebuild", "kept"} {
+			b.Run("policy="+pol+"/path="+path, func(b *testing.B) {
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if _, err := RunOnce(sc, w, pol, nil, Options{Rebuild: path == "rebuild"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// cpuTime is the process's user+system CPU time in nanoseconds (the
+// machine is shared: CPU time is steadier than wall time).
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

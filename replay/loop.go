@@ -66,7 +66,11 @@ type replayer struct {
 
 func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replayer, error) {
 	r := &replayer{sc: sc, strat: strat, pending: append([]GridJob(nil), w.Grid...), lastSub: sc.Start}
-	r.env = Env{NewPool: opts.NewPool, Order: opts.Order}
+	r.env = Env{NewPool: opts.NewPool, Order: opts.Order, Rebuild: opts.Rebuild}
+	if len(sc.Broker.Tiers) == 0 {
+		// Keeping candidates between cycles is exact only with exact tiers.
+		r.env.memo = &planMemo{}
+	}
 	r.ctx = opts.Context
 	for i, spec := range sc.Sites {
 		s, err := newSite(i, spec, sc.Start)

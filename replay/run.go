@@ -3,7 +3,9 @@ package replay
 import (
 	"context"
 	"fmt"
+	"sync"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -20,6 +22,14 @@ type Options struct {
 	// Context, when set, stops a run between cycles once it is done
 	// (the run returns its error).
 	Context context.Context
+	// Workers is how many runs of a study go at once (< 1: one). The
+	// results do not depend on it.
+	Workers int
+	// Rebuild plans as before the replay kept anything: every cycle from
+	// scratch, the per-job strategies with a new pool per job and site set
+	// (Env.Rebuild). Slower, the same answers; the tests' reference and
+	// the benchmarks' baseline.
+	Rebuild bool
 }
 
 // Metrics are one run's results (see docs/replay.md for definitions).
@@ -61,6 +71,17 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	if !ok {
 		return Result{}, fmt.Errorf("replay: unknown strategy %q", policy)
 	}
+	var inc *coalloc.Options
+	if opts.NewPool == nil && opts.Order == nil {
+		// The co-allocation core in the scenario's queue order: the
+		// lookahead strategies may plan with its incremental planner.
+		o := coallocOptions(sc)
+		o.Order = coalloc.OrderPrice
+		if sc.Broker.Order == OrderFCFS {
+			o.Order = coalloc.OrderFCFS
+		}
+		inc = &o
+	}
 	if opts.NewPool == nil {
 		opts.NewPool = CoallocPools(sc)
 	}
@@ -74,6 +95,7 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	if err != nil {
 		return Result{}, err
 	}
+	r.env.incremental = inc
 	if err := r.run(); err != nil {
 		return Result{}, fmt.Errorf("replay %s with %s: %w", sc.Name, policy, err)
 	}
@@ -139,37 +161,112 @@ type Report struct {
 // Study runs every strategy at every sweep point of the scenario over the
 // traces in in. It validates the scenario first.
 func Study(sc Scenario, in Inputs, opts Options) (Report, error) {
-	sc = sc.WithDefaults()
-	if err := sc.Validate(); err != nil {
+	reps, err := Studies([]Scenario{sc}, in, opts)
+	if err != nil {
 		return Report{}, err
 	}
-	pts := sc.Points()
-	rep := Report{Scenario: sc.Name}
-	total, done := len(pts)*len(sc.Policies), 0
-	for _, p := range pts {
-		at := sc.At(p)
-		w, err := BuildWorkload(at, in)
-		if err != nil {
-			return Report{}, err
+	return reps[0], nil
+}
+
+// Studies runs Study for each scenario (e.g. one per seed), up to
+// opts.Workers runs at a time. Each run is independent and deterministic,
+// so the reports are the same, in scenario order, whatever the number of
+// workers; Progress is called from one goroutine at a time.
+func Studies(scs []Scenario, in Inputs, opts Options) ([]Report, error) {
+	var tasks []studyTask
+	reps := make([]Report, len(scs))
+	for k, sc := range scs {
+		sc = sc.WithDefaults()
+		if err := sc.Validate(); err != nil {
+			return nil, err
 		}
-		var base []JobRecord
-		if !sc.NoBaseline {
-			if base, err = Baseline(at, w, opts); err != nil {
-				return Report{}, err
-			}
-		}
-		for _, pol := range sc.Policies {
-			res, err := RunOnce(at, w, pol, base, opts)
-			if err != nil {
-				return Report{}, err
-			}
-			res.Point, res.Label = p, p.Label()
-			rep.Results = append(rep.Results, res)
-			done++
-			if opts.Progress != nil {
-				opts.Progress(done, total)
+		reps[k].Scenario = sc.Name
+		for _, p := range sc.Points() {
+			for _, pol := range sc.Policies {
+				tasks = append(tasks, studyTask{study: k, sc: sc.At(p), point: p, policy: pol, noBase: sc.NoBaseline})
 			}
 		}
 	}
-	return rep, nil
+	results, err := runTasks(tasks, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range tasks {
+		reps[t.study].Results = append(reps[t.study].Results, results[i])
+	}
+	return reps, nil
+}
+
+// studyTask is one run of a study: a strategy at a point.
+type studyTask struct {
+	study  int
+	sc     Scenario
+	point  Point
+	policy string
+	noBase bool
+}
+
+// run builds the point's workload and (unless told not to) its baseline,
+// then replays the strategy. The workload and baseline are rebuilt per
+// strategy: they take milliseconds, and so runs share nothing.
+func (t studyTask) run(in Inputs, opts Options) (Result, error) {
+	w, err := BuildWorkload(t.sc, in)
+	if err != nil {
+		return Result{}, err
+	}
+	var base []JobRecord
+	if !t.noBase {
+		if base, err = Baseline(t.sc, w, opts); err != nil {
+			return Result{}, err
+		}
+	}
+	res, err := RunOnce(t.sc, w, t.policy, base, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Point, res.Label = t.point, t.point.Label()
+	return res, nil
+}
+
+// runTasks runs the tasks on opts.Workers goroutines (at least one) and
+// returns their results in task order, or the first error in task order.
+func runTasks(tasks []studyTask, in Inputs, opts Options) ([]Result, error) {
+	results := make([]Result, len(tasks))
+	errs := make([]error, len(tasks))
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	done := 0
+	for range max(opts.Workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = tasks[i].run(in, opts)
+				mu.Lock()
+				done++
+				if opts.Progress != nil {
+					opts.Progress(done, len(tasks))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range tasks {
+		if opts.Context != nil && opts.Context.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if opts.Context != nil && opts.Context.Err() != nil {
+		return nil, opts.Context.Err()
+	}
+	return results, nil
 }

@@ -23,10 +23,6 @@ func (l lookahead) Name() string {
 }
 
 func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
-	pool, err := env.NewPool(fcs, now)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name(), err)
-	}
 	reqs := make([]forecast.JobRequest, len(queue))
 	for i, j := range queue {
 		reqs[i] = j.Req
@@ -34,6 +30,24 @@ func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env
 	}
 	if env.Order != nil {
 		reqs = env.Order(reqs)
+	}
+	if env.memo != nil && !env.Rebuild && env.incremental != nil {
+		out, err := l.planIncremental(now, fcs, reqs, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		}
+		return out, nil
+	}
+	if env.memo != nil && !env.Rebuild {
+		out, err := l.planKept(now, fcs, reqs, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		}
+		return out, nil
+	}
+	pool, err := env.NewPool(fcs, now)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name(), err)
 	}
 	out := make([]forecast.Allocation, 0, len(reqs))
 	for _, r := range reqs {
@@ -61,14 +75,20 @@ type candidate struct {
 func (p perJob) Name() string { return p.name }
 
 func (p perJob) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
+	if env.Rebuild {
+		return p.planRebuild(now, fcs, queue, env)
+	}
+	return p.planShared(now, fcs, queue, env)
+}
+
+// planRebuild is the per-job plan as first written: for every job and
+// site set a new pool over what the jobs before it left. It is the
+// reference planShared is tested against and the benchmarks' baseline.
+func (p perJob) planRebuild(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
 	fcs = append([]forecast.Forecast(nil), fcs...)
 	out := make([]forecast.Allocation, 0, len(queue))
 	for _, job := range fcfs(queue, p.byWidth) {
-		sets := singleSites(len(env.Sites))
-		if p.candidates != nil {
-			sets = p.candidates(job, env)
-		}
-		cands, err := place(now, fcs, job, sets, env)
+		cands, err := place(now, fcs, job, p.sets(job, env), env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: job %s: %w", p.name, job.Req.ID, err)
 		}
@@ -86,6 +106,13 @@ func (p perJob) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env En
 	return out, nil
 }
 
+func (p perJob) sets(job GridJob, env Env) [][]int {
+	if p.candidates != nil {
+		return p.candidates(job, env)
+	}
+	return singleSites(len(env.Sites))
+}
+
 func singleSites(n int) [][]int {
 	out := make([][]int, n)
 	for i := range out {
@@ -98,23 +125,33 @@ func singleSites(n int) [][]int {
 func place(now int64, fcs []forecast.Forecast, job GridJob, sets [][]int, env Env) ([]candidate, error) {
 	out := make([]candidate, 0, len(sets))
 	for _, set := range sets {
-		sub := make([]forecast.Forecast, len(set))
-		for k, i := range set {
-			sub[k] = fcs[i]
-		}
-		pool, err := env.NewPool(sub, now)
+		pool, err := env.NewPool(subset(fcs, set), now)
 		if err != nil {
 			return nil, err
 		}
-		req := job.Req
-		req.Criterion = forecast.EarliestFinish
-		req.MaxSites = len(set)
-		if job.Req.MaxSites > 0 {
-			req.MaxSites = min(len(set), job.Req.MaxSites)
-		}
-		out = append(out, candidate{sites: set, alloc: pool.Place(req), pool: pool})
+		out = append(out, candidate{sites: set, alloc: pool.Place(setRequest(job, set)), pool: pool})
 	}
 	return out, nil
+}
+
+func subset(fcs []forecast.Forecast, set []int) []forecast.Forecast {
+	sub := make([]forecast.Forecast, len(set))
+	for k, i := range set {
+		sub[k] = fcs[i]
+	}
+	return sub
+}
+
+// setRequest is the job as placed on one site set: earliest finish, on at
+// most the set's sites.
+func setRequest(job GridJob, set []int) forecast.JobRequest {
+	req := job.Req
+	req.Criterion = forecast.EarliestFinish
+	req.MaxSites = len(set)
+	if job.Req.MaxSites > 0 {
+		req.MaxSites = min(len(set), job.Req.MaxSites)
+	}
+	return req
 }
 
 func noRoom(cands []candidate) string {

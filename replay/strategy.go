@@ -3,6 +3,7 @@ package replay
 import (
 	"sort"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -11,6 +12,15 @@ import (
 // what the ones before it left. *coalloc.Pool satisfies it.
 type Pool interface {
 	Place(job forecast.JobRequest) forecast.Allocation
+	// PlaceBounds is Place, also saying what the answer depended on in
+	// time (see coalloc.Pool.PlaceBounds).
+	PlaceBounds(job forecast.JobRequest) (a forecast.Allocation, lower, reach int64)
+	// Try is Place without taking anything.
+	Try(job forecast.JobRequest) forecast.Allocation
+	// Take removes an allocation (tried or placed on this pool or another
+	// over some of the same sites) as Place would; parts on sites the pool
+	// does not hold are skipped.
+	Take(job forecast.JobRequest, a forecast.Allocation) error
 	// Remaining is what is left, one forecast per site in the pool's order.
 	Remaining() []forecast.Forecast
 }
@@ -35,6 +45,17 @@ type Env struct {
 	// (coalloc.SortQueue); nil keeps the queue's order.
 	Order func([]forecast.JobRequest) []forecast.JobRequest
 	Sites []SiteInfo
+	// Rebuild plans every cycle from scratch, the per-job strategies with
+	// a new pool per job and site set (the first algorithm: the
+	// benchmarks' baseline and the reference of the fast path's tests).
+	Rebuild bool
+	// memo, when set, is the per-job strategies' memory of their last
+	// cycle in this run (nil: every cycle from scratch).
+	memo *planMemo
+	// incremental, when set, are the co-allocation core's options in the
+	// queue order of Order: with a memo, the lookahead strategies plan with
+	// coalloc.Incremental (the same answers as placing every job again).
+	incremental *coalloc.Options
 }
 
 // Strategy is a broker policy: given the forecasts and the grid queue at

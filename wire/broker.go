@@ -132,6 +132,10 @@ type StatusRequest struct {
 type JobStatus struct {
 	Job   forecast.JobRequest `json:"job"`
 	State string              `json:"state"`
+	// Criterion is the criterion the broker plans the job with: the
+	// request's own, else the broker's planning.criterion (brokers before
+	// this field omit it).
+	Criterion string `json:"criterion,omitempty"`
 	// Plan is the last cycle's allocation (waiting jobs) or the reserved one.
 	Plan         *forecast.Allocation `json:"plan,omitempty"`
 	Reservations []Reservation        `json:"reservations,omitempty"`

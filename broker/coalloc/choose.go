@@ -13,8 +13,10 @@ import (
 //   - If one site can hold the whole job, the job stays on one site: the one
 //     whose cheapest P processors cost least over the window (ties: the
 //     earlier realized end, then forecast order).
-//   - Otherwise the fewest sites that can hold it, largest capacity first
-//     (ties: forecast order).
+//   - Otherwise the cheapest of a few sets of the fewest sites that can
+//     hold it (siteSets: structured, never every subset; with up to three
+//     sites, every set of that many), ties to the earlier realized end,
+//     then to the largest capacity first (ties: forecast order).
 //   - Within the chosen sites, processors are taken cheapest first: each
 //     node offers its processors as runs of equal unit cost (the cost of one
 //     processor over the window, cheapest price levels first), and runs are
@@ -64,26 +66,70 @@ func (p *Pool) choose(job forecast.JobRequest, c candidate) plan {
 	if found {
 		return best
 	}
+	for _, set := range p.siteSets(bySite, siteCap, P, from, to, job.MaxPrice) {
+		var caps []nodeCap
+		for _, s := range set {
+			caps = append(caps, bySite[s]...)
+		}
+		takes, cost := p.greedy(caps, P, from, to, job.MaxPrice)
+		pl := p.realize(job, c.start, takes)
+		if !found || cost < bestCost || (cost == bestCost && pl.end < best.end) {
+			best, bestCost, found = pl, cost, true
+		}
+	}
+	return best
+}
+
+// siteSets are the site sets a job that no one site can hold may take,
+// all of the fewest sites that can hold it (k, found by taking the largest
+// first), structured and never every subset: the largest first; for each
+// site, that site and then the others largest first, or cheapest first
+// (by the cost per processor of their cheapest processors over the
+// window); and, when k is one less than the sites that have room, every
+// set leaving one out (so with up to three sites every set of k sites is
+// weighed). The first listed is the capacity choice of old: it wins ties.
+func (p *Pool) siteSets(bySite map[int][]nodeCap, siteCap map[int]int64, P, from, to int64, maxPrice float64) [][]int {
 	sites := make([]int, 0, len(siteCap))
 	for s := range siteCap {
 		sites = append(sites, s)
 	}
-	slices.SortFunc(sites, func(a, b int) int {
-		if c := cmp.Compare(siteCap[b], siteCap[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	var caps []nodeCap
-	var sum int64
+	slices.Sort(sites)
+	bySize := slices.Clone(sites)
+	slices.SortStableFunc(bySize, func(a, b int) int { return cmp.Compare(siteCap[b], siteCap[a]) })
+	unit := map[int]float64{}
 	for _, s := range sites {
-		caps = append(caps, bySite[s]...)
-		if sum += siteCap[s]; sum >= P {
-			break
+		q := min(siteCap[s], P)
+		_, c := p.greedy(bySite[s], q, from, to, maxPrice)
+		unit[s] = c / float64(q)
+	}
+	byPrice := slices.Clone(sites)
+	slices.SortStableFunc(byPrice, func(a, b int) int { return cmp.Compare(unit[a], unit[b]) })
+	without := func(order []int, s int) []int {
+		return slices.DeleteFunc(slices.Clone(order), func(x int) bool { return x == s })
+	}
+	fill := func(order []int) []int { // a prefix of order that holds P
+		var sum int64
+		for i, s := range order {
+			if sum += siteCap[s]; sum >= P {
+				return order[:i+1]
+			}
+		}
+		return nil
+	}
+	k := len(fill(bySize))
+	if k == 0 { // cannot happen for a feasible candidate; take what there is
+		return [][]int{bySize}
+	}
+	out := [][]int{fill(bySize)}
+	for _, s := range sites {
+		out = append(out, fill(append([]int{s}, without(bySize, s)...)), fill(append([]int{s}, without(byPrice, s)...)))
+	}
+	if k == len(sites)-1 {
+		for _, s := range sites {
+			out = append(out, fill(without(sites, s)))
 		}
 	}
-	takes, _ := p.greedy(caps, P, from, to, job.MaxPrice)
-	return p.realize(job, c.start, takes)
+	return slices.DeleteFunc(out, func(set []int) bool { return len(set) != k })
 }
 
 // greedy takes P processors cheapest first from the given nodes.
@@ -141,6 +187,16 @@ func (p *Pool) realize(job forecast.JobRequest, start int64, takes []take) plan 
 // that is not a finite number (huge prices over a long hold) is refused as
 // invalid and takes nothing: no allocation the planner returns carries one.
 func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
+	a, taken := p.price(job, pl)
+	if a.Placed() {
+		p.apply(pl, taken)
+	}
+	return a
+}
+
+// price is commit without taking: the allocation the plan gives (or the
+// non-finite-cost refusal) and, per take, the pieces it would remove.
+func (p *Pool) price(job forecast.JobRequest, pl plan) (forecast.Allocation, [][]piece) {
 	a := forecast.Allocation{Job: job.ID, Start: pl.start, End: pl.end, Why: pl.why}
 	taken := make([][]piece, len(pl.takes))
 	costs := make([]float64, len(pl.takes))
@@ -149,14 +205,20 @@ func (p *Pool) commit(job forecast.JobRequest, pl plan) forecast.Allocation {
 		a.Cost += costs[i]
 	}
 	if math.IsInf(a.Cost, 0) || math.IsNaN(a.Cost) {
-		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}
+		return forecast.Allocation{Job: job.ID, Error: InvalidPrefix + NonFiniteCost}, nil
 	}
 	for i, t := range pl.takes {
 		n := &p.nodes[t.node]
-		p.addPieces(t.node, taken[i])
 		a.Parts = append(a.Parts, forecast.Part{Site: p.sites[n.site].fc.Site, Node: n.name, Procs: int(t.procs), Cost: costs[i]})
 	}
-	return a
+	return a, taken
+}
+
+// apply removes what price computed from the pool.
+func (p *Pool) apply(pl plan, taken [][]piece) {
+	for i, t := range pl.takes {
+		p.addPieces(t.node, taken[i])
+	}
 }
 
 // NonFiniteCost explains an "invalid: " allocation whose cost overflowed.

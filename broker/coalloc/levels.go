@@ -142,3 +142,12 @@ func appendMerged(out []piece, pc piece) []piece {
 	}
 	return append(out, pc)
 }
+
+// total is the processors of every level of the segment.
+func (s segment) total() int64 {
+	var n int64
+	for _, l := range s.levels {
+		n += l.procs
+	}
+	return n
+}

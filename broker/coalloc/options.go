@@ -1,8 +1,10 @@
 package coalloc
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"lookahead/forecast"
 )
@@ -43,6 +45,39 @@ type Options struct {
 	// walltime: 0.5 accepts finishing half a walltime later to hold fewer
 	// processor-seconds. 0 means no later at all. It must be in [0, 100].
 	Tolerance float64
+	// Order is the queue order jobs are planned in, each on what the jobs
+	// before it left: OrderPrice ("" too) or OrderFCFS.
+	Order string
+}
+
+// Queue orders (Options.Order).
+const (
+	// OrderPrice: max_price descending, then submitted, then id (the
+	// default): a job paying more is planned first.
+	OrderPrice = "price"
+	// OrderFCFS: submitted, then id, whatever the price.
+	OrderFCFS = "fcfs"
+)
+
+// jobCmp is the comparison of the options' queue order.
+func (o Options) jobCmp() func(a, b forecast.JobRequest) int {
+	if o.Order == OrderFCFS {
+		return fcfsCmp
+	}
+	return queueCmp
+}
+
+func fcfsCmp(a, b forecast.JobRequest) int {
+	if c := cmp.Compare(a.Submitted, b.Submitted); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// SortQueueBy orders jobs in place in the given queue order (OrderPrice,
+// "" or OrderFCFS); jobs equal on every key keep their order.
+func SortQueueBy(jobs []forecast.JobRequest, order string) {
+	slices.SortStableFunc(jobs, Options{Order: order}.jobCmp())
 }
 
 // DefaultTolerance is the Tolerance the broker, `lookahead plan` and the
@@ -66,6 +101,9 @@ func (o Options) Validate() error {
 	}
 	if t := o.Tolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
+	}
+	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS {
+		return fmt.Errorf("%w: order %q: must be %q or %q", forecast.ErrInvalid, o.Order, OrderPrice, OrderFCFS)
 	}
 	if o.StagingDelay < 0 || o.StagingDelay > maxDuration/1024 {
 		return fmt.Errorf("%w: staging delay %d: must be >= 0 and < 2^50 s", forecast.ErrInvalid, o.StagingDelay)

@@ -82,8 +82,9 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 // checkLeastHeld checks a least-held allocation against every earliest
 // placement of every site subset and speed threshold: it finishes within
 // the tolerance of the earliest finish, holds the least work of those that
-// do, finishes earliest of those that hold that little, and when it is on
-// one site, no single site offers that finish for less.
+// do, finishes earliest of those that hold that little, and no set of as
+// many sites offers that finish for less (across sites, not only within
+// the sites it chose).
 func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options) error {
 	places := oraclePlacements(before, job, opts)
 	earliest := int64(math.MaxInt64)
@@ -109,20 +110,15 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 	if got := work(len(a.Sites())); got != least || a.End != end {
 		return fmt.Errorf("ends %d holding %v s of work per processor, oracle's least within %d is %v ending at %d", a.End, got, last, least, end)
 	}
-	if len(a.Sites()) > 1 {
-		return nil
-	}
 	nodes := oNodes(before)
-	cheapest := math.Inf(1)
-	for site := range before {
-		for _, pl := range places {
-			if pl.mask == 1<<site && pl.end == end {
-				cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, end-pl.held, end))
-			}
+	cheapest, m := math.Inf(1), len(a.Sites())
+	for _, pl := range places {
+		if popcount(pl.mask) == m && pl.end == end {
+			cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, end-pl.held, end))
 		}
 	}
 	if !costEqual(a.Cost, cheapest) {
-		return fmt.Errorf("cost %v on one site, the cheapest single site with the same hold and finish costs %v", a.Cost, cheapest)
+		return fmt.Errorf("cost %v on %d site(s), the cheapest set of %d site(s) with the same hold and finish costs %v", a.Cost, m, m, cheapest)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package coalloc
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -286,4 +287,79 @@ func (p *Pool) specs(job forecast.JobRequest, tier float64) []sweepSpec {
 		out = append(out, mk(m))
 	}
 	return out
+}
+
+// Try is Place without taking anything: the allocation Place would return
+// now, the pool left as it was. A caller comparing several pools (the
+// replay's per-job strategies) tries the job on each and takes it on the
+// ones it chose with Take.
+func (p *Pool) Try(job forecast.JobRequest) forecast.Allocation {
+	pl, reason := p.selectJob(job)
+	if reason != "" {
+		return forecast.Allocation{Job: job.ID, Error: reason}
+	}
+	a, _ := p.price(job, pl)
+	return a
+}
+
+// Take removes a placed allocation's processors from the pool as Place
+// would have: on each part's node, the cheapest levels at or below the
+// job's max_price at every instant of [Start, End). The allocation may come
+// from another pool (Try or Place there): parts on sites this pool does not
+// hold are skipped, so pools over overlapping site sets stay the same on
+// the sites they share. It fails, taking nothing, when a part names a node
+// the pool's site lacks or more processors than the node has left.
+func (p *Pool) Take(job forecast.JobRequest, a forecast.Allocation) error {
+	pl := plan{start: a.Start, end: a.End}
+	for _, part := range a.Parts {
+		n, held, ok := p.nodeByName(part.Site, part.Node)
+		if !held {
+			continue
+		}
+		if !ok {
+			return fmt.Errorf("coalloc: take %s: %w: no node %q on site %q", a.Job, forecast.ErrInvalid, part.Node, part.Site)
+		}
+		pl.takes = append(pl.takes, take{node: n, procs: int64(part.Procs)})
+	}
+	taken := make([][]piece, len(pl.takes))
+	for i, t := range pl.takes {
+		segs := p.profile(t.node, pl.start, pl.end, job.MaxPrice)
+		for _, s := range segs {
+			if s.total() < t.procs {
+				return fmt.Errorf("coalloc: take %s: %w: node %q has fewer than %d processors left over [%d, %d)", a.Job, forecast.ErrInvalid, p.nodes[t.node].name, t.procs, pl.start, pl.end)
+			}
+		}
+		taken[i], _ = takeCheapest(segs, t.procs)
+	}
+	p.apply(pl, taken)
+	return nil
+}
+
+// nodeByName finds a node by site and name; held says the pool has the
+// site at all.
+func (p *Pool) nodeByName(siteName, nodeName string) (n int32, held, ok bool) {
+	for _, s := range p.sites {
+		if s.fc.Site != siteName {
+			continue
+		}
+		for _, i := range s.nodes {
+			if p.nodes[i].name == nodeName {
+				return i, true, true
+			}
+		}
+		return 0, true, false
+	}
+	return 0, false, false
+}
+
+// PlaceBounds is Place, also saying what the answer depended on in time:
+// no feasible allocation of the job starts before lower (MaxInt64 when
+// none was found), and no search read slot time at or after reach. Placed
+// again on a pool whose NotBefore is at most lower and whose slots before
+// reach are the same, the job gets the same answer (the incremental
+// planner's rule; TestIncrementalSameAnswers checks it).
+func (p *Pool) PlaceBounds(job forecast.JobRequest) (a forecast.Allocation, lower, reach int64) {
+	var o observer
+	a = p.placeWatched(job, &o)
+	return a, o.lower, o.reach
 }

@@ -40,6 +40,16 @@ func TestPriceCases(t *testing.T) {
 			job: jb("j", 4, 100, 2), start: 0, end: 100, parts: "cheap/m1:4", cost: 4 * 100.0 / 3600,
 		},
 		{
+			name: "two prices across sites: of the sets of two sites, the cheaper, not the two largest",
+			fcs: []forecast.Forecast{
+				mkSite("big", []forecast.Node{nd("n1", 6, 1)}, sl("n1", 6, 0, 1000, 3)),
+				mkSite("mid", []forecast.Node{nd("m1", 5, 1)}, sl("m1", 5, 0, 1000, 4)),
+				mkSite("low", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 1000, 1)),
+			},
+			job: jb("j", 9, 100, 4), opts: msf, start: 0, end: 150, parts: "big/n1:5 low/k1:4",
+			cost: (5*3 + 4*1) * 150.0 / 3600,
+		},
+		{
 			name: "two prices on one site: parts take the cheaper node",
 			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1), nd("n2", 4, 1)},
 				sl("n1", 4, 0, 1000, 5), sl("n2", 4, 0, 1000, 1))},

@@ -24,8 +24,9 @@ func queueCmp(a, b forecast.JobRequest) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// PlanQueue builds a pool from the forecasts, plans the jobs in priority
-// order (SortQueue) each on what the jobs before it left, and returns one
+// PlanQueue builds a pool from the forecasts, plans the jobs in the
+// options' queue order (Options.Order; by default priority, SortQueue)
+// each on what the jobs before it left, and returns one
 // allocation per job in the input order. The error is for bad forecasts or
 // options only; jobs that do not fit get Allocation.Error.
 //
@@ -54,6 +55,7 @@ func PlanEach(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Op
 	for i := range order {
 		order[i] = i
 	}
+	queueCmp := opts.jobCmp()
 	slices.SortStableFunc(order, func(a, b int) int { return queueCmp(jobs[a], jobs[b]) })
 	out := make([]forecast.Allocation, len(jobs))
 	for _, i := range order {

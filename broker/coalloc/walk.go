@@ -125,6 +125,7 @@ func (w *walk) run(jobs []forecast.JobRequest, st *Stats) *memo {
 	for i := range order {
 		order[i] = i
 	}
+	queueCmp := w.p.opts.jobCmp()
 	slices.SortStableFunc(order, func(a, b int) int { return queueCmp(jobs[a], jobs[b]) })
 	next := &memo{notBefore: w.p.opts.NotBefore, input: slices.Clone(jobs),
 		out: make([]forecast.Allocation, len(jobs)), queue: make([]entry, 0, len(jobs))}

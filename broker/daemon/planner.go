@@ -17,10 +17,14 @@ type PlannerOptions struct {
 	// Tolerance is least-held's, a fraction of a job's walltime.
 	Criterion string
 	Tolerance float64
+	// Order is the queue order (coalloc.OrderPrice, the default, or
+	// coalloc.OrderFCFS).
+	Order string
 }
 
 // Planner is the co-allocation core bound as the broker's planner: the
-// whole queue is planned in priority order on one pool of every fresh
+// whole queue is planned in the options' order (priority by default) on
+// one pool of every fresh
 // site's slots, no allocation starting before notBefore. It keeps the
 // last cycle's answers (coalloc.Incremental), so a cycle re-plans only
 // the jobs whose answer may have changed; the answers are those of
@@ -35,7 +39,7 @@ type Planner struct {
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
 	inc, err := coalloc.NewIncremental(coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance})
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, Order: o.Order})
 	return &Planner{inc: inc, err: err}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/broker/web"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -41,6 +42,7 @@ type Config struct {
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"least-held"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
+		Order          string        `mapstructure:"order" json:"order" default:"price"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
 		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
@@ -200,6 +202,9 @@ func (c Config) Validate() error {
 	if !forecast.IsCriterion(c.Planning.Criterion) {
 		errs = append(errs, fmt.Errorf("planning.criterion %q: must be one of %v", c.Planning.Criterion, forecast.Criteria()))
 	}
+	if o := c.Planning.Order; o != coalloc.OrderPrice && o != coalloc.OrderFCFS {
+		errs = append(errs, fmt.Errorf("planning.order %q: must be %q or %q", o, coalloc.OrderPrice, coalloc.OrderFCFS))
+	}
 	if t := c.Planning.Tolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.tolerance %v: must be at most 100", t))
 	}
@@ -211,7 +216,8 @@ func (c Config) Validate() error {
 func (c Config) Policy() broker.Policy {
 	p := broker.Policy{MaxWalltime: int64(c.Jobs.MaxWalltime / time.Second), Budgets: c.Budgets,
 		Identities: map[string]broker.Allowed{}, Operators: c.Operators,
-		MaxActivePerUser: c.Jobs.MaxActivePerUser, MaxActivePerAccount: c.Jobs.MaxActivePerAccount}
+		MaxActivePerUser: c.Jobs.MaxActivePerUser, MaxActivePerAccount: c.Jobs.MaxActivePerAccount,
+		Criterion: c.Planning.Criterion}
 	for _, id := range c.Identities {
 		p.Identities[id.NATSUser] = broker.Allowed{Users: id.Users, Accounts: id.Accounts}
 	}

@@ -64,6 +64,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"planning: {criterion: soonest}":                "\"soonest\": must be one of",
 		"planning: {tolerance: -1}":                     "planning.tolerance",
 		"planning: {tolerance: 101}":                    "planning.tolerance",
+		"planning: {order: random}":                     "planning.order: \"random\": must be",
 		"web: {listen: ':9466'}":                        "web.listen: \":9466\" is not a loopback address: set web.token_file",
 		"web: {listen: '10.0.0.1:9466'}":                "web.listen: \"10.0.0.1:9466\" is not a loopback address",
 		"web: {listen: nohost}":                         "web.listen",

@@ -26,6 +26,7 @@ type replayOptions struct {
 	traceDir string
 	policies []string
 	seeds    int
+	parallel int
 }
 
 func newReplayCommand() *cobra.Command {
@@ -60,6 +61,7 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.StringVar(&o.traceDir, "trace-dir", "", "directory to find traces in by file name when a scenario path does not exist")
 	f.StringSliceVar(&o.policies, "policy", nil, "run only these strategies (default: the scenario's list)")
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
+	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
 	_ = cmd.MarkFlagRequired("scenario")
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
@@ -88,31 +90,32 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if o.seeds < 0 {
 		return cli.Usagef("replay: --seeds %d: must be at least 1", o.seeds)
 	}
+	if o.parallel < 0 {
+		return cli.Usagef("replay: --parallel %d: must be at least 1", o.parallel)
+	}
 	nSeeds := max(o.seeds, 1)
 	opts := replay.Options{Context: ctx}
 	var bar func(done, total int)
 	if cli.IsTerminal(stderr) {
 		bar = cli.ProgressBar(stderr, "runs")
 	}
-	var reps []replay.Report
-	var seeds []int
-	for k := range nSeeds {
-		at := sc
-		at.Seed = sc.Seed + int64(k)
-		if bar != nil {
-			opts.Progress = func(done, total int) { bar(k*total+done, nSeeds*total) }
-		}
-		rep, err := replay.Study(at, in, opts)
-		if err != nil {
-			if bar != nil {
-				fmt.Fprintln(stderr)
-			}
-			return err
-		}
-		reps, seeds = append(reps, rep), append(seeds, int(at.Seed))
+	if bar != nil {
+		opts.Progress = bar
 	}
+	opts.Workers = o.parallel
+	scs := make([]replay.Scenario, nSeeds)
+	seeds := make([]int, nSeeds)
+	for k := range nSeeds {
+		scs[k] = sc
+		scs[k].Seed = sc.Seed + int64(k)
+		seeds[k] = int(scs[k].Seed)
+	}
+	reps, err := replay.Studies(scs, in, opts)
 	if bar != nil {
 		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return err
 	}
 	rep := reps[0]
 	if o.plot != "" {

@@ -110,7 +110,7 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	r := j.Job
 	fmt.Fprintf(tw, "job\t%s\nstate\t%s\nuser/account\t%s/%s\nrequest\t%d procs × %s, max %.4g credits/CPU-h, %s\n",
-		r.ID, j.State, r.User, r.Account, r.Procs, fmtDur(r.Walltime), r.MaxPrice, r.CriterionOrDefault())
+		r.ID, j.State, r.User, r.Account, r.Procs, fmtDur(r.Walltime), r.MaxPrice, statusCriterion(j))
 	fmt.Fprintf(tw, "worst case\t%.2f credits\ncharged\t%s\nattempts\t%d\n", j.WorstCost, fmtCost(j.Cost), j.Attempts)
 	if j.Message != "" {
 		fmt.Fprintf(tw, "note\t%s\n", j.Message)
@@ -269,4 +269,13 @@ func submitCommand(opts string) string {
 		return "sbatch"
 	}
 	return "qsub"
+}
+
+// statusCriterion is the criterion the broker plans the job with (a
+// broker that does not say: the request's own or the format's default).
+func statusCriterion(j wire.JobStatus) string {
+	if j.Criterion != "" {
+		return j.Criterion
+	}
+	return j.Job.CriterionOrDefault()
 }

@@ -69,3 +69,17 @@ func TestStatusShowsAReleaseOwedElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// The detail shows the criterion the broker says it plans the job with
+// (its planning.criterion for a job that omits one), not the format's
+// default.
+func TestStatusShowsTheBrokersCriterion(t *testing.T) {
+	var b bytes.Buffer
+	j := wire.JobStatus{Job: forecast.JobRequest{ID: "g1", Procs: 1, Walltime: 600}, State: wire.JobWaiting, Criterion: forecast.EarliestFinish}
+	if err := writeJobDetail(&b, j, 50); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), forecast.EarliestFinish) || strings.Contains(b.String(), forecast.LeastHeld) {
+		t.Errorf("detail:\n%s", b.String())
+	}
+}

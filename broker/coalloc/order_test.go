@@ -1,0 +1,72 @@
+package coalloc
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"lookahead/forecast"
+)
+
+// TestQueueOrder: with Order fcfs the job submitted first is planned first
+// whatever the others pay; by default (price) the job paying more is.
+func TestQueueOrder(t *testing.T) {
+	fc := forecast.Forecast{Version: 1, Site: "a", Horizon: 1000,
+		Nodes: []forecast.Node{{Name: "n", Procs: 1, Speed: 1}},
+		Slots: []forecast.Slot{{Node: "n", Procs: 1, Start: 0, End: 1000, Price: 1}}}
+	jobs := []forecast.JobRequest{
+		{ID: "early", Procs: 1, Walltime: 100, MaxPrice: 1, Submitted: 1},
+		{ID: "rich", Procs: 1, Walltime: 100, MaxPrice: 3, Submitted: 2},
+	}
+	for order, first := range map[string]string{"": "rich", OrderPrice: "rich", OrderFCFS: "early"} {
+		out, err := PlanQueue([]forecast.Forecast{fc}, jobs, Options{Order: order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range out {
+			if (a.Start == 0) != (a.Job == first) {
+				t.Errorf("order %q: %s starts at %d, want %s first", order, a.Job, a.Start, first)
+			}
+		}
+	}
+	if err := (Options{Order: "random"}).Validate(); err == nil {
+		t.Error("order random: no error")
+	}
+}
+
+// TestFCFSIncrementalSameAnswers: in FCFS order the incremental planner
+// answers as placing each job in turn (PlanEach), cycle after cycle while
+// jobs come and go and time passes.
+func TestFCFSIncrementalSameAnswers(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for it := range 300 {
+		fcs, opts := randInstance(r)
+		opts.Order = OrderFCFS
+		in, err := NewIncremental(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs []forecast.JobRequest
+		for cycle := range 4 {
+			for k := range 1 + r.IntN(3) {
+				jobs = append(jobs, randJob(r, 10*cycle+k))
+			}
+			if len(jobs) > 2 && r.IntN(2) == 0 {
+				jobs = jobs[1:]
+			}
+			o := opts
+			o.NotBefore += int64(5 * cycle)
+			got, _, err := in.Plan(fcs, jobs, o.NotBefore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := PlanEach(fcs, jobs, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("instance %d cycle %d: incremental %+v\nfrom scratch %+v", it, cycle, got, want)
+			}
+		}
+	}
+}
