@@ -36,3 +36,12 @@ func seed002(jobs int) Scenario {
 		NoBaseline: true,
 	}
 }
+
+// Study runs one scenario (Studies of one).
+func Study(sc Scenario, in Inputs, opts Options) (Report, error) {
+	reps, err := Studies([]Scenario{sc}, in, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	return reps[0], nil
+}

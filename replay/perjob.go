@@ -202,20 +202,6 @@ func (m *memoJob) keep(i int, set []int, now int64, sameHorizon bool) bool {
 	return c.alloc.Start >= now
 }
 
-// sameForecasts: the same sites and nodes, and every site's slots cut to
-// [now, the nearer horizon) the same, in the same order.
-func (m *planMemo) sameForecasts(fcs []forecast.Forecast, now int64) bool {
-	if m.fcs == nil || now < m.now || len(fcs) != len(m.fcs) {
-		return false
-	}
-	for i := range fcs {
-		if !sameSite(&m.fcs[i], &fcs[i], now) {
-			return false
-		}
-	}
-	return true
-}
-
 // sameSite: the same site and nodes, and the slots cut to [now, the nearer
 // horizon) the same, in the same order.
 func sameSite(a, b *forecast.Forecast, now int64) bool {
@@ -227,7 +213,7 @@ func sameSite(a, b *forecast.Forecast, now int64) bool {
 }
 
 // horizon is the nearer of each site's two horizons, the earliest of all
-// (the slots compared by sameForecasts end there).
+// (the slots compared by sameSite end there).
 func (m *planMemo) horizon(fcs []forecast.Forecast) int64 {
 	lim := int64(math.MaxInt64)
 	for i := range fcs {

@@ -158,17 +158,8 @@ type Report struct {
 	Results  []Result `json:"results"`
 }
 
-// Study runs every strategy at every sweep point of the scenario over the
-// traces in in. It validates the scenario first.
-func Study(sc Scenario, in Inputs, opts Options) (Report, error) {
-	reps, err := Studies([]Scenario{sc}, in, opts)
-	if err != nil {
-		return Report{}, err
-	}
-	return reps[0], nil
-}
-
-// Studies runs Study for each scenario (e.g. one per seed), up to
+// Studies runs every strategy at every sweep point of each scenario (e.g.
+// one per seed) over the traces in in, validating each first, up to
 // opts.Workers runs at a time. Each run is independent and deterministic,
 // so the reports are the same, in scenario order, whatever the number of
 // workers; Progress is called from one goroutine at a time.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"lookahead/forecast"
 )
@@ -72,12 +71,6 @@ func fcfsCmp(a, b forecast.JobRequest) int {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
-}
-
-// SortQueueBy orders jobs in place in the given queue order (OrderPrice,
-// "" or OrderFCFS); jobs equal on every key keep their order.
-func SortQueueBy(jobs []forecast.JobRequest, order string) {
-	slices.SortStableFunc(jobs, Options{Order: order}.jobCmp())
 }
 
 // DefaultTolerance is the Tolerance the broker, `lookahead plan` and the

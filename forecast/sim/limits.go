@@ -83,20 +83,13 @@ type credUsage struct {
 }
 
 func credName(j *job, c CredKind) string {
-	switch c {
-	case CredUser:
-		return j.User
-	case CredGroup:
-		return j.Group
-	case CredAccount:
-		return j.Account
-	case CredQOS:
+	if c == CredQOS {
 		if j.QOS == "" {
 			return DefaultQOS
 		}
 		return j.QOS
 	}
-	return j.Queue
+	return jobCred(&j.Job, c)
 }
 
 // jobUse is what j adds to its credentials' usage with rem seconds of
