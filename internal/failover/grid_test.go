@@ -42,6 +42,10 @@ type grid struct {
 	brokers map[string]*brokerRun
 	seq     int
 	reqs    map[string]string // request id → job id
+	// supervise: a broker whose run ended is started again as a standby
+	// while a submission waits (systemd's Restart= in production), for the
+	// faults whose handling does not restart brokers itself.
+	supervise bool
 }
 
 type brokerRun struct {
@@ -83,7 +87,7 @@ func (g *grid) connect(name string) *nats.Conn {
 }
 
 func (g *grid) log(name string) zerolog.Logger {
-	return zerolog.New(zerolog.NewTestWriter(g.t)).Level(zerolog.WarnLevel).With().Str("who", name).Logger()
+	return zerolog.New(zerolog.NewTestWriter(g.t)).Level(zerolog.InfoLevel).With().Str("who", name).Logger()
 }
 
 // startAgent runs an agent of a simulated site of 2 nodes × 4 processors
@@ -236,6 +240,9 @@ func (g *grid) submit(procs int) {
 		msg, err := g.client.Request(wire.BrokerUserSubject(wire.VerbSubmit, "alice"), data, 5*time.Second)
 		if err != nil {
 			last = err.Error()
+			if g.supervise {
+				g.restartEnded()
+			}
 			continue
 		}
 		var rep wire.SubmitReply
@@ -246,4 +253,26 @@ func (g *grid) submit(procs int) {
 		last = string(msg.Data)
 	}
 	g.t.Fatalf("submission %s never answered ok: %s", id, last)
+}
+
+// restartEnded starts again, as a standby, every broker whose run ended
+// (a step-down, or an error the daemon exits on), saying why it ended.
+func (g *grid) restartEnded() {
+	g.t.Helper()
+	g.mu.Lock()
+	var ended []*brokerRun
+	for _, r := range g.brokers {
+		select {
+		case err := <-r.done:
+			r.done <- err
+			g.t.Logf("broker %s ended (%v); started again as a standby", r.name, err)
+			ended = append(ended, r)
+		default:
+		}
+	}
+	g.mu.Unlock()
+	for _, r := range ended {
+		r.nc.Close()
+		g.startBroker(r.name)
+	}
 }
