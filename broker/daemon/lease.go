@@ -132,7 +132,13 @@ func (l *lease) renew(ctx context.Context, epoch uint64) error {
 	data, _ := json.Marshal(v)
 	rev, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound) {
-		if l.ownWrite(ctx) {
+		own, rerr := l.ownWrite(ctx)
+		switch {
+		case rerr != nil:
+			// (a stream leader's re-election: the next renewal asks again,
+			// and keep steps down once the validity has run out)
+			return fmt.Errorf("renew the lease: refused (%v), and the lease could not be read to see whose write it holds: %w", err, rerr)
+		case own:
 			return fmt.Errorf("renew the lease: an earlier renewal landed unacknowledged; retrying at its revision")
 		}
 		return fmt.Errorf("%w: the lease moved on: %v", errLostLeadership, err)
@@ -147,19 +153,23 @@ func (l *lease) renew(ctx context.Context, epoch uint64) error {
 
 // ownWrite reports whether the key's current entry is this term's own
 // write (a renewal that timed out on the client but landed); if so the
-// next renewal expects its revision. The validity is not extended: it
+// next renewal expects its revision. An error: the key could not be read,
+// so whose write it holds is not known. The validity is not extended: it
 // stays counted from the last acknowledged renewal.
-func (l *lease) ownWrite(ctx context.Context) bool {
+func (l *lease) ownWrite(ctx context.Context) (bool, error) {
 	e, err := l.kv.Get(ctx, wire.LeaderKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return false, nil
+	}
 	if err != nil {
-		return false
+		return false, err
 	}
 	var v leaseValue
 	if json.Unmarshal(e.Value(), &v) != nil || v.Term == "" || v.Term != l.term || e.Revision() <= l.rev {
-		return false
+		return false, nil
 	}
 	l.rev = e.Revision()
-	return true
+	return true, nil
 }
 
 func randomToken() string {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"lookahead/wire"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestLeaseRenewalAfterALostAcknowledgement: a renewal that landed but
@@ -40,5 +42,50 @@ func TestLeaseRenewalAfterALostAcknowledgement(t *testing.T) {
 	landed(leaseValue{Broker: "b2", Term: "another", Epoch: 9})
 	if err := l.renew(ctx, 5); !errors.Is(err, errLostLeadership) {
 		t.Fatalf("renewal after another broker's write: %v, want the term lost", err)
+	}
+}
+
+// failingGet is a lease bucket whose reads fail (a stream leader being
+// elected) while fail is set.
+type failingGet struct {
+	jetstream.KeyValue
+	fail bool
+}
+
+func (f *failingGet) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.fail {
+		return nil, context.DeadlineExceeded
+	}
+	return f.KeyValue.Get(ctx, key)
+}
+
+// A refused renewal whose lease cannot be read does not end the term at
+// once: the broker may still hold it (its own unacknowledged write), so the
+// renewal is retried while the lease is valid.
+func TestLeaseRenewalWhenTheLeaseCannotBeRead(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("acquire: %v %v", ok, err)
+	}
+	data, _ := json.Marshal(leaseValue{Broker: "b1", Term: l.term, Epoch: 5})
+	if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil { // landed, not told
+		t.Fatal(err)
+	}
+	fg := &failingGet{KeyValue: l.kv, fail: true}
+	l.kv = fg
+	if err := l.renew(ctx, 5); err == nil || errors.Is(err, errLostLeadership) {
+		t.Fatalf("renewal refused with the lease unreadable: %v, want a retry", err)
+	}
+	fg.fail = false
+	if err := l.renew(ctx, 5); err == nil || errors.Is(err, errLostLeadership) {
+		t.Fatalf("renewal once readable: %v, want its own write found", err)
+	}
+	if err := l.renew(ctx, 5); err != nil {
+		t.Fatalf("the retry at its own revision: %v", err)
 	}
 }
