@@ -129,17 +129,29 @@ func TestLiveSlurmSiteReservesDispatchesReleases(t *testing.T) {
 
 func listed(t *testing.T, site *agent.SlurmSite, id string) wire.Reservation {
 	t.Helper()
-	rs, err := site.List(context.Background())
+	r, rs, err := findListed(site, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rs {
-		if r.ID == id {
-			return r
+	if r == nil {
+		t.Fatalf("%s not listed: %+v", id, rs)
+	}
+	return *r
+}
+
+// findListed is reservation id as the site lists it now, nil when it is
+// not listed (e.g. while the agent re-creates it), with the whole list.
+func findListed(site *agent.SlurmSite, id string) (*wire.Reservation, []wire.Reservation, error) {
+	rs, err := site.List(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range rs {
+		if rs[i].ID == id {
+			return &rs[i], rs, nil
 		}
 	}
-	t.Fatalf("%s not listed: %+v", id, rs)
-	return wire.Reservation{}
+	return nil, rs, nil
 }
 
 func jobOf(t *testing.T, site *agent.SlurmSite, id string) torque.BatchJob {
