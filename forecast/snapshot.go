@@ -107,7 +107,9 @@ type HostProcs struct {
 // requested; Nodes/PPN keep the request's shape when it was nodes=N:ppn=K
 // (0 when unknown). Hosts is where a running job runs (exec_host, folded per
 // node). Started is 0 for a job that has not started. Walltime is the
-// requested limit in seconds (0 when none was requested).
+// requested limit in seconds (0 when none was requested). Features are the
+// node features (Torque's node properties) every node of the job must have,
+// empty when it asks for none.
 type LocalJob struct {
 	ID        string      `json:"id"`
 	Name      string      `json:"name,omitempty"`
@@ -127,6 +129,7 @@ type LocalJob struct {
 	Started   int64       `json:"started,omitempty"`
 	Priority  int64       `json:"priority,omitempty"`
 	Hosts     []HostProcs `json:"hosts,omitempty"`
+	Features  []string    `json:"features,omitempty"`
 	// Reservation names the advance reservation the job is bound to
 	// (FLAGS:ADVRES), empty when none.
 	Reservation string `json:"reservation,omitempty"`

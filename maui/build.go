@@ -215,9 +215,14 @@ func queuedTraceJob(j forecast.LocalJob, opt TraceOptions) (TraceJob, string) {
 	if limit <= 0 {
 		limit = opt.DefaultWalltime
 	}
+	for _, ft := range j.Features {
+		if checkTraceWord("feature", ft) != nil {
+			return TraceJob{}, fmt.Sprintf("feature %q cannot be written to a trace", ft)
+		}
+	}
 	user, group := ident(j)
 	tj := TraceJob{Tasks: j.Procs, User: user, Group: group, Account: j.Account, Class: orDefault(j.Queue, opt.DefaultClass),
-		WCLimit: limit, Queue: min(j.Submitted, opt.Now), Runtime: limit}
+		WCLimit: limit, Queue: min(j.Submitted, opt.Now), Runtime: limit, Features: j.Features}
 	if j.Nodes > 0 && j.PPN > 0 && j.Nodes*j.PPN == j.Procs {
 		tj.TPN = j.PPN
 	}

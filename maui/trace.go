@@ -48,6 +48,9 @@ type TraceJob struct {
 	Runtime     int64
 	HostList    []string
 	Reservation string
+	// Features are the node features the job asks for (field 20, the
+	// requested features MTraceLoadWorkload reads); empty writes "[NONE]".
+	Features []string
 }
 
 // WriteResourceTrace writes nodes as v230 resource records (21 fields),
@@ -81,10 +84,15 @@ func WriteWorkloadTrace(w io.Writer, jobs []TraceJob) error {
 				return fmt.Errorf("job %q: %w", j.Name, err)
 			}
 		}
+		for _, ft := range j.Features {
+			if err := checkTraceWord("feature", ft); err != nil {
+				return fmt.Errorf("job %q: %w", j.Name, err)
+			}
+		}
 		q := strconv.FormatInt(j.Queue, 10)
 		f := []string{j.Name, strconv.Itoa(j.Nodes), strconv.Itoa(j.Tasks), j.User, j.Group, strconv.FormatInt(j.WCLimit, 10), "Completed",
 			"[" + j.Class + ":1]", q, q, q, strconv.FormatInt(j.Queue+j.Runtime, 10),
-			"[NONE]", "[NONE]", "[NONE]", ">=", "0M", ">=", "0M", "[NONE]", q, strconv.Itoa(j.Tasks), strconv.Itoa(j.TPN),
+			"[NONE]", "[NONE]", "[NONE]", ">=", "0M", ">=", "0M", bracketList(j.Features), q, strconv.Itoa(j.Tasks), strconv.Itoa(j.TPN),
 			"[DEFAULT]:[DEFAULT]", "[NONE]", orDefault(j.Account, "[NONE]"), "/bin/sleep", "[NONE]", "0", "0.00", "[DEFAULT]",
 			"1", "0M", "0M", "0M", "0", "0", "[NONE]", "0", hostList(j.HostList), orDefault(j.Reservation, "[NONE]"),
 			"[NONE]", "[NONE]", "[NONE]"}

@@ -77,6 +77,9 @@ func seedXML(f *testing.F, prefix string) {
 
 func FuzzParseQstatXML(f *testing.F) {
 	seedXML(f, "<Job>")
+	if data, err := os.ReadFile(filepath.Join(liveFeatures, "qstat-f-t-bigmem.xml")); err == nil {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		jobs, err := ParseQstatXML(bytes.NewReader(data))
 		if err != nil {
@@ -96,6 +99,9 @@ func FuzzParsePbsnodesXML(f *testing.F) {
 		if data, err := os.ReadFile(filepath.Join(live, name)); err == nil {
 			f.Add(data)
 		}
+	}
+	if data, err := os.ReadFile(filepath.Join(liveFeatures, "pbsnodes-bigmem.xml")); err == nil {
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nodes, err := ParsePbsnodesXML(bytes.NewReader(data))

@@ -98,7 +98,7 @@ func (x xmlJob) fillRequest(j *forecast.LocalJob) error {
 		if err != nil {
 			return err
 		}
-		j.Procs, j.Nodes, j.PPN = spec.Procs, spec.Nodes, spec.PPN
+		j.Procs, j.Nodes, j.PPN, j.Features = spec.Procs, spec.Nodes, spec.PPN, spec.Required
 	}
 	// procs=N adds processors anywhere; ncpus=N counts only without nodes=.
 	extra := r.Procs

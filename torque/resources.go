@@ -2,6 +2,7 @@ package torque
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,30 +71,51 @@ func ParseSizeMB(s string) (int64, error) {
 // NodeSpec is a parsed Resource_List.nodes request. Procs is the total of
 // count×ppn over the "+" parts (a part naming a host counts once). Nodes
 // and PPN are set only when the request has a single part of the form
-// N[:ppn=K] (or a host name); otherwise they are 0.
+// N[:ppn=K] (or a host name); otherwise they are 0. Features are every
+// part's properties (the union); Required are the properties every part
+// asks for, so every node of the job must have them (Maui 3.3.1 makes one
+// request per part, each with its own features; the simulator has one
+// list per job, and Required is what holds for all of its nodes).
 type NodeSpec struct {
 	Procs    int
 	Nodes    int
 	PPN      int
 	Features []string
+	Required []string
 }
 
 // ParseNodeSpec reads "1:ppn=2", "2:ib:ppn=4+1:ppn=2", "vm", "node01:ppn=3".
 func ParseNodeSpec(s string) (NodeSpec, error) {
 	var spec NodeSpec
 	parts := strings.Split(strings.TrimSpace(s), "+")
-	for _, part := range parts {
+	for i, part := range parts {
 		count, ppn, feats, err := parseNodePart(part)
 		if err != nil {
 			return NodeSpec{}, fmt.Errorf("nodes %q: %w", s, err)
 		}
 		spec.Procs += count * ppn
 		spec.Features = append(spec.Features, feats...)
+		spec.Required = requiredFeatures(spec.Required, feats, i == 0)
 		if len(parts) == 1 {
 			spec.Nodes, spec.PPN = count, ppn
 		}
 	}
 	return spec, nil
+}
+
+// requiredFeatures keeps the features of have that feats also asks for
+// (all of feats for the first part), each once, in order.
+func requiredFeatures(have, feats []string, first bool) []string {
+	if first {
+		have = feats
+	}
+	var out []string
+	for _, f := range have {
+		if slices.Contains(feats, f) && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func parseNodePart(part string) (count, ppn int, feats []string, err error) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"lookahead/forecast"
@@ -156,7 +157,8 @@ func (b *builder) simJob(j forecast.LocalJob) Job {
 		wall = max(b.horizon-b.now, 1)
 	}
 	return Job{ID: j.ID, Procs: j.Procs, PPN: j.PPN, Walltime: wall, Runtime: -1, Submit: j.Submitted,
-		Priority: j.Priority, Queue: j.Queue, User: j.User, Group: j.Group, Account: j.Account, QOS: j.QOS}
+		Priority: j.Priority, Queue: j.Queue, User: j.User, Group: j.Group, Account: j.Account, QOS: j.QOS,
+		Features: slices.Clone(j.Features)}
 }
 
 func (b *builder) predict(ev Event) {

@@ -1,6 +1,10 @@
 package sim
 
-import "lookahead/forecast"
+import (
+	"slices"
+
+	"lookahead/forecast"
+)
 
 // Snapshot is the engine's state at Now in the form the Torque adapter
 // delivers: the nodes, running jobs (state R, hosts, start), queued jobs
@@ -33,6 +37,7 @@ func localJob(j *job) forecast.LocalJob {
 	lj := forecast.LocalJob{
 		ID: j.ID, User: j.User, Queue: j.Queue, QOS: j.QOS, Procs: j.Procs,
 		Walltime: j.Walltime, Submitted: j.Submit, Priority: j.Priority,
+		Features: slices.Clone(j.Features),
 	}
 	if j.PPN > 0 {
 		lj.Nodes, lj.PPN = j.Procs/j.PPN, j.PPN
