@@ -227,7 +227,7 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	}
 	defer inst.stop()
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
-	d.events = standingEdges(site, now, horizon, s.zone())
+	d.events = standingEdges(site, now, horizon, s.Zone())
 	preds, err := d.run(ctx, holds)
 	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
 	st.Probes, st.Overshoots = d.probes, d.overshoots
@@ -385,7 +385,7 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 	if err := executable(bin); err != nil {
 		return nil, fmt.Errorf("%w: maui server %s: %v", ErrNotInstalled, bin, err)
 	}
-	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout, env: s.env(home), zone: s.zone(),
+	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout, env: s.env(home), zone: s.Zone(),
 		done: make(chan struct{}), output: execx.NewBoundedBuffer(16 << 10)}
 	inst.cmd = exec.Command(bin, "-d")
 	inst.cmd.Dir = home
@@ -398,7 +398,7 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 		return nil, fmt.Errorf("%w: start %s: %v", ErrMauiFailed, bin, err)
 	}
 	go func() { inst.waitErr = inst.cmd.Wait(); close(inst.done) }()
-	inst.r = NewExecRunner(ExecConfig{BinDir: s.cfg.BinDir, HomeDir: home, Timeout: s.cfg.CallTimeout, Env: zoneEnv(s.zone())})
+	inst.r = NewExecRunner(ExecConfig{BinDir: s.cfg.BinDir, HomeDir: home, Timeout: s.cfg.CallTimeout, Env: zoneEnv(s.Zone())})
 	if err := inst.verify(ctx); err != nil {
 		inst.kill() // not proven ours: never send it schedctl -k
 		return nil, err

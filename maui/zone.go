@@ -20,8 +20,9 @@ func zoneEnv(loc *time.Location) []string {
 	return []string{"TZ=" + loc.String()}
 }
 
-// zone is the site's time zone (the host's local zone by default).
-func (s *Simulator) zone() *time.Location {
+// Zone is the site's time zone, the one the private Maui runs in (the
+// host's local zone by default).
+func (s *Simulator) Zone() *time.Location {
 	if s.cfg.Zone == nil {
 		return time.Local
 	}
@@ -31,5 +32,5 @@ func (s *Simulator) zone() *time.Location {
 // env is the environment of the private Maui and of its clients: this
 // process's, with the private home and the site's zone.
 func (s *Simulator) env(home string) []string {
-	return append(append(os.Environ(), "MAUIHOMEDIR="+home), zoneEnv(s.zone())...)
+	return append(append(os.Environ(), "MAUIHOMEDIR="+home), zoneEnv(s.Zone())...)
 }
