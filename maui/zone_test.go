@@ -80,3 +80,19 @@ func TestStandingEdgesInSiteZone(t *testing.T) {
 		t.Errorf("edges %v, want %v", got, want)
 	}
 }
+
+// Maui's phantom reservation after a standing window (duration INFINITE,
+// a real capture) is read, not an error that fails the whole forecast.
+func TestParseShowresNodesPhantom(t *testing.T) {
+	sn, err := ParseShowresNodes(strings.NewReader(string(readFixture(t, "srzone/showres_n_phantom.out"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sn.Rows) != 24 || sn.At != "Thu Nov 26 04:27:00" {
+		t.Fatalf("%d rows at %q", len(sn.Rows), sn.At)
+	}
+	want := ShowresNodeRow{Node: "n01", Type: "Job", ID: "\x0100006", JobState: "Running", Tasks: 2, Start: -Infinity, Duration: Infinity, StartTime: "Thu Jan 1 06:00:00"}
+	if sn.Rows[3] != want {
+		t.Errorf("row 3 = %+v, want %+v", sn.Rows[3], want)
+	}
+}
