@@ -51,7 +51,9 @@ func LoadSitePolicy(path string, required bool, fallback string) (SitePolicy, er
 	}
 	if mc.Policy.Standing != nil {
 		// the site's Maui runs beside the agent: its standing
-		// reservations' windows sit on this host's local time
+		// reservations' windows sit on this host's local time unless
+		// the agent is told the site's zone (maui.timezone, which
+		// lookahead-agent sets here after loading)
 		mc.Policy.Standing.Zone = time.Local
 	}
 	return SitePolicy{Source: path, Policy: mc.Policy, Unmodelled: mc.Unmodelled}, nil

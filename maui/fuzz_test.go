@@ -91,7 +91,7 @@ func FuzzParseWorkload(f *testing.F) {
 }
 
 func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"00:00:00", "-00:00:33", "1:02:00:00", "99:99:99", "+1"} {
+	for _, s := range []string{"00:00:00", "-00:00:33", "1:02:00:00", "99:99:99", "+1", "INFINITE"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -10,7 +10,10 @@ import (
 )
 
 // Infinity is what Maui's "INFINITY" duration reads as (its own bound,
-// 100 days).
+// 100 days). "INFINITE" reads the same: Maui 3.3.1 prints it as the
+// duration of the phantom reservation a job leaves when it starts at the
+// very iteration a standing window ends (`n01 Job <id> Running 2
+// -INFINITY INFINITE Thu Jan  1 ...` in showres -n; docs/maui.md).
 const Infinity = 8640000
 
 // ParseDuration reads a Maui duration, "[-][[[DD:]HH:]MM:]SS" as Maui
@@ -18,7 +21,7 @@ const Infinity = 8640000
 // seconds.
 func ParseDuration(s string) (int64, error) {
 	switch s {
-	case "INFINITY":
+	case "INFINITY", "INFINITE":
 		return Infinity, nil
 	case "-INFINITY":
 		return -Infinity, nil

@@ -75,7 +75,7 @@ func TestRealMauiReservations(t *testing.T) {
 	for _, n := range snap.Nodes {
 		capacity[n.Name] = n.Procs
 	}
-	c := NewClient(r, ClientConfig{Relative: true, Location: time.UTC, Capacity: capacity, Now: func() time.Time { return clock }})
+	c := NewClient(r, ClientConfig{Relative: true, Location: s.Zone(), Capacity: capacity, Now: func() time.Time { return clock }})
 	start := clock.Unix() + 1800
 	req := ReserveRequest{Job: "g17", Start: start, End: start + 3600, User: "griduser", Group: "grid", Account: "gridacct",
 		Hosts: []forecast.HostProcs{{Node: "n02", Procs: 2}, {Node: "n03", Procs: 1}, {Node: "n04", Procs: 1}}}

@@ -49,6 +49,10 @@ type SimulatorConfig struct {
 	KeepHome bool
 	// Trace tunes how the snapshot becomes traces (Now is set per run).
 	Trace TraceOptions
+	// Zone is the site's time zone, the one its Maui runs in: the private
+	// Maui runs in it so standing reservations' windows land on the
+	// site's hours (default: this host's local zone, time.Local).
+	Zone *time.Location
 }
 
 // Simulator forecasts a site's schedule by running its own scheduler, Maui
@@ -223,7 +227,7 @@ func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reserva
 	}
 	defer inst.stop()
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
-	d.events = standingEdges(site, now, horizon)
+	d.events = standingEdges(site, now, horizon, s.Zone())
 	preds, err := d.run(ctx, holds)
 	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
 	st.Probes, st.Overshoots = d.probes, d.overshoots
@@ -323,6 +327,8 @@ type instance struct {
 	done        chan struct{}
 	waitErr     error
 	output      *execx.BoundedBuffer
+	env         []string       // of the server and its clients (zoneEnv)
+	zone        *time.Location // the clients print times in it
 	r           Runner
 	commands    int
 }
@@ -379,11 +385,11 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 	if err := executable(bin); err != nil {
 		return nil, fmt.Errorf("%w: maui server %s: %v", ErrNotInstalled, bin, err)
 	}
-	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout,
+	inst := &instance{home: home, binDir: s.cfg.BinDir, port: port, callTimeout: s.cfg.CallTimeout, env: s.env(home), zone: s.Zone(),
 		done: make(chan struct{}), output: execx.NewBoundedBuffer(16 << 10)}
 	inst.cmd = exec.Command(bin, "-d")
 	inst.cmd.Dir = home
-	inst.cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+home, "TZ=UTC")
+	inst.cmd.Env = inst.env
 	inst.cmd.Stdout, inst.cmd.Stderr = inst.output, inst.output
 	// Own process group (killed as a whole); killed too if this process
 	// dies without cleaning up.
@@ -392,7 +398,7 @@ func (s *Simulator) launch(ctx context.Context, home string, port int) (*instanc
 		return nil, fmt.Errorf("%w: start %s: %v", ErrMauiFailed, bin, err)
 	}
 	go func() { inst.waitErr = inst.cmd.Wait(); close(inst.done) }()
-	inst.r = NewExecRunner(ExecConfig{BinDir: s.cfg.BinDir, HomeDir: home, Timeout: s.cfg.CallTimeout, Env: []string{"TZ=UTC"}})
+	inst.r = NewExecRunner(ExecConfig{BinDir: s.cfg.BinDir, HomeDir: home, Timeout: s.cfg.CallTimeout, Env: zoneEnv(s.Zone())})
 	if err := inst.verify(ctx); err != nil {
 		inst.kill() // not proven ours: never send it schedctl -k
 		return nil, err

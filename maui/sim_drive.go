@@ -244,7 +244,7 @@ func (d *driver) absorb(res Result, check bool) error {
 	// Maui's simulated clock starts at the wall clock: stamps without a
 	// year are placed near it (not near now, which may be any time).
 	ref := d.wallStart
-	at, err := ParseClock(sn.At, time.UTC, ref)
+	at, err := ParseClock(sn.At, d.in.zone, ref)
 	if err != nil {
 		return fmt.Errorf("showres -n clock: %w", err)
 	}
@@ -268,7 +268,7 @@ func (d *driver) absorb(res Result, check bool) error {
 		}
 		o := d.seen[r.ID]
 		if o == nil {
-			st, err := ParseClock(r.StartTime, time.UTC, ref)
+			st, err := ParseClock(r.StartTime, d.in.zone, ref)
 			if err != nil {
 				return fmt.Errorf("showres -n start of %s: %w", r.ID, err)
 			}

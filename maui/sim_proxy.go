@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -89,7 +88,7 @@ func (in *instance) startQueued(ctx context.Context, name string, args ...string
 	}
 	full := append([]string{"--port=" + strconv.Itoa(rl.port())}, args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(in.binDir, name), full...)
-	cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+in.home, "TZ=UTC")
+	cmd.Env = in.env
 	p := &pending{name: name, cmd: cmd, stdout: execx.NewBoundedBuffer(16 << 20), stderr: execx.NewBoundedBuffer(64 << 10), done: make(chan struct{}), relay: rl}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	setProcessGroup(cmd)

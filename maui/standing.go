@@ -11,8 +11,9 @@ import (
 // (SRCFG in the maui.cfg copied into the simulation) in (now, horizon),
 // relative to now. Maui's decisions change there with nothing arriving or
 // ending, so the exact phase stops on them as on a hold's boundaries. The
-// private Maui runs with TZ=UTC, so its windows sit on UTC.
-func standingEdges(site []byte, now, horizon int64) []int64 {
+// private Maui runs in the site's zone loc (zoneEnv), so its windows sit
+// on loc's wall clock.
+func standingEdges(site []byte, now, horizon int64, loc *time.Location) []int64 {
 	if len(site) == 0 {
 		return nil
 	}
@@ -25,7 +26,7 @@ func standingEdges(site []byte, now, horizon int64) []int64 {
 		if len(s.Hosts) == 0 {
 			continue
 		}
-		for _, w := range s.Windows(now, horizon, time.UTC) {
+		for _, w := range s.Windows(now, horizon, loc) {
 			for _, t := range w {
 				if t > now && t < horizon {
 					out = append(out, t-now)

@@ -2,9 +2,25 @@ package main
 
 import (
 	"path/filepath"
+	"time"
 
 	"lookahead/agent"
 )
+
+// mauiZone is the site's time zone, maui.timezone: the zone the site's Maui
+// runs in, so its standing reservations' windows (SRCFG STARTTIME, DAYS)
+// sit on its wall clock. Both engines follow it: the maui engine runs its
+// private Maui in it, the built-in engine places the windows in it. The
+// default, Local, is this host's zone, the one the Maui beside the agent
+// uses. Validate reports a zone that does not load; here it falls back to
+// Local.
+func (c Config) mauiZone() *time.Location {
+	loc, err := time.LoadLocation(c.Maui.Timezone)
+	if err != nil {
+		return time.Local
+	}
+	return loc
+}
 
 // sitePolicy is the built-in engine's policy: maui.config names the site's
 // maui.cfg ("none": the policy key only); unset, <maui.home>/maui.cfg is
@@ -12,6 +28,14 @@ import (
 // key is the fallback (always, with the simulated backend, whose site
 // runs the policy key).
 func (c Config) sitePolicy() (agent.SitePolicy, error) {
+	sp, err := c.loadSitePolicy()
+	if err == nil && sp.Policy.Standing != nil && !c.slurmBackend() {
+		sp.Policy.Standing.Zone = c.mauiZone()
+	}
+	return sp, err
+}
+
+func (c Config) loadSitePolicy() (agent.SitePolicy, error) {
 	switch {
 	case c.slurmBackend():
 		return agent.LoadSlurmPolicy(c.Slurm.Conf)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"lookahead/forecast/sim"
 )
@@ -53,6 +54,36 @@ func TestBuiltinEngineFollowsSiteMauiConfig(t *testing.T) {
 		}
 		if r := checkSitePolicy(cfg); !r.OK {
 			t.Errorf("%q: check %+v", c.body, r)
+		}
+	}
+}
+
+// maui.timezone is the site's zone for both engines: the built-in engine
+// places standing windows on it and the maui engine runs its private Maui
+// in it; unset, both use this host's local zone.
+func TestEnginesFollowMauiTimezone(t *testing.T) {
+	if _, err := time.LoadLocation("Europe/Paris"); err != nil {
+		t.Skipf("no tzdata: %v", err)
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "maui.cfg"), []byte("SRCFG[maint] PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00 HOSTLIST=n01\n"), 0o644)
+	for _, c := range []struct{ body, want string }{
+		{"site: a\nmaui:\n  home: " + home + "\n  timezone: Europe/Paris\n", "Europe/Paris"},
+		{"site: a\nmaui:\n  home: " + home + "\n", "Local"},
+	} {
+		cfg, err := loadConfig(writeFile(t, "a.yaml", c.body), true, newRootCommand().Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		st := builtinEngine(cfg).Policy.Standing
+		if st == nil || st.Zone.String() != c.want {
+			t.Errorf("%q: built-in standing %+v, want zone %s", c.body, st, c.want)
+		}
+		if z := simulator(cfg).Zone(); z.String() != c.want {
+			t.Errorf("%q: maui engine zone %s, want %s", c.body, z, c.want)
 		}
 	}
 }

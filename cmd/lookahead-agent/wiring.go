@@ -124,7 +124,8 @@ func simulator(c Config) *maui.Simulator {
 		server = c.Maui.Maui // missing: CheckInstall names it
 	}
 	return maui.NewSimulator(maui.SimulatorConfig{BinDir: clients, Server: server,
-		WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg")})
+		WorkDir: filepath.Join(c.StateDir, "maui-sim"), SiteConfig: filepath.Join(c.Maui.Home, "maui.cfg"),
+		Zone: c.mauiZone()})
 }
 
 func builtinEngine(c Config) agent.BuiltinEngine {
