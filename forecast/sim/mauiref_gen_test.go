@@ -554,6 +554,25 @@ NODECFG[n022]         FEATURES=a
 `},
 }
 
+// Node policies (seeds 51 on): NODECFG MAXJOB with NODECFG[DEFAULT]'s.
+var refNodePolicyScenarios = []refScenario{
+	{name: "nodemaxjob", seed: 51, nodes: []refNodes{{16, 8}, {16, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 64, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+NODECFG[DEFAULT]      MAXJOB=2
+NODECFG[n001]         MAXJOB=1
+NODECFG[n002]         MAXJOB=1
+NODECFG[n003]         MAXJOB=1
+NODECFG[n004]         MAXJOB=1
+NODECFG[n005]         MAXJOB=4
+NODECFG[n006]         MAXJOB=4
+NODECFG[n020]         MAXJOB=1
+`},
+}
+
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
@@ -713,7 +732,7 @@ func TestGenerateMauiReference(t *testing.T) {
 		t.Skip("LOOKAHEAD_MAUI_BIN and LOOKAHEAD_MAUI_REGEN not set: no real Maui to run")
 	}
 	only := os.Getenv("LOOKAHEAD_MAUI_ONLY")
-	for _, s := range append(slices.Clone(refScenarios), heldOutScenarios...) {
+	for _, s := range slices.Concat(refScenarios, heldOutScenarios, refNodePolicyScenarios) {
 		if only != "" && !slices.Contains(strings.Split(only, ","), s.name) {
 			continue
 		}

@@ -412,6 +412,7 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 			}
 		}
 	}
+	e.maskJobFull(free, t, end) // NODECFG MAXJOB (nodelimits.go)
 	// take nodes in the reservation order, each with everything it has
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
@@ -529,6 +530,14 @@ func (e *Engine) resvDeltas() []step {
 //   - The first range is joined with the second when the second's recorded
 //     count is not smaller, and never with any later one.
 func (e *Engine) nodeAvail(i int) int64 {
+	if e.nlim != nil {
+		return min(e.nodeAvailRes(i), e.jobFullFrom(i)) // NODECFG MAXJOB (nodelimits.go)
+	}
+	return e.nodeAvailRes(i)
+}
+
+// nodeAvailRes is nodeAvail by processors alone.
+func (e *Engine) nodeAvailRes(i int) int64 {
 	n := &e.nodes[i]
 	if !n.usable || n.used >= n.procs {
 		return 0
