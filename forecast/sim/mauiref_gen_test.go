@@ -571,6 +571,26 @@ NODECFG[n005]         MAXJOB=4
 NODECFG[n006]         MAXJOB=4
 NODECFG[n020]         MAXJOB=1
 `},
+	// Held out: written with the node-policy code committed, run and
+	// compared once.
+	{name: "nodemaxheld", seed: 52, nodes: []refNodes{{12, 8}, {20, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 64, classes: []string{"batch", "batch", "long"}, tpn: 0.25, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  LASTAVAILABLE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         5
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+NODECFG[DEFAULT]      MAXJOB=3
+NODECFG[n001]         MAXJOB=1
+NODECFG[n002]         MAXJOB=1
+NODECFG[n007]         MAXPROC=4
+NODECFG[n008]         MAXPROC=6
+NODECFG[n009]         MAXPROCPERUSER=3
+NODECFG[n013]         MAXJOB=1
+NODECFG[n014]         MAXJOB=2
+`},
 }
 
 // refTraceJob is one generated job.
