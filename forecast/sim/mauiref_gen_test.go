@@ -571,6 +571,20 @@ NODECFG[n005]         MAXJOB=4
 NODECFG[n006]         MAXJOB=4
 NODECFG[n020]         MAXJOB=1
 `},
+	// QOS flags: NOBF keeps lo's jobs out of backfill; NTR sets a bit
+	// nothing in Maui 3.3.1 reads.
+	{name: "qosnobf", seed: 53, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		classes: []string{"batch"}, qos: []string{"", "hi", "lo", "lo", "med"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+QOSWEIGHT             1
+XFACTORWEIGHT         10
+QOSCFG[hi]            PRIORITY=300
+QOSCFG[med]           PRIORITY=100 QFLAGS=NTR
+QOSCFG[lo]            PRIORITY=10 QFLAGS=NOBF
+USERCFG[DEFAULT]      QLIST=hi,med,lo
+`},
 	// Held out: written with the node-policy code committed, run and
 	// compared once.
 	{name: "nodemaxheld", seed: 52, nodes: []refNodes{{12, 8}, {20, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
