@@ -127,6 +127,9 @@ func compareRef(t testing.TB, c refCase, p Policy) (exact, hosts int, report str
 // refFloor is how many starts (and host lists) of each reference schedule
 // the simulator must reproduce exactly; all of them unless listed.
 var refFloor = map[string]int{
+	// Node policies, held out (docs/simulator.md, "Node policies"): as it
+	// came, 131 starts and 149 host lists, first difference +20736 s.
+	"nodemaxheld": 131,
 	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
 	// first difference; causes not found yet (see the doc).
 	"maxjob":     109, // first difference +16623 s
