@@ -143,6 +143,9 @@ type Engine struct {
 
 	feats [][]string   // node features (nodefeat.go), nil: no node has any
 	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none
+	// redoNow: the second call of the priority pass after node policies
+	// left reservations starting now (nodePolicyRedo)
+	redoNow bool
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing

@@ -214,3 +214,38 @@ func (w *rangeWalk) countJob(v *nevent) {
 
 // policyBlock is MJobGetSNRange's PBlock: the node is at its MAXJOB.
 func (w *rangeWalk) policyBlock() bool { return w.q.mjc > 0 && w.jc >= w.q.mjc }
+
+// nodePolicyRedo is Maui's second call of the priority pass
+// (MSchedProcessJobs → m_schedule_on_partitions, once without backfill,
+// then again with it) where it matters with node policies: a job they
+// keep from starting now gets a reservation starting now (MJobReserve
+// ignores MNodeCheckPolicies). In the second call MQueueScheduleIJobs
+// skips, and counts against the depth, only reservations starting later;
+// a job whose reservation starts now is tried again, fails again, and
+// MJobPReserve refuses it ("existing reservation"), which is
+// IdleJobFound, uncounted. So the jobs after it get reservations up to the
+// depth again, counting only the later ones: Maui ends such a pass with
+// more reservations than RESERVATIONDEPTH (nodemaxheld at +20736 s: six
+// with depth 4), and they hold nodes against backfill. Not with usage
+// limits (limitRedo), HIGHEST or unbounded depth.
+func (e *Engine) nodePolicyRedo(w int, idle, full, keep bool) (int, bool) {
+	if full || keep || e.unbounded {
+		return w, idle
+	}
+	now := false
+	for _, j := range e.queue[:w] {
+		if j.held && j.planned <= e.now {
+			now = true
+			break
+		}
+	}
+	if !now {
+		return w, idle
+	}
+	clear(e.queue[w:])
+	e.queue = e.queue[:w]
+	e.secondCall, e.redoNow = true, true
+	w2, idle2 := e.priorityPass(full, keep, nil)
+	e.secondCall, e.redoNow = false, false
+	return w2, idle || idle2
+}

@@ -53,6 +53,8 @@ func (e *Engine) schedule() {
 	w, idle := e.priorityPass(full, keep, minAfter)
 	if e.lim != nil {
 		w, idle = e.limitRedo(w, idle, full, keep, minAfter)
+	} else if e.nlim != nil {
+		w, idle = e.nodePolicyRedo(w, idle, full, keep) // nodelimits.go
 	}
 	if idle && e.backfills {
 		e.backfill(e.queue[:w])
@@ -87,7 +89,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	// (standing reservations: a job inside a window's ACL may start on
 	// nodes the processor profile holds, so laterFits would stop too soon;
 	// TestEarlyStopSameSchedule has no standing reservations)
-	early := e.lim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
+	early := e.lim == nil && e.nlim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
 	tighter := minAfter != nil && early
 	next := 0 // with early: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
@@ -106,6 +108,10 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		q[w] = j
 		w++
 		if j.kept || (e.secondCall && j.held) {
+			if e.redoNow && !j.kept && j.planned <= e.now {
+				idle = true // its reservation starts now: MJobPReserve refuses it (nodelimits.go)
+				continue
+			}
 			reserved++ // it keeps its reservation, which counts
 			room = depth < 0 || reserved < depth
 			continue
