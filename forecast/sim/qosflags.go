@@ -51,7 +51,7 @@ func (c *cfgReader) qosFlagsAttr(kind, name, key, val string) bool {
 	}
 	for _, n := range qosFlagNotes {
 		if strings.Contains(val, n.flag) {
-			c.note("%s[%s] QFLAGS %s: %s are not modelled", kind, name, n.flag, n.why)
+			c.note("%s[%s] QFLAGS %s: not modelled (%s)", kind, name, n.flag, n.why)
 		}
 	}
 	return true
