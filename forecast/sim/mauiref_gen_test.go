@@ -585,6 +585,27 @@ QOSCFG[med]           PRIORITY=100 QFLAGS=NTR
 QOSCFG[lo]            PRIORITY=10 QFLAGS=NOBF
 USERCFG[DEFAULT]      QLIST=hi,med,lo
 `},
+	// NODECFG PARTITION, not modelled: the reference for whoever models
+	// it (docs/simulator.md, "Nodes"); the simulator ignores partitions.
+	{name: "partition", seed: 54, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+NODECFG[n001]         PARTITION=p1
+NODECFG[n002]         PARTITION=p1
+NODECFG[n003]         PARTITION=p1
+NODECFG[n004]         PARTITION=p1
+NODECFG[n005]         PARTITION=p1
+NODECFG[n006]         PARTITION=p1
+NODECFG[n007]         PARTITION=p1
+NODECFG[n008]         PARTITION=p1
+NODECFG[n009]         PARTITION=p1
+NODECFG[n010]         PARTITION=p1
+NODECFG[n011]         PARTITION=p1
+NODECFG[n012]         PARTITION=p1
+`},
 	// Held out: written with the node-policy code committed, run and
 	// compared once.
 	{name: "nodemaxheld", seed: 52, nodes: []refNodes{{12, 8}, {20, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
