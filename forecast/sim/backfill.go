@@ -33,7 +33,7 @@ func (e *Engine) backfill(queue []*job) {
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
 	for _, j := range queue {
-		if !j.started && !j.held && j.Procs <= p.steps[0].free && !e.fsCapped(j) {
+		if !j.started && !j.held && j.Procs <= p.steps[0].free && !e.fsCapped(j) && !e.noBackfill(j) {
 			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
 			least = min(least, j.Procs)
 		}

@@ -141,7 +141,11 @@ type Engine struct {
 	acl     *job  // the job node-level checks are made for, when srACL
 	affBuf  []int // affinity: nodes of the windows admitting a job
 
-	feats [][]string // node features (nodefeat.go), nil: no node has any
+	feats [][]string   // node features (nodefeat.go), nil: no node has any
+	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none
+	// redoNow: the second call of the priority pass after node policies
+	// left reservations starting now (nodePolicyRedo)
+	redoNow bool
 }
 
 // NewEngine returns an engine for cluster c at time start with nothing

@@ -216,7 +216,7 @@ func (c *cfgReader) credLine(kind, name string, attrs []string) error {
 			} else {
 				setIn(&c.prio.QOSXFWeight, name, n)
 			}
-		case c.qosAttr(kind, name, key, val):
+		case c.qosAttr(kind, name, key, val), c.qosFlagsAttr(kind, name, key, val):
 		case c.limitAttr(kind, name, key, val), c.fsTargetAttr(kind, name, key, val):
 			if c.err != nil {
 				return c.err
@@ -279,7 +279,7 @@ func (c *cfgReader) credNote(kind, name, key, val string) {
 		c.note("%s[%s] %s=%s: fairshare is not modelled", kind, name, key, val)
 	case key == "QDEF" || key == "QLIST":
 		c.note("%s[%s] %s=%s: QOS access is not modelled (a job has the QOS it asked for)", kind, name, key, val)
-	case key == "FLAGS" || strings.HasPrefix(key, "QT") || strings.HasPrefix(key, "XF"):
+	default:
 		c.note("%s[%s] %s=%s: not modelled", kind, name, key, val)
 	}
 }

@@ -127,6 +127,13 @@ func compareRef(t testing.TB, c refCase, p Policy) (exact, hosts int, report str
 // refFloor is how many starts (and host lists) of each reference schedule
 // the simulator must reproduce exactly; all of them unless listed.
 var refFloor = map[string]int{
+	// Node policies, held out (docs/simulator.md, "Node policies"): as it
+	// came, 131 starts and 149 host lists, first difference +20736 s; with
+	// Maui's second call followed (nodePolicyRedo) 187 and 197, +43358 s.
+	"nodemaxheld": 187,
+	// NODECFG PARTITION is not modelled (docs/simulator.md, "Nodes"): the
+	// simulator ignores partitions; 21 starts, 18 host lists.
+	"partition": 18,
 	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
 	// first difference; causes not found yet (see the doc).
 	"maxjob":     109, // first difference +16623 s

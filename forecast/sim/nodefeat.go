@@ -16,21 +16,31 @@ import (
 // node and pays nothing: its eligible set is nil.
 
 // NodeConfig is what maui.cfg's NODECFG[...] lines set that the simulator
-// follows: the features each named node gets on top of its own, and its
-// PRIORITY (used by NODEALLOCATIONPOLICY PRIORITY; 0 when not set).
+// follows: the features each named node gets on top of its own, its
+// PRIORITY (used by NODEALLOCATIONPOLICY PRIORITY; 0 when not set) and its
+// policies (MAXJOB …, nodelimits.go; NODECFG[DEFAULT]'s in DefaultLimits).
 type NodeConfig struct {
-	Features map[string][]string
-	Priority map[string]int64
+	Features      map[string][]string
+	Priority      map[string]int64
+	Limits        map[string]NodeLimits
+	DefaultLimits NodeLimits
 }
 
 // nodeCfgLine reads one NODECFG[name] line.
 func (c *cfgReader) nodeCfgLine(name string, attrs []string) error {
 	if name == "DEFAULT" || name == "" {
-		c.note("NODECFG[%s]: settings for every node are not modelled", name)
-		return nil
+		return c.nodeCfgDefault(name, attrs)
 	}
 	for _, a := range attrs {
 		key, val, _ := strings.Cut(a, "=")
+		lim := c.nodeCfg().Limits[name]
+		if ok, err := nodeLimitAttr(&lim, name, strings.ToUpper(key), val); ok {
+			if err != nil {
+				return err
+			}
+			c.nodeCfg().Limits[name] = lim
+			continue
+		}
 		switch strings.ToUpper(key) {
 		case "FEATURES":
 			f := c.nodeCfg().Features
@@ -50,7 +60,7 @@ func (c *cfgReader) nodeCfgLine(name string, attrs []string) error {
 
 func (c *cfgReader) nodeCfg() *NodeConfig {
 	if c.pol.Nodes == nil {
-		c.pol.Nodes = &NodeConfig{Features: map[string][]string{}, Priority: map[string]int64{}}
+		c.pol.Nodes = &NodeConfig{Features: map[string][]string{}, Priority: map[string]int64{}, Limits: map[string]NodeLimits{}}
 	}
 	return c.pol.Nodes
 }
@@ -106,6 +116,7 @@ func (e *Engine) initFeatures(c Cluster, p Policy) {
 		}
 		e.feats[i] = appendNew(slices.Clone(n.Features), f...)
 	}
+	e.initNodeLimits(p)
 }
 
 // eligible is the nodes that have every feature in want (nil: want is

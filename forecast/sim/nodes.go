@@ -106,7 +106,7 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 			if prefer != nil && (prefer[i] > 0) != (pass == 0) {
 				continue
 			}
-			f := e.chunkCap(j, e.nodeFree(i, end))
+			f := e.chunkCap(j, e.nodeAllows(j, i, end))
 			if f <= 0 {
 				continue
 			}
@@ -171,7 +171,7 @@ func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
 	for k, word := range e.freeBits {
 		for ; word != 0; word &= word - 1 {
 			i := e.order[k<<6|bits.TrailingZeros64(word)]
-			f := e.chunkCap(j, e.nodeFree(i, end))
+			f := e.chunkCap(j, e.nodeAllows(j, i, end))
 			if f <= 0 {
 				continue
 			}
@@ -198,7 +198,7 @@ func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
 		if !c.in || n.used >= n.procs || !j.can(c.i) {
 			continue
 		}
-		f := e.chunkCap(j, e.nodeFree(c.i, end))
+		f := e.chunkCap(j, e.nodeAllows(j, c.i, end))
 		if f <= 0 {
 			continue
 		}

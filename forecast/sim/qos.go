@@ -21,6 +21,9 @@ type QOSAccess struct {
 	// ("DEFAULT" for the DEFAULT entry).
 	Def  [credKinds]map[string]string
 	List [credKinds]map[string][]string
+	// NoBackfill are the QOS with QFLAGS=NOBF: their jobs never backfill
+	// (qosflags.go).
+	NoBackfill map[string]bool
 }
 
 func (a *QOSAccess) setDef(c CredKind, name, q string) {

@@ -18,6 +18,7 @@ type rangeWalk struct {
 	// cut.
 	added, removed bool
 	out            []rng
+	jc             int // job reservations in force (NODECFG MAXJOB, nodelimits.go)
 }
 
 // buildRanges walks the events (MJobGetSNRange's main loop) from the
@@ -62,7 +63,7 @@ func (e *Engine) buildRanges(ev []nevent, q rangeQuery, avl int, out []rng) []rn
 // walk stops when t is past the window).
 func (w *rangeWalk) open(t int64) (stop bool) {
 	w.pre = false
-	if w.avl < 0 {
+	if w.avl < 0 || w.policyBlock() {
 		w.active = false
 		return t >= w.q.e
 	}
@@ -73,6 +74,9 @@ func (w *rangeWalk) open(t int64) (stop bool) {
 // apply takes one event's processors off the free count or gives them
 // back.
 func (w *rangeWalk) apply(v *nevent) {
+	if v.job {
+		w.countJob(v)
+	}
 	if v.start {
 		w.removed = true
 		w.avl -= v.amt
@@ -87,7 +91,7 @@ func (w *rangeWalk) apply(v *nevent) {
 // way that matters (before the start, the range only begins lower).
 func (w *rangeWalk) shrink(t int64) (done bool) {
 	w.removed, w.added = false, false
-	if w.avl < 0 {
+	if w.avl < 0 || w.policyBlock() {
 		return w.close(t)
 	}
 	tc := w.avl + w.q.k
@@ -130,7 +134,7 @@ func (w *rangeWalk) grow(t int64) {
 // asked for again.
 func (w *rangeWalk) resume(t int64) {
 	w.added, w.removed = false, false
-	if w.avl >= 0 {
+	if w.avl >= 0 && !w.policyBlock() {
 		w.cur = rng{s: max(w.q.s, t, w.now), tc: w.q.k + w.avl}
 		w.active = true
 	}

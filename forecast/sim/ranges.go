@@ -19,6 +19,7 @@ const rangeEnd = never / 4
 type nevent struct {
 	t      int64
 	start  bool
+	job    bool  // a job's reservation (running or blocked), for NODECFG MAXJOB
 	rs, re int64 // the reservation's interval
 	amt    int
 	seq    int64
@@ -34,22 +35,22 @@ type rng struct {
 func (e *Engine) nodeEvents(i int) []nevent {
 	n := &e.nodes[i]
 	ev := e.evBuf[:0]
-	add := func(s, end int64, amt int, seq int64) {
+	add := func(s, end int64, amt int, seq int64, job bool) {
 		if amt > 0 && end > s {
-			ev = append(ev, nevent{t: s, start: true, rs: s, re: end, amt: amt, seq: seq},
-				nevent{t: end, rs: s, re: end, amt: amt, seq: seq})
+			ev = append(ev, nevent{t: s, start: true, job: job, rs: s, re: end, amt: amt, seq: seq},
+				nevent{t: end, job: job, rs: s, re: end, amt: amt, seq: seq})
 		}
 	}
 	for _, r := range n.run {
-		add(r.j.start, max(r.j.wallEnd, r.j.end), r.procs, r.j.rseq)
+		add(r.j.start, max(r.j.wallEnd, r.j.end), r.procs, r.j.rseq, true)
 	}
 	for _, h := range n.holds {
 		if !e.admits(h.r) {
-			add(h.s, h.e, h.procs, h.r.seq)
+			add(h.s, h.e, h.procs, h.r.seq, false)
 		}
 	}
 	for _, b := range e.blocked {
-		add(b.s, b.e, b.per[i], b.seq)
+		add(b.s, b.e, b.per[i], b.seq, true)
 	}
 	slices.SortFunc(ev, func(a, b nevent) int {
 		switch {
@@ -89,6 +90,7 @@ type rangeQuery struct {
 	d     int64
 	t     int
 	count int
+	mjc   int // the node's MAXJOB (0: none), nodelimits.go
 }
 
 // snRange is node i's availability ranges for q (MJobGetSNRange, for one
@@ -113,6 +115,9 @@ func (e *Engine) snRange(i int, ev []nevent, q rangeQuery, out []rng) ([]rng, bo
 	avl := n.procs - q.k
 	if avl < 0 {
 		return out, false
+	}
+	if e.nlim != nil {
+		q.mjc = e.nlim[i].MaxJob
 	}
 	out = e.buildRanges(ev[x:], q, avl, out)
 	out = fixRanges(out, q)

@@ -53,6 +53,8 @@ func (e *Engine) schedule() {
 	w, idle := e.priorityPass(full, keep, minAfter)
 	if e.lim != nil {
 		w, idle = e.limitRedo(w, idle, full, keep, minAfter)
+	} else if e.nlim != nil {
+		w, idle = e.nodePolicyRedo(w, idle, full, keep) // nodelimits.go
 	}
 	if idle && e.backfills {
 		e.backfill(e.queue[:w])
@@ -87,7 +89,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	// (standing reservations: a job inside a window's ACL may start on
 	// nodes the processor profile holds, so laterFits would stop too soon;
 	// TestEarlyStopSameSchedule has no standing reservations)
-	early := e.lim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
+	early := e.lim == nil && e.nlim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
 	tighter := minAfter != nil && early
 	next := 0 // with early: no job in q[k+1:next] fits now
 	for k := 0; k < len(q); k++ {
@@ -106,6 +108,10 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		q[w] = j
 		w++
 		if j.kept || (e.secondCall && j.held) {
+			if e.redoNow && !j.kept && j.planned <= e.now {
+				idle = true // its reservation starts now: MJobPReserve refuses it (nodelimits.go)
+				continue
+			}
 			reserved++ // it keeps its reservation, which counts
 			room = depth < 0 || reserved < depth
 			continue
@@ -412,6 +418,7 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 			}
 		}
 	}
+	e.maskJobFull(free, t, end) // NODECFG MAXJOB (nodelimits.go)
 	// take nodes in the reservation order, each with everything it has
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
@@ -529,6 +536,14 @@ func (e *Engine) resvDeltas() []step {
 //   - The first range is joined with the second when the second's recorded
 //     count is not smaller, and never with any later one.
 func (e *Engine) nodeAvail(i int) int64 {
+	if e.nlim != nil {
+		return min(e.nodeAvailRes(i), e.jobFullFrom(i)) // NODECFG MAXJOB (nodelimits.go)
+	}
+	return e.nodeAvailRes(i)
+}
+
+// nodeAvailRes is nodeAvail by processors alone.
+func (e *Engine) nodeAvailRes(i int) int64 {
 	n := &e.nodes[i]
 	if !n.usable || n.used >= n.procs {
 		return 0
