@@ -108,6 +108,8 @@ type Engine struct {
 	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
 	laBuf      []int
 	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
+	heldJobs   []*job    // setHeld: jobs marked held since clearHeld
+	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
 	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every

@@ -2,12 +2,16 @@ package sim
 
 // job is the engine's record of a Job.
 type job struct {
+	// the fields every pass reads for every queued job come first, in
+	// one cache line with Job's Procs and Walltime (a forecast's queue
+	// of thousands is scanned several times per pass)
+	started bool
+	held    bool // has a reservation this pass
+	kept    bool // holds a reservation across passes (Highest)
 	Job
 	seq     int
 	arrive  int64 // when it enters the queue
 	planned int64 // start in the kept plan
-	started bool
-	held    bool // has a reservation this pass
 	numID   uint64
 	isNum   bool
 	start   int64
@@ -17,7 +21,6 @@ type job struct {
 	hosts   []hostUse
 	rseq    int64 // when its reservation was made (started), see nevent
 	prio    int64 // Maui priority this pass (Policy.Priority)
-	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
 	lim     *jobLim  // usage limits' state (Policy.Limits), else nil
 	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all
