@@ -32,11 +32,21 @@ func (e *Engine) backfill(queue []*job) {
 	cand := e.windowNodes()
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
+	free := p.steps[0].free
+	until, cut := e.fitUntil(), e.policy.BFDepth == 0
 	for _, j := range queue {
-		if !j.started && !j.held && j.Procs <= p.steps[0].free && !e.fsCapped(j) {
-			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
-			least = min(least, j.Procs)
+		if j.started || j.held || j.Procs > free || e.fsCapped(j) {
+			continue
 		}
+		end := sat(e.now, j.Walltime)
+		if cut && end > until[j.Procs] {
+			// it does not fit now on the profile, which only loses
+			// processors in this pass: fits would refuse it in every
+			// window (it stays when BACKFILLDEPTH counts the tries)
+			continue
+		}
+		jobs = append(jobs, bfJob{procs: j.Procs, end: end, j: j})
+		least = min(least, j.Procs)
 	}
 	e.bfJobs = jobs
 	prev := e.now
@@ -53,6 +63,33 @@ func (e *Engine) backfill(queue []*job) {
 			return
 		}
 	}
+}
+
+// fitUntil returns u with u[q], for q up to the processors free now, the
+// end of the profile's first step from now with fewer than q free (never
+// when none): a job of q processors fits now for its whole walltime
+// (profile.fitsFrom(0, …)) exactly when now + walltime <= u[q].
+func (e *Engine) fitUntil() []int64 {
+	p := &e.prof
+	free := p.steps[0].free
+	if cap(e.untilBuf) <= free {
+		e.untilBuf = make([]int64, free+1, 2*free+1)
+	}
+	u := e.untilBuf[:free+1]
+	low := free // fewest free so far: u[q] is set for every q > low
+	for _, s := range p.steps[1:] {
+		for ; low > max(s.free, 0); low-- {
+			u[low] = s.t
+		}
+		if low == 0 {
+			break
+		}
+	}
+	for ; low > 0; low-- {
+		u[low] = never
+	}
+	u[0] = never
+	return u
 }
 
 // windowNodes lists the nodes with free processors now and their

@@ -110,6 +110,7 @@ type Engine struct {
 	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
 	heldJobs   []*job    // setHeld: jobs marked held since clearHeld
 	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
+	untilBuf   []int64   // fitUntil
 	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
