@@ -111,6 +111,7 @@ type Engine struct {
 	heldJobs   []*job    // setHeld: jobs marked held since clearHeld
 	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
 	untilBuf   []int64   // fitUntil
+	qsum       queueSum  // laterFits: the waiting jobs' sizes
 	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
@@ -420,6 +421,7 @@ func (e *Engine) apply() {
 
 func (e *Engine) enqueue(j *job) {
 	e.lastAct = e.now
+	e.qsum.add(j)
 	i := sort.Search(len(e.queue), func(k int) bool { return before(j, e.queue[k]) })
 	e.queue = append(e.queue, nil)
 	copy(e.queue[i+1:], e.queue[i:])

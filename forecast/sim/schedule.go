@@ -191,7 +191,12 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 // after q[k] can change what starts (an unbounded pass stops there).
 func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 	p := &e.prof
-	c := max(*next, k+1)
+	if !e.qsum.anyFits(p) {
+		*next = len(q) // no waiting job fits now
+		return false
+	}
+	c0 := max(*next, k+1)
+	c := c0
 	for ; c < len(q); c++ {
 		j := q[c]
 		if j.started || j.Procs > p.steps[0].free {
@@ -202,6 +207,12 @@ func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 		}
 	}
 	*next = c
+	if c == len(q) && c0 < c {
+		// the summary sent this search in vain (jobs it counts started):
+		// count again what waits (q's entries between the pass's write
+		// and read positions are started jobs or repeats)
+		e.qsum.rebuild(q)
+	}
 	return c < len(q)
 }
 
