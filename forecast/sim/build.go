@@ -43,7 +43,9 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 	}
 	e := NewEngine(Cluster{Site: snap.Site, Nodes: snap.Nodes}, policy, now)
 	e.keepPlan = policy.Limits == nil // a kept plan cannot follow usage limits
-	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: map[string]forecast.LocalJob{}}
+	e.noEnded = true                  // predictions come from Started events
+	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: make(map[string]forecast.LocalJob, len(snap.Jobs)),
+		preds: make([]forecast.Prediction, 0, len(snap.Jobs)), holds: make([]forecast.Hold, 0, 2*len(snap.Jobs)+len(snap.Reservations))}
 	if err := b.load(snap); err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast of %s: %w", snap.Site, err)
 	}

@@ -117,7 +117,9 @@ type Engine struct {
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
 	quiet bool
-	onEnd func(*job)
+	// noEnded (Build): no Ended events, which a forecast does not read
+	noEnded bool
+	onEnd   func(*job)
 
 	resvChanged bool
 	rdeltas     []step
@@ -257,7 +259,7 @@ func (e *Engine) admit(j Job, into *job) bool {
 		}
 	}
 	e.seq++
-	*into = *newJob(j, e.seq)
+	into.init(j, e.seq)
 	into.arrive = arrive
 	if elig != nil {
 		into.elig = &nodeSet{ok: elig}
@@ -455,7 +457,7 @@ func (e *Engine) finish(j *job) {
 	if e.onEnd != nil {
 		e.onEnd(j)
 	}
-	if !e.quiet {
+	if !e.quiet && !e.noEnded {
 		e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
 	}
 }

@@ -57,8 +57,15 @@ type hostUse struct {
 }
 
 func newJob(j Job, seq int) *job {
+	jb := new(job)
+	jb.init(j, seq)
+	return jb
+}
+
+// init makes *jb a fresh record of j (Submit fills one in place).
+func (jb *job) init(j Job, seq int) {
 	n, ok := parseUint(j.ID)
-	return &job{Job: j, seq: seq, numID: n, isNum: ok}
+	*jb = job{Job: j, seq: seq, numID: n, isNum: ok}
 }
 
 func parseUint(s string) (uint64, bool) {
