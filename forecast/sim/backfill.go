@@ -34,8 +34,10 @@ func (e *Engine) backfill(queue []*job) {
 	jobs, least := e.bfJobs[:0], math.MaxInt
 	free := p.steps[0].free
 	until, cut := e.fitUntil(), e.policy.BFDepth == 0
-	for _, j := range queue {
-		if j.started || j.held || j.Procs > free || e.fsCapped(j) {
+	caps := e.fs != nil && e.fs.caps
+	e.bfStarted = e.bfStarted[:0]
+	for k, j := range queue {
+		if j.started || j.held || j.Procs > free || (caps && e.fsCapped(j)) {
 			continue
 		}
 		end := sat(e.now, j.Walltime)
@@ -45,7 +47,7 @@ func (e *Engine) backfill(queue []*job) {
 			// window (it stays when BACKFILLDEPTH counts the tries)
 			continue
 		}
-		jobs = append(jobs, bfJob{procs: j.Procs, end: end, j: j})
+		jobs = append(jobs, bfJob{procs: j.Procs, end: end, j: j, pos: k})
 		least = min(least, j.Procs)
 	}
 	e.bfJobs = jobs
@@ -164,7 +166,7 @@ func (e *Engine) fillWindow(jobs []bfJob, cand []bfNode, w int64, procs int) []b
 				continue
 			}
 			if hosts, ok := e.fits(b, cand); ok {
-				e.startBackfill(b.j, hosts, cand)
+				e.startBackfill(b, hosts, cand)
 				if e.used >= e.total {
 					break
 				}
@@ -210,7 +212,7 @@ func (e *Engine) bestFit(try []bfJob, cand []bfNode, offer int) {
 			return
 		}
 		out[best] = true
-		e.startBackfill(try[best].j, bestHosts, cand)
+		e.startBackfill(try[best], bestHosts, cand)
 		offer -= try[best].procs
 	}
 }
@@ -239,9 +241,11 @@ func (e *Engine) fits(b bfJob, cand []bfNode) ([]hostUse, bool) {
 	return e.pickIn(b.j, cand)
 }
 
-// startBackfill starts j on hosts and measures its nodes' available times
-// again.
-func (e *Engine) startBackfill(j *job, hosts []hostUse, cand []bfNode) {
+// startBackfill starts b's job on hosts and measures its nodes' available
+// times again.
+func (e *Engine) startBackfill(b bfJob, hosts []hostUse, cand []bfNode) {
+	j := b.j
+	e.bfStarted = append(e.bfStarted, b.pos)
 	e.start(j, hosts)
 	e.stale++
 	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
@@ -256,6 +260,7 @@ type bfJob struct {
 	procs int
 	end   int64
 	j     *job
+	pos   int // in the queue backfill was given
 }
 
 // bfNode is a node with free processors during backfill: its available

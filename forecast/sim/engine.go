@@ -112,6 +112,7 @@ type Engine struct {
 	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
 	untilBuf   []int64   // fitUntil
 	qsum       queueSum  // laterFits: the waiting jobs' sizes
+	bfStarted  []int     // backfill: where in its queue the jobs it started were
 	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every

@@ -669,6 +669,20 @@ func (e *Engine) dropStartedFrom(from, w int) int {
 	if e.stale == 0 {
 		return w // backfill started nothing
 	}
+	if len(e.bfStarted) == e.stale {
+		// the started ones are where backfill found them: close the gaps
+		slices.Sort(e.bfStarted)
+		q, k := e.queue, from+e.bfStarted[0]
+		for n, p := range e.bfStarted {
+			end := w
+			if n+1 < len(e.bfStarted) {
+				end = from + e.bfStarted[n+1]
+			}
+			k += copy(q[k:], q[from+p+1:end])
+		}
+		e.stale = 0
+		return k
+	}
 	k := from
 	for _, j := range e.queue[from:w] {
 		if !j.started {
