@@ -33,7 +33,7 @@ func (e *Engine) backfill(queue []*job) {
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
 	free := p.steps[0].free
-	until, cut := e.fitUntil(), e.policy.BFDepth == 0
+	until, cut := e.fitUntil(), e.policy.BFDepth == 0 && !e.noEarlyStop
 	caps := e.fs != nil && e.fs.caps
 	e.bfStarted = e.bfStarted[:0]
 	for k, j := range queue {

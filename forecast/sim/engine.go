@@ -125,8 +125,11 @@ type Engine struct {
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
-	// noEarlyStop: an unbounded pass goes on while a later job asks for
-	// no more processors than are free (before laterFits), for tests
+	// noEarlyStop: the passes walk the queue as before their shortcuts
+	// (an unbounded pass goes on while a later job asks for no more
+	// processors than are free, no laterFits, no queue summary, backfill
+	// walks the whole queue and lists every job it may try), for tests
+	// and baseline benchmarks
 	noEarlyStop bool
 
 	fs    *fsRun     // Policy.Fairshare; nil: none (fairshare.go)

@@ -191,7 +191,7 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 // after q[k] can change what starts (an unbounded pass stops there).
 func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 	p := &e.prof
-	if !e.qsum.anyFits(p) {
+	if !e.noEarlyStop && !e.qsum.anyFits(p) {
 		*next = len(q) // no waiting job fits now
 		return false
 	}
@@ -669,7 +669,7 @@ func (e *Engine) dropStartedFrom(from, w int) int {
 	if e.stale == 0 {
 		return w // backfill started nothing
 	}
-	if len(e.bfStarted) == e.stale {
+	if len(e.bfStarted) == e.stale && !e.noEarlyStop {
 		// the started ones are where backfill found them: close the gaps
 		slices.Sort(e.bfStarted)
 		q, k := e.queue, from+e.bfStarted[0]
