@@ -507,7 +507,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 	j.started = true
 	e.lastAct = e.now
 	if e.lim != nil {
-		e.use.add(j, j.Walltime)
+		e.use.add(e.lim, j, j.Walltime)
 	}
 	e.run(j, e.now, e.now+d, hosts)
 	if !e.quiet {

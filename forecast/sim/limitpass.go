@@ -32,7 +32,7 @@ func (e *Engine) limitSelect() {
 	for _, j := range e.rankRunningAndQueued() {
 		switch {
 		case j.started:
-			e.use.add(j, max(j.wallEnd-e.now, 0))
+			e.use.add(l, j, max(j.wallEnd-e.now, 0))
 		case !j.lim.hadRes && l.blocks(&e.use, j, levelHard):
 			j.lim.sqt = e.now
 		}

@@ -38,6 +38,8 @@ type jobLim struct {
 	sqt, effQD                      int64
 	hadRes, inPass, limRes, limProf bool
 	limB                            *blockedRes
+	resolved                        bool                // creds is set (credUsage.credsOf)
+	creds                           [credKinds]*credLim // its credentials' usage and limits
 }
 
 // waited is how long j counts as having waited at now under usage
