@@ -139,6 +139,7 @@ type Engine struct {
 	// secondCall: the priority pass runs again (limitRedo)
 	secondCall bool
 	order2     []*job // running jobs and the queue in priority order
+	run2       []*job // rankRunningAndQueued: the running jobs by priority
 
 	// standing reservations (standing_engine.go)
 	srs     []srState

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -106,11 +105,11 @@ func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 	c := &p.Caps
 	serv := float64(p.QueueTime+p.QOSQTWeight[j.QOS])*capped(waited/60, c.QueueTime) +
 		float64(p.XFactor+p.QOSXFWeight[j.QOS])*capped(xf, c.XFactor)
-	cred := float64(p.User)*capped(credPrio(p.UserPrio, j.User), c.User) +
-		float64(p.Group)*capped(credPrio(p.GroupPrio, j.Group), c.Group) +
-		float64(p.Account)*capped(credPrio(p.AccountPrio, j.Account), c.Account) +
+	cred := weighed(p.User, p.UserPrio, j.User, c.User) +
+		weighed(p.Group, p.GroupPrio, j.Group, c.Group) +
+		weighed(p.Account, p.AccountPrio, j.Account, c.Account) +
 		float64(p.QOS)*capped(float64(p.QOSPrio[j.QOS]), c.QOS) +
-		float64(p.Class)*capped(credPrio(p.ClassPrio, j.Queue), c.Class)
+		weighed(p.Class, p.ClassPrio, j.Queue, c.Class)
 	nodes := 0
 	if j.PPN > 0 {
 		nodes = j.Procs / j.PPN
@@ -129,6 +128,15 @@ func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 	}
 	prio = math.Min(prio, maxPrio)
 	return int64(prio)
+}
+
+// weighed is w × a credential's capped priority; with no weight it
+// looks nothing up (0 × a finite priority is 0).
+func weighed(w int64, m map[string]int64, name string, c float64) float64 {
+	if w == 0 {
+		return 0
+	}
+	return float64(w) * capped(credPrio(m, name), c)
 }
 
 // credPrio is a credential's priority, or the DEFAULT entry's when it has
@@ -160,10 +168,5 @@ func (e *Engine) prioritize() {
 			j.prio = e.prio(j, waitedUpTo(j.Job, e.now, e.prevIter))
 		}
 	}
-	slices.SortFunc(e.queue, func(a, b *job) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	slices.SortFunc(e.queue, byPrio)
 }
