@@ -38,10 +38,11 @@ func (e *Engine) limitSelect() {
 		}
 	}
 	for _, j := range e.queue {
-		if !l.blocks(&e.use, j, levelHard) {
+		hard, soft := l.blocksBoth(&e.use, j)
+		if !hard {
 			j.lim.effQD = e.now - j.lim.sqt
 		}
-		j.lim.inPass = !l.blocks(&e.use, j, levelSoft)
+		j.lim.inPass = !soft
 	}
 }
 

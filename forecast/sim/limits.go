@@ -196,6 +196,26 @@ func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
 	return false
 }
 
+// blocksBoth is blocks at the hard and at the soft level, in one look.
+func (l *Limits) blocksBoth(u *credUsage, j *job) (hard, soft bool) {
+	d := jobUse(j, j.Walltime)
+	for _, v := range u.credsOf(l, j) {
+		if v == nil {
+			continue
+		}
+		for k := range d {
+			have := d[k] + v.use[k]
+			if lim := v.hard[k]; lim > 0 && have > lim {
+				hard = true
+			}
+			if lim := v.soft[k]; lim > 0 && have > lim {
+				soft = true
+			}
+		}
+	}
+	return hard, soft
+}
+
 func pickLevel(v Limit, k int, lv limitLevel) int64 {
 	if lv == levelSoft {
 		return v.Soft[k]

@@ -19,8 +19,9 @@ type job struct {
 	wallEnd int64 // start + walltime: what plans assume
 	pool    int   // processors held on usable nodes
 	hosts   []hostUse
-	rseq    int64 // when its reservation was made (started), see nevent
-	prio    int64 // Maui priority this pass (Policy.Priority)
+	rseq    int64     // when its reservation was made (started), see nevent
+	prio    int64     // Maui priority this pass (Policy.Priority)
+	pp      prioParts // its priority's parts that do not change (Priority.ofJob)
 	keptRes *blockedRes
 	lim     *jobLim  // usage limits' state (Policy.Limits), else nil
 	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all

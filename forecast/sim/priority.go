@@ -99,12 +99,30 @@ func (p *Priority) ofWaited(j Job, waitedSecs int64) int64 {
 // ofFS is ofWaited with fs, the fairshare component before its weight
 // (fsComponent).
 func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
-	waited := float64(waitedSecs)
-	wall := j.Walltime
-	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
+	pp := p.parts(&j)
+	return p.ofParts(&pp, &j, waitedSecs, fs)
+}
+
+// ofJob is ofFS for a simulated job, whose parts that do not change while
+// it waits are computed once.
+func (p *Priority) ofJob(j *job, waitedSecs int64, fs float64) int64 {
+	if !j.pp.ok {
+		j.pp = p.parts(&j.Job)
+	}
+	return p.ofParts(&j.pp, &j.Job, waitedSecs, fs)
+}
+
+// prioParts are the parts of a job's priority that do not change while it
+// waits: the queue-time and expansion-factor weights with its QOS's, and
+// the weighted, capped credential and resource components.
+type prioParts struct {
+	ok        bool
+	qt, xf    int64
+	cred, res float64
+}
+
+func (p *Priority) parts(j *Job) prioParts {
 	c := &p.Caps
-	serv := float64(p.QueueTime+p.QOSQTWeight[j.QOS])*capped(waited/60, c.QueueTime) +
-		float64(p.XFactor+p.QOSXFWeight[j.QOS])*capped(xf, c.XFactor)
 	cred := weighed(p.User, p.UserPrio, j.User, c.User) +
 		weighed(p.Group, p.GroupPrio, j.Group, c.Group) +
 		weighed(p.Account, p.AccountPrio, j.Account, c.Account) +
@@ -114,15 +132,30 @@ func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 	if j.PPN > 0 {
 		nodes = j.Procs / j.PPN
 	}
+	wall := j.Walltime
 	res := float64(p.Proc)*capped(float64(j.Procs), c.Proc) +
 		float64(p.Node)*capped(float64(nodes), c.Node) +
 		float64(p.PS)*capped(float64(j.Procs)*float64(wall), c.PS) +
 		float64(p.Walltime)*capped(float64(wall), c.Walltime) +
 		float64(p.PE)*capped(float64(j.Procs), c.PE)
+	return prioParts{ok: true, qt: p.QueueTime + p.QOSQTWeight[j.QOS], xf: p.XFactor + p.QOSXFWeight[j.QOS],
+		cred: float64(p.Cred) * capped(cred, c.Cred), res: float64(p.Resource) * capped(res, c.Resource)}
+}
+
+// ofParts is the priority from j's parts when it counts as having waited
+// waitedSecs, with fairshare component fs: the components in Maui's order
+// (service, credential, fairshare, resource), as Maui truncates the sum.
+func (p *Priority) ofParts(pp *prioParts, j *Job, waitedSecs int64, fs float64) int64 {
+	waited := float64(waitedSecs)
+	wall := j.Walltime
+	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
+	c := &p.Caps
+	serv := float64(pp.qt)*capped(waited/60, c.QueueTime) +
+		float64(pp.xf)*capped(xf, c.XFactor)
 	prio := float64(p.Service)*capped(serv, c.Service) +
-		float64(p.Cred)*capped(cred, c.Cred) +
+		pp.cred +
 		float64(p.FS)*capped(fs, c.FS) +
-		float64(p.Resource)*capped(res, c.Resource)
+		pp.res
 	if !p.AllowNegative && prio < 1 {
 		prio = 1
 	}
