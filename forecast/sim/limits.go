@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Usage limits: Maui 3.3.1's active throttling policies (MJobCheckLimits,
 // MPolicyCheckLimit, MPolicyAdjustUsage; docs/simulator.md, "Usage
 // limits", says how Maui applies them and what is followed here).
@@ -92,6 +94,7 @@ type credUsage struct {
 type credLim struct {
 	use        [limitKinds]int64
 	soft, hard [limitKinds]int64
+	set        uint8 // bit k: a limit of kind k applies (soft or hard > 0)
 }
 
 // intern returns credential name of kind c's entry, nil when neither it
@@ -111,6 +114,11 @@ func (u *credUsage) intern(l *Limits, c CredKind, name string) *credLim {
 				v.soft[k], v.hard[k] = own.Soft[k], own.Hard[k]
 			case hasDef && def.Hard[k] != 0:
 				v.soft[k], v.hard[k] = def.Soft[k], def.Hard[k]
+			}
+		}
+		for k := range LimitKind(limitKinds) {
+			if v.soft[k] > 0 || v.hard[k] > 0 {
+				v.set |= 1 << k
 			}
 		}
 		u.all = append(u.all, v)
@@ -187,7 +195,8 @@ func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
 		if lv == levelSoft {
 			lims = &v.soft
 		}
-		for k := range d {
+		for m := v.set; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros8(m)
 			if lim := lims[k]; lim > 0 && d[k]+v.use[k] > lim {
 				return true
 			}
@@ -203,7 +212,8 @@ func (l *Limits) blocksBoth(u *credUsage, j *job) (hard, soft bool) {
 		if v == nil {
 			continue
 		}
-		for k := range d {
+		for m := v.set; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros8(m)
 			have := d[k] + v.use[k]
 			if lim := v.hard[k]; lim > 0 && have > lim {
 				hard = true

@@ -106,10 +106,16 @@ func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 // ofJob is ofFS for a simulated job, whose parts that do not change while
 // it waits are computed once.
 func (p *Priority) ofJob(j *job, waitedSecs int64, fs float64) int64 {
-	if !j.pp.ok {
-		j.pp = p.parts(&j.Job)
+	pp := &j.pp
+	if !pp.ok {
+		*pp = p.parts(&j.Job)
 	}
-	return p.ofParts(&j.pp, &j.Job, waitedSecs, fs)
+	if pp.memo && pp.waited == waitedSecs && pp.fs == fs {
+		return pp.prio // (under usage limits a blocked job's queue time stands still)
+	}
+	pp.memo, pp.waited, pp.fs = true, waitedSecs, fs
+	pp.prio = p.ofParts(pp, &j.Job, waitedSecs, fs)
+	return pp.prio
 }
 
 // prioParts are the parts of a job's priority that do not change while it
@@ -119,6 +125,11 @@ type prioParts struct {
 	ok        bool
 	qt, xf    int64
 	cred, res float64
+	// the last priority computed, for that queue time and fairshare
+	memo   bool
+	waited int64
+	fs     float64
+	prio   int64
 }
 
 func (p *Priority) parts(j *Job) prioParts {
