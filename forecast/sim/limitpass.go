@@ -25,7 +25,8 @@ func (e *Engine) limitSelect() {
 	l := e.lim
 	for _, j := range e.queue {
 		if j.lim == nil {
-			j.lim = &jobLim{sqt: j.Submit}
+			j.limv = jobLim{sqt: j.Submit}
+			j.lim = &j.limv
 		}
 	}
 	e.use.reset()

@@ -23,7 +23,8 @@ type job struct {
 	prio    int64     // Maui priority this pass (Policy.Priority)
 	pp      prioParts // its priority's parts that do not change (Priority.ofJob)
 	keptRes *blockedRes
-	lim     *jobLim  // usage limits' state (Policy.Limits), else nil
+	lim     *jobLim // usage limits' state (Policy.Limits), else nil; &limv
+	limv    jobLim
 	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all
 }
 
