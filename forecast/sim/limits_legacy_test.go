@@ -86,7 +86,7 @@ func randomLimits(r *rand.Rand) *Limits {
 				if k >= LimitPS {
 					hard *= 3000
 				}
-				l.set(c, n, k, hard-int64(r.IntN(2))*hard/2, hard)
+				l.set(c, n, k, hard-r.Int64N(hard+1), hard) // soft may be 0
 			}
 		}
 	}
