@@ -33,7 +33,11 @@ func (e *Engine) backfill(queue []*job) {
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
 	free := p.steps[0].free
-	until, cut := e.fitUntil(), e.policy.BFDepth == 0 && !e.noEarlyStop
+	cut := e.policy.BFDepth == 0 && !e.noEarlyStop
+	var until []int64
+	if cut && free <= 2*len(queue) {
+		until = e.fitUntil() // else fitsFrom per job costs less than the table
+	}
 	caps := e.fs != nil && e.fs.caps
 	e.bfStarted = e.bfStarted[:0]
 	for k, j := range queue {
@@ -41,11 +45,17 @@ func (e *Engine) backfill(queue []*job) {
 			continue
 		}
 		end := sat(e.now, j.Walltime)
-		if cut && end > until[j.Procs] {
-			// it does not fit now on the profile, which only loses
-			// processors in this pass: fits would refuse it in every
-			// window (it stays when BACKFILLDEPTH counts the tries)
-			continue
+		if cut {
+			// one that does not fit now on the profile, which only loses
+			// processors in this pass, fits would refuse in every window
+			// (it stays when BACKFILLDEPTH counts the tries)
+			if until != nil {
+				if end > until[j.Procs] {
+					continue
+				}
+			} else if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
+				continue
+			}
 		}
 		jobs = append(jobs, bfJob{procs: j.Procs, end: end, j: j, pos: k})
 		least = min(least, j.Procs)

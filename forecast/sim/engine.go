@@ -428,7 +428,9 @@ func (e *Engine) apply() {
 
 func (e *Engine) enqueue(j *job) {
 	e.lastAct = e.now
-	e.qsum.add(j)
+	if !e.unbounded {
+		e.qsum.add(j) // (laterFits asks it in bounded passes only)
+	}
 	i := sort.Search(len(e.queue), func(k int) bool { return before(j, e.queue[k]) })
 	e.queue = append(e.queue, nil)
 	copy(e.queue[i+1:], e.queue[i:])

@@ -25,8 +25,8 @@ func (e *Engine) limitSelect() {
 	l := e.lim
 	for _, j := range e.queue {
 		if j.lim == nil {
-			j.limv = jobLim{sqt: j.Submit}
-			j.lim = &j.limv
+			j.policy().lim = jobLim{sqt: j.Submit}
+			j.lim = &j.pol.lim
 		}
 	}
 	e.use.reset()

@@ -133,8 +133,8 @@ func (u *credUsage) intern(l *Limits, c CredKind, name string) *credLim {
 // credsOf is j's credentials' entries, resolved at the first look.
 func (u *credUsage) credsOf(l *Limits, j *job) *[credKinds]*credLim {
 	if j.lim == nil {
-		j.limv = jobLim{sqt: j.Submit}
-		j.lim = &j.limv
+		j.policy().lim = jobLim{sqt: j.Submit}
+		j.lim = &j.pol.lim
 	}
 	if !j.lim.resolved {
 		for c := range CredKind(credKinds) {

@@ -19,13 +19,27 @@ type job struct {
 	wallEnd int64 // start + walltime: what plans assume
 	pool    int   // processors held on usable nodes
 	hosts   []hostUse
-	rseq    int64     // when its reservation was made (started), see nevent
-	prio    int64     // Maui priority this pass (Policy.Priority)
-	pp      prioParts // its priority's parts that do not change (Priority.ofJob)
+	rseq    int64 // when its reservation was made (started), see nevent
+	prio    int64 // Maui priority this pass (Policy.Priority)
 	keptRes *blockedRes
-	lim     *jobLim // usage limits' state (Policy.Limits), else nil; &limv
-	limv    jobLim
-	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all
+	lim     *jobLim    // usage limits' state (Policy.Limits), else nil; &pol.lim
+	pol     *jobPolicy // made at the first need
+	elig    *nodeSet   // nodes it may use (Features; nodefeat.go), nil: all
+}
+
+// jobPolicy is what a job keeps for a site's policy, made at the first
+// need (a replay without a priority function or limits has none): its
+// priority's parts (Priority.ofJob) and its usage-limit state, together.
+type jobPolicy struct {
+	pp  prioParts
+	lim jobLim
+}
+
+func (j *job) policy() *jobPolicy {
+	if j.pol == nil {
+		j.pol = new(jobPolicy)
+	}
+	return j.pol
 }
 
 // jobLim is a job's state under usage limits: Maui's SystemQueueTime

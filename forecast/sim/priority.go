@@ -106,7 +106,7 @@ func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
 // ofJob is ofFS for a simulated job, whose parts that do not change while
 // it waits are computed once.
 func (p *Priority) ofJob(j *job, waitedSecs int64, fs float64) int64 {
-	pp := &j.pp
+	pp := &j.policy().pp
 	if !pp.ok {
 		*pp = p.parts(&j.Job)
 	}

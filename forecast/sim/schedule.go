@@ -191,7 +191,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 // after q[k] can change what starts (an unbounded pass stops there).
 func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 	p := &e.prof
-	if !e.noEarlyStop && !e.qsum.anyFits(p) {
+	// (a bounded pass asks once; an unbounded one after every
+	// reservation, where the cursor below is cheaper)
+	if !e.unbounded && !e.noEarlyStop && !e.qsum.anyFits(p) {
 		*next = len(q) // no waiting job fits now
 		return false
 	}
@@ -207,7 +209,7 @@ func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 		}
 	}
 	*next = c
-	if c == len(q) && c0 < c {
+	if c == len(q) && c0 < c && !e.unbounded {
 		// the summary sent this search in vain (jobs it counts started):
 		// count again what waits (q's entries between the pass's write
 		// and read positions are started jobs or repeats)
