@@ -226,10 +226,3 @@ func (l *Limits) blocksBoth(u *credUsage, j *job) (hard, soft bool) {
 	}
 	return hard, soft
 }
-
-func pickLevel(v Limit, k int, lv limitLevel) int64 {
-	if lv == levelSoft {
-		return v.Soft[k]
-	}
-	return v.Hard[k]
-}

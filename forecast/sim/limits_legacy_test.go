@@ -68,6 +68,13 @@ func (l *Limits) legacyBlocks(u *legacyUsage, j *job, lv limitLevel) bool {
 	return false
 }
 
+func pickLevel(v Limit, k int, lv limitLevel) int64 {
+	if lv == levelSoft {
+		return v.Soft[k]
+	}
+	return v.Hard[k]
+}
+
 // randomLimits sets random soft/hard limits on a few named credentials
 // and DEFAULT entries of every kind.
 func randomLimits(r *rand.Rand) *Limits {
