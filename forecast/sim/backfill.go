@@ -32,11 +32,33 @@ func (e *Engine) backfill(queue []*job) {
 	cand := e.windowNodes()
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
-	for _, j := range queue {
-		if !j.started && !j.held && j.Procs <= p.steps[0].free && !e.fsCapped(j) && !e.noBackfill(j) {
-			jobs = append(jobs, bfJob{procs: j.Procs, end: sat(e.now, j.Walltime), j: j})
-			least = min(least, j.Procs)
+	free := p.steps[0].free
+	cut := e.policy.BFDepth == 0 && !e.noEarlyStop
+	var until []int64
+	if cut && free <= 2*len(queue) {
+		until = e.fitUntil() // else fitsFrom per job costs less than the table
+	}
+	caps := e.fs != nil && e.fs.caps
+	e.bfStarted = e.bfStarted[:0]
+	for k, j := range queue {
+		if j.started || j.held || j.Procs > free || (caps && e.fsCapped(j)) || e.noBackfill(j) {
+			continue
 		}
+		end := sat(e.now, j.Walltime)
+		if cut {
+			// one that does not fit now on the profile, which only loses
+			// processors in this pass, fits would refuse in every window
+			// (it stays when BACKFILLDEPTH counts the tries)
+			if until != nil {
+				if end > until[j.Procs] {
+					continue
+				}
+			} else if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
+				continue
+			}
+		}
+		jobs = append(jobs, bfJob{procs: j.Procs, end: end, j: j, pos: k})
+		least = min(least, j.Procs)
 	}
 	e.bfJobs = jobs
 	prev := e.now
@@ -53,6 +75,33 @@ func (e *Engine) backfill(queue []*job) {
 			return
 		}
 	}
+}
+
+// fitUntil returns u with u[q], for q up to the processors free now, the
+// end of the profile's first step from now with fewer than q free (never
+// when none): a job of q processors fits now for its whole walltime
+// (profile.fitsFrom(0, …)) exactly when now + walltime <= u[q].
+func (e *Engine) fitUntil() []int64 {
+	p := &e.prof
+	free := p.steps[0].free
+	if cap(e.untilBuf) <= free {
+		e.untilBuf = make([]int64, free+1, 2*free+1)
+	}
+	u := e.untilBuf[:free+1]
+	low := free // fewest free so far: u[q] is set for every q > low
+	for _, s := range p.steps[1:] {
+		for ; low > max(s.free, 0); low-- {
+			u[low] = s.t
+		}
+		if low == 0 {
+			break
+		}
+	}
+	for ; low > 0; low-- {
+		u[low] = never
+	}
+	u[0] = never
+	return u
 }
 
 // windowNodes lists the nodes with free processors now and their
@@ -127,7 +176,7 @@ func (e *Engine) fillWindow(jobs []bfJob, cand []bfNode, w int64, procs int) []b
 				continue
 			}
 			if hosts, ok := e.fits(b, cand); ok {
-				e.startBackfill(b.j, hosts, cand)
+				e.startBackfill(b, hosts, cand)
 				if e.used >= e.total {
 					break
 				}
@@ -173,7 +222,7 @@ func (e *Engine) bestFit(try []bfJob, cand []bfNode, offer int) {
 			return
 		}
 		out[best] = true
-		e.startBackfill(try[best].j, bestHosts, cand)
+		e.startBackfill(try[best], bestHosts, cand)
 		offer -= try[best].procs
 	}
 }
@@ -202,9 +251,11 @@ func (e *Engine) fits(b bfJob, cand []bfNode) ([]hostUse, bool) {
 	return e.pickIn(b.j, cand)
 }
 
-// startBackfill starts j on hosts and measures its nodes' available times
-// again.
-func (e *Engine) startBackfill(j *job, hosts []hostUse, cand []bfNode) {
+// startBackfill starts b's job on hosts and measures its nodes' available
+// times again.
+func (e *Engine) startBackfill(b bfJob, hosts []hostUse, cand []bfNode) {
+	j := b.j
+	e.bfStarted = append(e.bfStarted, b.pos)
 	e.start(j, hosts)
 	e.stale++
 	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
@@ -219,6 +270,7 @@ type bfJob struct {
 	procs int
 	end   int64
 	j     *job
+	pos   int // in the queue backfill was given
 }
 
 // bfNode is a node with free processors during backfill: its available

@@ -95,7 +95,12 @@ func (e *Engine) renewKept() {
 		}
 		e.releaseKept(j)
 		t := e.reserveRanges(j, e.now)
-		j.planned, j.held = t, t != never
+		j.planned = t
+		if t != never {
+			e.setHeld(j)
+		} else {
+			j.held = false
+		}
 		if t == never {
 			continue
 		}

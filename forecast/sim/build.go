@@ -35,6 +35,12 @@ import (
 // Predictions cover running jobs and queued jobs predicted to start before
 // the horizon.
 func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing forecast.Pricing) (forecast.Forecast, []forecast.Prediction, error) {
+	return build(snap, now, horizon, policy, pricing, nil)
+}
+
+// build is Build with tune, when set, applied to the engine before the
+// snapshot is loaded (tests and baseline benchmarks).
+func build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing forecast.Pricing, tune func(*Engine)) (forecast.Forecast, []forecast.Prediction, error) {
 	if now < 0 || horizon > forecast.MaxInstant || horizon < now {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast: %w", errInvalid("[now %d, horizon %d]: must be an interval within [0, %d]", now, horizon, forecast.MaxInstant))
 	}
@@ -43,7 +49,12 @@ func Build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 	}
 	e := NewEngine(Cluster{Site: snap.Site, Nodes: snap.Nodes}, policy, now)
 	e.keepPlan = policy.Limits == nil // a kept plan cannot follow usage limits
-	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: map[string]forecast.LocalJob{}}
+	e.noEnded = true                  // predictions come from Started events
+	if tune != nil {
+		tune(e)
+	}
+	b := &builder{e: e, now: now, horizon: horizon, pricing: pricing, jobs: make(map[string]forecast.LocalJob, len(snap.Jobs)),
+		preds: make([]forecast.Prediction, 0, len(snap.Jobs)), holds: make([]forecast.Hold, 0, 2*len(snap.Jobs)+len(snap.Reservations))}
 	if err := b.load(snap); err != nil {
 		return forecast.Forecast{}, nil, fmt.Errorf("forecast of %s: %w", snap.Site, err)
 	}

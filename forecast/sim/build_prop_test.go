@@ -170,16 +170,25 @@ func BenchmarkBuild1000Nodes5000Jobs(b *testing.B) {
 	// depth=4: a site's RESERVATIONDEPTH 4 (node-level reservations by
 	// Maui's range code), against EASY in the same run
 	for _, pol := range []Policy{EASY, Conservative, {Depth: 4}} {
-		b.Run(pol.String(), func(b *testing.B) {
-			cpu0 := cpuTime()
-			for b.Loop() {
-				if _, _, err := Build(snap, now, now+7*86400, pol, forecast.DefaultPricing()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
-		})
+		b.Run(pol.String(), func(b *testing.B) { benchBuild(b, snap, pol, nil) })
 	}
+	// the baseline in the same run: the passes walking the whole queue,
+	// without their shortcuts (noEarlyStop; TestEarlyStopSameSchedule
+	// checks both give the same schedules)
+	b.Run("easy/walk", func(b *testing.B) {
+		benchBuild(b, snap, EASY, func(e *Engine) { e.noEarlyStop = true })
+	})
+}
+
+func benchBuild(b *testing.B, snap forecast.Snapshot, pol Policy, tune func(*Engine)) {
+	now := snap.Taken
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if _, _, err := build(snap, now, now+7*86400, pol, forecast.DefaultPricing(), tune); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }
 
 // cpuTime is the process's user+system CPU time: on a shared, overloaded

@@ -10,9 +10,12 @@ import (
 )
 
 // TestEarlyStopSameSchedule: a pass that stops once no job left fits now
-// (laterFits) starts the same jobs, at the same times, on the same nodes,
-// as one that goes on (an unbounded pass while a later job asks for no
-// more processors than are free; EASY and depth 3 to the depth) — on random workloads whose jobs end before
+// (laterFits, the queue summary) and whose backfill lists only the jobs
+// that fit now from where the pass found the first (fitUntil, bfFrom)
+// starts the same jobs, at the same times, on the same nodes, as one that
+// goes on (an unbounded pass while a later job asks for no more processors
+// than are free; EASY and depth 3 to the depth; backfill walking the whole
+// queue) — with FIRSTFIT, BESTFIT and BACKFILLDEPTH, on random workloads whose jobs end before
 // their walltime (so every pass is rebuilt), with grid reservations, on
 // pool and node clusters.
 func TestEarlyStopSameSchedule(t *testing.T) {
@@ -38,7 +41,7 @@ func TestEarlyStopSameSchedule(t *testing.T) {
 			resvs = append(resvs, forecast.Reservation{ID: fmt.Sprint("g", k), Start: s, End: s + int64(600+r.IntN(7200)),
 				Hosts: []forecast.HostProcs{{Node: c.Nodes[r.IntN(len(c.Nodes))].Name, Procs: 1}}})
 		}
-		for _, p := range []Policy{Conservative, EASY, {Depth: 3}} {
+		for _, p := range []Policy{Conservative, EASY, {Depth: 3}, {Depth: 2, Backfill: BestFit}, {Depth: 1, BFDepth: 2}} {
 			fast, full := replayEvents(t, c, p, jobs, resvs, false), replayEvents(t, c, p, jobs, resvs, true)
 			if len(fast) == 0 || !slices.Equal(fast, full) {
 				t.Fatalf("seed %d, %v: %d events with the early stop, %d without; first difference %s", seed, p, len(fast), len(full), firstDiff(fast, full))

@@ -108,18 +108,28 @@ type Engine struct {
 	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
 	laBuf      []int
 	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
+	heldJobs   []*job    // setHeld: jobs marked held since clearHeld
+	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
+	untilBuf   []int64   // fitUntil
+	qsum       queueSum  // laterFits: the waiting jobs' sizes
+	bfStarted  []int     // backfill: where in its queue the jobs it started were
 	rseq       int64     // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.
 	quiet bool
-	onEnd func(*job)
+	// noEnded (Build): no Ended events, which a forecast does not read
+	noEnded bool
+	onEnd   func(*job)
 
 	resvChanged bool
 	rdeltas     []step
 	passes      int // full scheduling passes, for tests and tuning
-	// noEarlyStop: an unbounded pass goes on while a later job asks for
-	// no more processors than are free (before laterFits), for tests
+	// noEarlyStop: the passes walk the queue as before their shortcuts
+	// (an unbounded pass goes on while a later job asks for no more
+	// processors than are free, no laterFits, no queue summary, backfill
+	// walks the whole queue and lists every job it may try), for tests
+	// and baseline benchmarks
 	noEarlyStop bool
 
 	fs    *fsRun     // Policy.Fairshare; nil: none (fairshare.go)
@@ -129,6 +139,7 @@ type Engine struct {
 	// secondCall: the priority pass runs again (limitRedo)
 	secondCall bool
 	order2     []*job // running jobs and the queue in priority order
+	run2       []*job // rankRunningAndQueued: the running jobs by priority
 
 	// standing reservations (standing_engine.go)
 	srs     []srState
@@ -257,7 +268,7 @@ func (e *Engine) admit(j Job, into *job) bool {
 		}
 	}
 	e.seq++
-	*into = *newJob(j, e.seq)
+	into.init(j, e.seq)
 	into.arrive = arrive
 	if elig != nil {
 		into.elig = &nodeSet{ok: elig}
@@ -421,6 +432,9 @@ func (e *Engine) apply() {
 
 func (e *Engine) enqueue(j *job) {
 	e.lastAct = e.now
+	if !e.unbounded {
+		e.qsum.add(j) // (laterFits asks it in bounded passes only)
+	}
 	i := sort.Search(len(e.queue), func(k int) bool { return before(j, e.queue[k]) })
 	e.queue = append(e.queue, nil)
 	copy(e.queue[i+1:], e.queue[i:])
@@ -454,7 +468,7 @@ func (e *Engine) finish(j *job) {
 	if e.onEnd != nil {
 		e.onEnd(j)
 	}
-	if !e.quiet {
+	if !e.quiet && !e.noEnded {
 		e.out = append(e.out, Event{Kind: Ended, Time: j.end, Job: j.ID, Start: j.start, End: j.end, Hosts: e.hostList(j.hosts)})
 	}
 }
@@ -500,7 +514,7 @@ func (e *Engine) start(j *job, hosts []hostUse) {
 	j.started = true
 	e.lastAct = e.now
 	if e.lim != nil {
-		e.use.add(j, j.Walltime)
+		e.use.add(e.lim, j, j.Walltime)
 	}
 	e.run(j, e.now, e.now+d, hosts)
 	if !e.quiet {

@@ -161,7 +161,7 @@ func fsFactor(t FSTarget, pct float64, percent bool) float64 {
 // the fairshare component when the site has fairshare.
 func (e *Engine) prio(j *job, waited int64) int64 {
 	if e.fs == nil {
-		return e.policy.Priority.ofWaited(j.Job, waited)
+		return e.policy.Priority.ofJob(j, waited, 0)
 	}
-	return e.policy.Priority.ofFS(j.Job, e.cappedWaited(j, waited), e.fsComponent(j))
+	return e.policy.Priority.ofJob(j, e.cappedWaited(j, waited), e.fsComponent(j))
 }

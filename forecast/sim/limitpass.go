@@ -25,23 +25,25 @@ func (e *Engine) limitSelect() {
 	l := e.lim
 	for _, j := range e.queue {
 		if j.lim == nil {
-			j.lim = &jobLim{sqt: j.Submit}
+			j.policy().lim = jobLim{sqt: j.Submit}
+			j.lim = &j.pol.lim
 		}
 	}
 	e.use.reset()
 	for _, j := range e.rankRunningAndQueued() {
 		switch {
 		case j.started:
-			e.use.add(j, max(j.wallEnd-e.now, 0))
+			e.use.add(l, j, max(j.wallEnd-e.now, 0))
 		case !j.lim.hadRes && l.blocks(&e.use, j, levelHard):
 			j.lim.sqt = e.now
 		}
 	}
 	for _, j := range e.queue {
-		if !l.blocks(&e.use, j, levelHard) {
+		hard, soft := l.blocksBoth(&e.use, j)
+		if !hard {
 			j.lim.effQD = e.now - j.lim.sqt
 		}
-		j.lim.inPass = !l.blocks(&e.use, j, levelSoft)
+		j.lim.inPass = !soft
 	}
 }
 
@@ -59,18 +61,44 @@ func (e *Engine) rankRunningAndQueued() []*job {
 		e.order2 = all
 		return all
 	}
+	run := e.run2[:0]
 	for _, j := range e.running {
 		j.prio = e.prio(j, j.waited(e.now))
-		all = append(all, j)
+		run = append(run, j)
 	}
-	slices.SortStableFunc(all, func(a, b *job) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	e.run2 = run
+	if slices.IsSortedFunc(e.queue, byPrio) {
+		// (prioritize sorted the queue so): merge the running jobs in
+		slices.SortFunc(run, byPrio)
+		all = mergeByPrio(e.order2[:0], run, e.queue)
+		e.order2 = all
+		return all
+	}
+	all = append(all, run...)
+	slices.SortStableFunc(all, byPrio)
 	e.order2 = all
 	return all
+}
+
+// byPrio is the order of Maui's job table: higher priority first, equal
+// priorities in arrival order (a total order: seq is unique).
+func byPrio(a, b *job) int {
+	if a.prio != b.prio {
+		return cmp.Compare(b.prio, a.prio)
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// mergeByPrio appends to dst the merge of a and b, each in byPrio order.
+func mergeByPrio(dst, a, b []*job) []*job {
+	for len(a) > 0 && len(b) > 0 {
+		if byPrio(b[0], a[0]) < 0 {
+			dst, b = append(dst, b[0]), b[1:]
+		} else {
+			dst, a = append(dst, a[0]), a[1:]
+		}
+	}
+	return append(append(dst, a...), b...)
 }
 
 // limitBlocked reports whether j may not start now under the limits

@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Usage limits: Maui 3.3.1's active throttling policies (MJobCheckLimits,
 // MPolicyCheckLimit, MPolicyAdjustUsage; docs/simulator.md, "Usage
 // limits", says how Maui applies them and what is followed here).
@@ -76,10 +78,71 @@ const (
 	levelHard
 )
 
-// credUsage is what running jobs use per credential: the counters the limits
-// compare with.
+// credUsage is what running jobs use per credential: the counters the
+// limits compare with. Each credential a limit applies to (its own or
+// DEFAULT's) is interned once, with its counters and its limits resolved
+// per kind; a job keeps pointers to its credentials' entries (jobLim.creds),
+// so a check reads no map.
 type credUsage struct {
-	by [credKinds]map[string]*[limitKinds]int64
+	by  [credKinds]map[string]*credLim // nil entry: no limit applies
+	all []*credLim
+}
+
+// credLim is one credential's usage by running jobs and the limits that
+// apply to it, per kind (0: none): its own where its hard value is set,
+// else DEFAULT's.
+type credLim struct {
+	use        [limitKinds]int64
+	soft, hard [limitKinds]int64
+	set        uint8 // bit k: a limit of kind k applies (soft or hard > 0)
+}
+
+// intern returns credential name of kind c's entry, nil when neither it
+// nor DEFAULT has a limit of that kind of credential.
+func (u *credUsage) intern(l *Limits, c CredKind, name string) *credLim {
+	if v, ok := u.by[c][name]; ok {
+		return v
+	}
+	own, hasOwn := l.Cred[c][name]
+	def, hasDef := l.Cred[c]["DEFAULT"]
+	var v *credLim
+	if hasOwn || hasDef {
+		v = new(credLim)
+		for k := range LimitKind(limitKinds) {
+			switch {
+			case hasOwn && own.Hard[k] != 0:
+				v.soft[k], v.hard[k] = own.Soft[k], own.Hard[k]
+			case hasDef && def.Hard[k] != 0:
+				v.soft[k], v.hard[k] = def.Soft[k], def.Hard[k]
+			}
+		}
+		for k := range LimitKind(limitKinds) {
+			if v.soft[k] > 0 || v.hard[k] > 0 {
+				v.set |= 1 << k
+			}
+		}
+		u.all = append(u.all, v)
+	}
+	if u.by[c] == nil {
+		u.by[c] = map[string]*credLim{}
+	}
+	u.by[c][name] = v
+	return v
+}
+
+// credsOf is j's credentials' entries, resolved at the first look.
+func (u *credUsage) credsOf(l *Limits, j *job) *[credKinds]*credLim {
+	if j.lim == nil {
+		j.policy().lim = jobLim{sqt: j.Submit}
+		j.lim = &j.pol.lim
+	}
+	if !j.lim.resolved {
+		for c := range CredKind(credKinds) {
+			j.lim.creds[c] = u.intern(l, c, credName(j, c))
+		}
+		j.lim.resolved = true
+	}
+	return &j.lim.creds
 }
 
 func credName(j *job, c CredKind) string {
@@ -100,27 +163,21 @@ func jobUse(j *job, rem int64) [limitKinds]int64 {
 }
 
 func (u *credUsage) reset() {
-	for c := range u.by {
-		for _, v := range u.by[c] {
-			*v = [limitKinds]int64{}
-		}
+	for _, v := range u.all {
+		v.use = [limitKinds]int64{}
 	}
 }
 
-func (u *credUsage) add(j *job, rem int64) {
+// add counts j, with rem seconds of walltime left, in its credentials'
+// usage.
+func (u *credUsage) add(l *Limits, j *job, rem int64) {
 	d := jobUse(j, rem)
-	for c := range CredKind(credKinds) {
-		if u.by[c] == nil {
-			u.by[c] = map[string]*[limitKinds]int64{}
-		}
-		n := credName(j, c)
-		v := u.by[c][n]
+	for _, v := range u.credsOf(l, j) {
 		if v == nil {
-			v = new([limitKinds]int64)
-			u.by[c][n] = v
+			continue
 		}
 		for k := range d {
-			v[k] += d[k]
+			v.use[k] += d[k]
 		}
 	}
 }
@@ -131,33 +188,17 @@ func (u *credUsage) add(j *job, rem int64) {
 // value) takes DEFAULT's.
 func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
 	d := jobUse(j, j.Walltime)
-	for c := range CredKind(credKinds) {
-		name := credName(j, c)
-		own, hasOwn := l.Cred[c][name]
-		def, hasDef := l.Cred[c]["DEFAULT"]
-		if !hasOwn && !hasDef {
+	for _, v := range u.credsOf(l, j) {
+		if v == nil {
 			continue
 		}
-		var used *[limitKinds]int64
-		if u.by[c] != nil {
-			used = u.by[c][name]
+		lims := &v.hard
+		if lv == levelSoft {
+			lims = &v.soft
 		}
-		for k := range d {
-			var lim int64
-			switch {
-			case hasOwn && own.Hard[k] != 0:
-				lim = pickLevel(own, k, lv)
-			case hasDef && def.Hard[k] != 0:
-				lim = pickLevel(def, k, lv)
-			}
-			if lim <= 0 {
-				continue
-			}
-			have := d[k]
-			if used != nil {
-				have += used[k]
-			}
-			if have > lim {
+		for m := v.set; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros8(m)
+			if lim := lims[k]; lim > 0 && d[k]+v.use[k] > lim {
 				return true
 			}
 		}
@@ -165,9 +206,23 @@ func (l *Limits) blocks(u *credUsage, j *job, lv limitLevel) bool {
 	return false
 }
 
-func pickLevel(v Limit, k int, lv limitLevel) int64 {
-	if lv == levelSoft {
-		return v.Soft[k]
+// blocksBoth is blocks at the hard and at the soft level, in one look.
+func (l *Limits) blocksBoth(u *credUsage, j *job) (hard, soft bool) {
+	d := jobUse(j, j.Walltime)
+	for _, v := range u.credsOf(l, j) {
+		if v == nil {
+			continue
+		}
+		for m := v.set; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros8(m)
+			have := d[k] + v.use[k]
+			if lim := v.hard[k]; lim > 0 && have > lim {
+				hard = true
+			}
+			if lim := v.soft[k]; lim > 0 && have > lim {
+				soft = true
+			}
+		}
 	}
-	return v.Hard[k]
+	return hard, soft
 }

@@ -2,12 +2,16 @@ package sim
 
 // job is the engine's record of a Job.
 type job struct {
+	// the fields every pass reads for every queued job come first, in
+	// one cache line with Job's Procs and Walltime (a forecast's queue
+	// of thousands is scanned several times per pass)
+	started bool
+	held    bool // has a reservation this pass
+	kept    bool // holds a reservation across passes (Highest)
 	Job
 	seq     int
 	arrive  int64 // when it enters the queue
 	planned int64 // start in the kept plan
-	started bool
-	held    bool // has a reservation this pass
 	numID   uint64
 	isNum   bool
 	start   int64
@@ -17,10 +21,25 @@ type job struct {
 	hosts   []hostUse
 	rseq    int64 // when its reservation was made (started), see nevent
 	prio    int64 // Maui priority this pass (Policy.Priority)
-	kept    bool  // holds a reservation across passes (Highest)
 	keptRes *blockedRes
-	lim     *jobLim  // usage limits' state (Policy.Limits), else nil
-	elig    *nodeSet // nodes it may use (Features; nodefeat.go), nil: all
+	lim     *jobLim    // usage limits' state (Policy.Limits), else nil; &pol.lim
+	pol     *jobPolicy // made at the first need
+	elig    *nodeSet   // nodes it may use (Features; nodefeat.go), nil: all
+}
+
+// jobPolicy is what a job keeps for a site's policy, made at the first
+// need (a replay without a priority function or limits has none): its
+// priority's parts (Priority.ofJob) and its usage-limit state, together.
+type jobPolicy struct {
+	pp  prioParts
+	lim jobLim
+}
+
+func (j *job) policy() *jobPolicy {
+	if j.pol == nil {
+		j.pol = new(jobPolicy)
+	}
+	return j.pol
 }
 
 // jobLim is a job's state under usage limits: Maui's SystemQueueTime
@@ -35,6 +54,8 @@ type jobLim struct {
 	sqt, effQD                      int64
 	hadRes, inPass, limRes, limProf bool
 	limB                            *blockedRes
+	resolved                        bool                // creds is set (credUsage.credsOf)
+	creds                           [credKinds]*credLim // its credentials' usage and limits
 }
 
 // waited is how long j counts as having waited at now under usage
@@ -54,8 +75,15 @@ type hostUse struct {
 }
 
 func newJob(j Job, seq int) *job {
+	jb := new(job)
+	jb.init(j, seq)
+	return jb
+}
+
+// init makes *jb a fresh record of j (Submit fills one in place).
+func (jb *job) init(j Job, seq int) {
 	n, ok := parseUint(j.ID)
-	return &job{Job: j, seq: seq, numID: n, isNum: ok}
+	*jb = job{Job: j, seq: seq, numID: n, isNum: ok}
 }
 
 func parseUint(s string) (uint64, bool) {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -100,35 +99,88 @@ func (p *Priority) ofWaited(j Job, waitedSecs int64) int64 {
 // ofFS is ofWaited with fs, the fairshare component before its weight
 // (fsComponent).
 func (p *Priority) ofFS(j Job, waitedSecs int64, fs float64) int64 {
-	waited := float64(waitedSecs)
-	wall := j.Walltime
-	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
+	pp := p.parts(&j)
+	return p.ofParts(&pp, &j, waitedSecs, fs)
+}
+
+// ofJob is ofFS for a simulated job, whose parts that do not change while
+// it waits are computed once.
+func (p *Priority) ofJob(j *job, waitedSecs int64, fs float64) int64 {
+	pp := &j.policy().pp
+	if !pp.ok {
+		*pp = p.parts(&j.Job)
+	}
+	if pp.memo && pp.waited == waitedSecs && pp.fs == fs {
+		return pp.prio // (under usage limits a blocked job's queue time stands still)
+	}
+	pp.memo, pp.waited, pp.fs = true, waitedSecs, fs
+	pp.prio = p.ofParts(pp, &j.Job, waitedSecs, fs)
+	return pp.prio
+}
+
+// prioParts are the parts of a job's priority that do not change while it
+// waits: the queue-time and expansion-factor weights with its QOS's, and
+// the weighted, capped credential and resource components.
+type prioParts struct {
+	ok        bool
+	qt, xf    int64
+	cred, res float64
+	// the last priority computed, for that queue time and fairshare
+	memo   bool
+	waited int64
+	fs     float64
+	prio   int64
+}
+
+func (p *Priority) parts(j *Job) prioParts {
 	c := &p.Caps
-	serv := float64(p.QueueTime+p.QOSQTWeight[j.QOS])*capped(waited/60, c.QueueTime) +
-		float64(p.XFactor+p.QOSXFWeight[j.QOS])*capped(xf, c.XFactor)
-	cred := float64(p.User)*capped(credPrio(p.UserPrio, j.User), c.User) +
-		float64(p.Group)*capped(credPrio(p.GroupPrio, j.Group), c.Group) +
-		float64(p.Account)*capped(credPrio(p.AccountPrio, j.Account), c.Account) +
+	cred := weighed(p.User, p.UserPrio, j.User, c.User) +
+		weighed(p.Group, p.GroupPrio, j.Group, c.Group) +
+		weighed(p.Account, p.AccountPrio, j.Account, c.Account) +
 		float64(p.QOS)*capped(float64(p.QOSPrio[j.QOS]), c.QOS) +
-		float64(p.Class)*capped(credPrio(p.ClassPrio, j.Queue), c.Class)
+		weighed(p.Class, p.ClassPrio, j.Queue, c.Class)
 	nodes := 0
 	if j.PPN > 0 {
 		nodes = j.Procs / j.PPN
 	}
+	wall := j.Walltime
 	res := float64(p.Proc)*capped(float64(j.Procs), c.Proc) +
 		float64(p.Node)*capped(float64(nodes), c.Node) +
 		float64(p.PS)*capped(float64(j.Procs)*float64(wall), c.PS) +
 		float64(p.Walltime)*capped(float64(wall), c.Walltime) +
 		float64(p.PE)*capped(float64(j.Procs), c.PE)
+	return prioParts{ok: true, qt: p.QueueTime + p.QOSQTWeight[j.QOS], xf: p.XFactor + p.QOSXFWeight[j.QOS],
+		cred: float64(p.Cred) * capped(cred, c.Cred), res: float64(p.Resource) * capped(res, c.Resource)}
+}
+
+// ofParts is the priority from j's parts when it counts as having waited
+// waitedSecs, with fairshare component fs: the components in Maui's order
+// (service, credential, fairshare, resource), as Maui truncates the sum.
+func (p *Priority) ofParts(pp *prioParts, j *Job, waitedSecs int64, fs float64) int64 {
+	waited := float64(waitedSecs)
+	wall := j.Walltime
+	xf := (waited + float64(wall)) / float64(max(p.XFMinWCLimit, wall, 1))
+	c := &p.Caps
+	serv := float64(pp.qt)*capped(waited/60, c.QueueTime) +
+		float64(pp.xf)*capped(xf, c.XFactor)
 	prio := float64(p.Service)*capped(serv, c.Service) +
-		float64(p.Cred)*capped(cred, c.Cred) +
+		pp.cred +
 		float64(p.FS)*capped(fs, c.FS) +
-		float64(p.Resource)*capped(res, c.Resource)
+		pp.res
 	if !p.AllowNegative && prio < 1 {
 		prio = 1
 	}
 	prio = math.Min(prio, maxPrio)
 	return int64(prio)
+}
+
+// weighed is w × a credential's capped priority; with no weight it
+// looks nothing up (0 × a finite priority is 0).
+func weighed(w int64, m map[string]int64, name string, c float64) float64 {
+	if w == 0 {
+		return 0
+	}
+	return float64(w) * capped(credPrio(m, name), c)
 }
 
 // credPrio is a credential's priority, or the DEFAULT entry's when it has
@@ -160,10 +212,5 @@ func (e *Engine) prioritize() {
 			j.prio = e.prio(j, waitedUpTo(j.Job, e.now, e.prevIter))
 		}
 	}
-	slices.SortFunc(e.queue, func(a, b *job) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	slices.SortFunc(e.queue, byPrio)
 }

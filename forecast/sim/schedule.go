@@ -57,8 +57,9 @@ func (e *Engine) schedule() {
 		w, idle = e.nodePolicyRedo(w, idle, full, keep) // nodelimits.go
 	}
 	if idle && e.backfills {
-		e.backfill(e.queue[:w])
-		w = e.dropStarted(w)
+		from := e.backfillFrom(w)
+		e.backfill(e.queue[from:w])
+		w = e.dropStartedFrom(from, w)
 	}
 	w = e.hardRound(w)
 	clear(e.queue[w:])
@@ -92,10 +93,19 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 	early := e.lim == nil && e.nlim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
 	tighter := minAfter != nil && early
 	next := 0 // with early: no job in q[k+1:next] fits now
+	if !e.secondCall {
+		e.clearHeld()
+	}
+	e.bfFrom = 0
 	for k := 0; k < len(q); k++ {
 		j := q[k]
 		if stopped || (idle && !room) {
 			// nothing more happens in this pass: keep the rest as it is
+			// (a first call finds none of it held: clearHeld)
+			if !e.secondCall {
+				w += copy(q[w:], q[k:])
+				break
+			}
 			for ; k < len(q); k++ {
 				if j = q[k]; !j.kept {
 					j.held = false
@@ -136,11 +146,16 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			w--
 			continue
 		}
-		if early && !tighter && !idle && !e.laterFits(q, k-1, &next) {
-			// every job before j started or holds a reservation, and
-			// neither j nor any after it fits now: nothing more starts
-			stopped = true
-			continue
+		if early && !tighter && !idle {
+			if !e.laterFits(q, k-1, &next) {
+				// every job before j started or holds a reservation, and
+				// neither j nor any after it fits now: nothing more starts
+				stopped = true
+				continue
+			}
+			// none of q[k:next] fits now, nor will in this pass (see
+			// backfillFrom); j is at w-1 once the queue is compacted
+			e.bfFrom = max(next-(k+1-w)-1, 0)
 		}
 		switch {
 		case room:
@@ -182,7 +197,14 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 // after q[k] can change what starts (an unbounded pass stops there).
 func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 	p := &e.prof
-	c := max(*next, k+1)
+	// (a bounded pass asks once; an unbounded one after every
+	// reservation, where the cursor below is cheaper)
+	if !e.unbounded && !e.noEarlyStop && !e.qsum.anyFits(p) {
+		*next = len(q) // no waiting job fits now
+		return false
+	}
+	c0 := max(*next, k+1)
+	c := c0
 	for ; c < len(q); c++ {
 		j := q[c]
 		if j.started || j.Procs > p.steps[0].free {
@@ -193,6 +215,12 @@ func (e *Engine) laterFits(q []*job, k int, next *int) bool {
 		}
 	}
 	*next = c
+	if c == len(q) && c0 < c && !e.unbounded {
+		// the summary sent this search in vain (jobs it counts started):
+		// count again what waits (q's entries between the pass's write
+		// and read positions are started jobs or repeats)
+		e.qsum.rebuild(q)
+	}
 	return c < len(q)
 }
 
@@ -229,8 +257,9 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 	if j.planned == never {
 		return false
 	}
-	j.held = true
+	e.setHeld(j)
 	if idle && j.planned <= e.now && !e.unbounded {
+		e.bfFrom = 0 // the profile may get processors back below
 		b := e.blocked[len(e.blocked)-1]
 		per := slices.Clone(b.per)
 		e.dropLastBlocked()
@@ -648,8 +677,31 @@ func appendAfter(ts []int64, now int64, xs ...int64) []int64 {
 // dropStarted removes jobs started by backfill from the first w queue
 // entries and returns the new length.
 func (e *Engine) dropStarted(w int) int {
-	k := 0
-	for _, j := range e.queue[:w] {
+	return e.dropStartedFrom(0, w)
+}
+
+// dropStartedFrom is dropStarted when backfill looked at queue[from:w]
+// only: nothing before from started.
+func (e *Engine) dropStartedFrom(from, w int) int {
+	if e.stale == 0 {
+		return w // backfill started nothing
+	}
+	if len(e.bfStarted) == e.stale && !e.noEarlyStop {
+		// the started ones are where backfill found them: close the gaps
+		slices.Sort(e.bfStarted)
+		q, k := e.queue, from+e.bfStarted[0]
+		for n, p := range e.bfStarted {
+			end := w
+			if n+1 < len(e.bfStarted) {
+				end = from + e.bfStarted[n+1]
+			}
+			k += copy(q[k:], q[from+p+1:end])
+		}
+		e.stale = 0
+		return k
+	}
+	k := from
+	for _, j := range e.queue[from:w] {
 		if !j.started {
 			e.queue[k] = j
 			k++
@@ -708,4 +760,41 @@ func (e *Engine) runningAt(i int, t int64) int {
 		}
 	}
 	return held
+}
+
+// setHeld marks j as holding a reservation this pass. clearHeld unmarks
+// them all (but for kept reservations) before the next pass, so a pass
+// reads held only of the jobs it reserved, without resetting every
+// queued job.
+func (e *Engine) setHeld(j *job) {
+	j.held = true
+	e.heldJobs = append(e.heldJobs, j)
+}
+
+func (e *Engine) clearHeld() {
+	w := 0
+	for _, j := range e.heldJobs {
+		if j.kept && j.held {
+			e.heldJobs[w] = j // as the first call leaves a kept job's mark
+			w++
+			continue
+		}
+		j.held = false
+	}
+	clear(e.heldJobs[w:])
+	e.heldJobs = e.heldJobs[:w]
+}
+
+// backfillFrom is where in e.queue[:w] backfill may start looking, as the
+// priority pass left it: jobs before bfFrom either started, hold a
+// reservation, or did not fit now on the profile when the pass looked
+// (laterFits) and so never will in this pass (reservations only take
+// processors from it). A job left out cannot start, so it matters only
+// as one of BACKFILLDEPTH's tries (then everything is looked at) and for
+// the usage-limit rounds (whose passes keep bfFrom at 0).
+func (e *Engine) backfillFrom(w int) int {
+	if e.policy.BFDepth > 0 || e.noEarlyStop {
+		return 0
+	}
+	return min(e.bfFrom, w)
 }
