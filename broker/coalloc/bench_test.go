@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -134,7 +135,9 @@ func BenchmarkNewPool(b *testing.B) {
 // included; with exact tiers (one sweep per node speed) and with one
 // coarse tier (speed >= 1.2, plus the slowest speed). algo=each is the
 // baseline (every job placed with Pool.Place, as before issue 21),
-// algo=queue is PlanQueue (no-fit dominance).
+// algo=queue is PlanQueue (no-fit dominance). sweep=deque is PlanQueue
+// with the deque sweep (sweep.go) instead of the run sweep: the stage 1
+// before issue 21's third round, the baseline of the run sweep.
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
@@ -147,8 +150,11 @@ func BenchmarkPlanQueue(b *testing.B) {
 		{"jobs=1000/slots=100k/algo=queue", Options{NotBefore: synthNow}, PlanQueue},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanEach},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
+		{"jobs=1000/slots=100k/algo=queue/sweep=deque", Options{NotBefore: synthNow}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			dequeSweep = strings.HasSuffix(c.name, "sweep=deque")
+			defer func() { dequeSweep = false }()
 			var placed int
 			loopCPU(b, func() {
 				as, err := c.plan(fcs, jobs, c.opts)

@@ -1,0 +1,236 @@
+package coalloc
+
+import (
+	"math"
+	"slices"
+)
+
+// Runs: each node's free time cut into maximal runs, so that what a node
+// can give over a window is a sum over the runs that contain the window.
+//
+// For a step function v ≥ 0 (a node's usable processors over time), the
+// layers {v ≥ ℓ} split into connected intervals; consecutive levels with
+// the same interval form one stretch: [a, b) with height h. Since a window W
+// is connected, v ≥ ℓ everywhere on W exactly when W lies inside one
+// interval of level ℓ, so min over W of v = Σ h over the runs that
+// contain W. The runs of one node are laminar (nested or disjoint) and
+// there are at most as many as v has changes.
+//
+// A node's value depends on the job's price cut (only pieces priced at or
+// below max_price count), so each node's runs are computed at every cut
+// among its own price ranks; a stretch found at consecutive cuts is kept once,
+// valid for the cuts [lo, hi).
+
+// stretch is one maximal stretch of a node at the cuts lo <= maxRank < hi. The
+// node's class and site ride along, so a sweep reads nothing else.
+type stretch struct {
+	a, b   int64
+	node   int32
+	h      int32
+	class  int32
+	site   int32
+	lo, hi int32
+}
+
+// usable reports whether a sweep at price cut r over nodes whose class is
+// ok can hold a window of dur inside the stretch.
+func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
+	return r.lo <= rank && rank < r.hi && ok[r.class] && r.b-r.a >= dur
+}
+
+// runIndex is every node's runs, twice: by start and by end.
+type runIndex struct {
+	byStart runList // (a, node) order
+	byEnd   runList // (b, node) order
+	built   bool
+}
+
+// ensureRuns builds the stretch index on first use; placements keep it
+// up to date from then on (addPieces).
+func (p *Pool) ensureRuns() {
+	if p.runs.built {
+		return
+	}
+	var all []stretch
+	var w runWork
+	for n := range p.nodes {
+		all = w.nodeRuns(p, int32(n), all)
+	}
+	byEnd := slices.Clone(all)
+	radixRuns(all, func(r *stretch) int64 { return r.a }) // node order in, so (a, node) out
+	radixRuns(byEnd, func(r *stretch) int64 { return r.b })
+	p.runs = runIndex{byStart: newRunList(all, false), byEnd: newRunList(byEnd, true), built: true}
+}
+
+// rerun replaces node n's runs: old are its runs before its pieces
+// changed.
+func (p *Pool) rerun(n int32, old []stretch) {
+	var w runWork
+	now := w.nodeRuns(p, n, nil)
+	for _, r := range old {
+		if i := slices.Index(now, r); i >= 0 {
+			now = slices.Delete(now, i, i+1) // unchanged
+			continue
+		}
+		p.runs.byStart.remove(r)
+		p.runs.byEnd.remove(r)
+	}
+	for _, r := range now {
+		p.runs.byStart.insert(r)
+		p.runs.byEnd.insert(r)
+	}
+}
+
+// runWork is the scratch of nodeRuns.
+type runWork struct {
+	ranks []int32
+	edges []edgeAt
+	cur   []stretch // the runs at the current cut
+	open  []stretch // the runs found at the previous cut, hi not yet known
+	stack []band
+}
+
+type edgeAt struct {
+	at    int64
+	delta int64
+}
+
+// band is a layer of the skyline open since s: the levels up to h above
+// the band below it.
+type band struct {
+	h, s int64
+}
+
+// nodeRuns appends node n's runs at every cut among its price ranks.
+func (w *runWork) nodeRuns(p *Pool, n int32, out []stretch) []stretch {
+	pcs := p.nodes[n].pieces
+	w.ranks = w.ranks[:0]
+	for _, pc := range pcs {
+		if r := p.rankOf(pc.price); !slices.Contains(w.ranks, r) {
+			w.ranks = append(w.ranks, r)
+		}
+	}
+	slices.Sort(w.ranks)
+	w.open = w.open[:0]
+	for _, cut := range w.ranks {
+		w.cutRuns(p, n, cut)
+		// Runs gone at this cut end their validity; new ones begin it.
+		kept := w.open[:0]
+		for _, r := range w.open {
+			if i := sameRun(w.cur, r); i >= 0 {
+				w.cur[i].lo = -1 // matched
+				kept = append(kept, r)
+				continue
+			}
+			r.hi = cut
+			out = append(out, r)
+		}
+		w.open = kept
+		for _, r := range w.cur {
+			if r.lo != -1 {
+				r.lo = cut
+				w.open = append(w.open, r)
+			}
+		}
+	}
+	for _, r := range w.open {
+		r.hi = math.MaxInt32
+		out = append(out, r)
+	}
+	return out
+}
+
+func sameRun(rs []stretch, r stretch) int {
+	for i := range rs {
+		if rs[i].a == r.a && rs[i].b == r.b && rs[i].h == r.h && rs[i].lo != -1 {
+			return i
+		}
+	}
+	return -1
+}
+
+// cutRuns sets w.cur to node n's runs counting its pieces ranked at or
+// below cut (lo and hi unset).
+func (w *runWork) cutRuns(p *Pool, n int32, cut int32) {
+	w.edges = w.edges[:0]
+	for _, pc := range p.nodes[n].pieces {
+		if p.rankOf(pc.price) <= cut {
+			w.edges = append(w.edges, edgeAt{pc.start, pc.procs}, edgeAt{pc.end, -pc.procs})
+		}
+	}
+	slices.SortFunc(w.edges, func(x, y edgeAt) int { return cmpInt(x.at, y.at) })
+	w.cur = w.cur[:0]
+	w.stack = w.stack[:0]
+	emit := func(a, b, h int64) {
+		w.cur = append(w.cur, stretch{a: a, b: b, node: n, h: int32(h), class: p.nodeClass[n], site: p.nodeSite[n]})
+	}
+	var v int64
+	for i := 0; i < len(w.edges); {
+		x := w.edges[i].at
+		d := int64(0)
+		for ; i < len(w.edges) && w.edges[i].at == x; i++ {
+			d += w.edges[i].delta
+		}
+		if d == 0 {
+			continue // the value goes on: abutting pieces join here
+		}
+		v += d
+		w.stack = skylineStep(w.stack, x, v, emit)
+	}
+}
+
+// skylineStep moves the skyline to value v at x: the bands above v end
+// there (each a stretch), and the band up to v begins there if v is higher.
+func skylineStep(st []band, x, v int64, emit func(a, b, h int64)) []band {
+	for len(st) > 0 && st[len(st)-1].h > v {
+		top := st[len(st)-1]
+		st = st[:len(st)-1]
+		below := int64(0)
+		if len(st) > 0 {
+			below = st[len(st)-1].h
+		}
+		emit(top.s, x, top.h-max(below, v))
+		if below < v {
+			// the levels from below up to v go on, open since top.s
+			return append(st, band{h: v, s: top.s})
+		}
+	}
+	if v > 0 && (len(st) == 0 || st[len(st)-1].h < v) {
+		st = append(st, band{h: v, s: x})
+	}
+	return st
+}
+
+// radixRuns sorts runs by key, stably (an LSD radix sort, as sortByTime).
+func radixRuns(rs []stretch, key func(*stretch) int64) {
+	if len(rs) < 2 {
+		return
+	}
+	lo, hi := key(&rs[0]), key(&rs[0])
+	for i := range rs {
+		k := key(&rs[i])
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	span := uint64(hi - lo)
+	const bits = 11
+	buf := make([]stretch, len(rs))
+	src, dst := rs, buf
+	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
+		var count [1<<bits + 1]int
+		for i := range src {
+			count[(uint64(key(&src[i])-lo)>>shift)&(1<<bits-1)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for i := range src {
+			d := (uint64(key(&src[i])-lo) >> shift) & (1<<bits - 1)
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &rs[0] {
+		copy(rs, src)
+	}
+}
