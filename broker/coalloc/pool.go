@@ -54,6 +54,7 @@ type Pool struct {
 	events    eventList // built on first use (the deque sweep's)
 	hasEvents bool
 	runs      runIndex          // built on first use (the run sweep's)
+	rw        runWork           // nodeRuns' scratch
 	edges     int               // twice the pieces
 	prices    []float64         // every distinct slot price, ascending
 	rank      map[float64]int32 // price -> index in prices
@@ -270,8 +271,7 @@ func (p *Pool) addPieces(n int32, pcs []piece) {
 	}
 	var old []stretch
 	if p.runs.built {
-		var w runWork
-		old = w.nodeRuns(p, n, nil)
+		old = p.rw.nodeRuns(p, n, nil)
 	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)

@@ -2,6 +2,7 @@ package coalloc
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -38,46 +39,95 @@ func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
 	return r.lo <= rank && rank < r.hi && ok[r.class] && r.b-r.a >= dur
 }
 
-// runIndex is every node's runs, twice: by start and by end.
+// runIndex is every node's runs, twice (by start and by end), in lists
+// by length class and price group: a sweep of duration d at price cut r
+// reads only the lists whose runs can be d long and priced within r, so
+// the runs it passes over are mostly ones it uses.
 type runIndex struct {
-	byStart runList // (a, node) order
-	byEnd   runList // (b, node) order
-	built   bool
+	lists  []runPair // [lengthClass*groups + group]
+	groups int
+	ranks  int
+	built  bool
 }
 
-// ensureRuns builds the stretch index on first use; placements keep it
+type runPair struct {
+	byStart runList // (a, node) order
+	byEnd   runList // (b, node) order
+}
+
+// lengthClasses split run lengths at 600 s × 2^k: [0, 600), [600, 1200),
+// [1200, 2400), … and the last class everything from 600 s × 2^8 (42.7 h).
+const (
+	lengthClasses = 10
+	lengthUnit    = 600
+	maxGroups     = 8
+)
+
+// lengthClass is the class of a run of length l (or of a duration: the
+// runs that can hold it are in its class and the ones above).
+func lengthClass(l int64) int {
+	if l < lengthUnit {
+		return 0
+	}
+	return min(bits.Len64(uint64(l/lengthUnit)), lengthClasses-1)
+}
+
+// group is the price group of a rank: the ranks split into up to
+// maxGroups ranges of consecutive ranks.
+func (x *runIndex) group(rank int32) int {
+	return int(rank) * x.groups / x.ranks
+}
+
+func (x *runIndex) slot(s *stretch) int {
+	return lengthClass(s.b-s.a)*x.groups + x.group(s.lo)
+}
+
+func (x *runIndex) pair(s *stretch) *runPair { return &x.lists[x.slot(s)] }
+
+// ensureRuns builds the run index on first use; placements keep it
 // up to date from then on (addPieces).
 func (p *Pool) ensureRuns() {
 	if p.runs.built {
 		return
 	}
+	x := runIndex{ranks: max(1, len(p.prices)), built: true}
+	x.groups = min(maxGroups, x.ranks)
+	x.lists = make([]runPair, lengthClasses*x.groups)
+	parts := make([][]stretch, len(x.lists))
 	var all []stretch
-	var w runWork
 	for n := range p.nodes {
-		all = w.nodeRuns(p, int32(n), all)
+		all = p.rw.nodeRuns(p, int32(n), all[:0])
+		for i := range all {
+			k := x.slot(&all[i]) // node order within each list
+			parts[k] = append(parts[k], all[i])
+		}
 	}
-	byEnd := slices.Clone(all)
-	radixRuns(all, func(r *stretch) int64 { return r.a }) // node order in, so (a, node) out
-	radixRuns(byEnd, func(r *stretch) int64 { return r.b })
-	p.runs = runIndex{byStart: newRunList(all, false), byEnd: newRunList(byEnd, true), built: true}
+	for i, part := range parts {
+		byEnd := slices.Clone(part)
+		radixRuns(part, func(r *stretch) int64 { return r.a }) // so (a, node) order
+		radixRuns(byEnd, func(r *stretch) int64 { return r.b })
+		x.lists[i] = runPair{byStart: newRunList(part, false), byEnd: newRunList(byEnd, true)}
+	}
+	p.runs = x
 }
 
 // rerun replaces node n's runs: old are its runs before its pieces
 // changed.
 func (p *Pool) rerun(n int32, old []stretch) {
-	var w runWork
-	now := w.nodeRuns(p, n, nil)
+	now := p.rw.nodeRuns(p, n, nil)
 	for _, r := range old {
 		if i := slices.Index(now, r); i >= 0 {
 			now = slices.Delete(now, i, i+1) // unchanged
 			continue
 		}
-		p.runs.byStart.remove(r)
-		p.runs.byEnd.remove(r)
+		l := p.runs.pair(&r)
+		l.byStart.remove(r)
+		l.byEnd.remove(r)
 	}
 	for _, r := range now {
-		p.runs.byStart.insert(r)
-		p.runs.byEnd.insert(r)
+		l := p.runs.pair(&r)
+		l.byStart.insert(r)
+		l.byEnd.insert(r)
 	}
 }
 

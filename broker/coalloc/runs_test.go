@@ -20,25 +20,33 @@ import (
 func TestRunsAreWindowMinima(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	windows := 0
-	for inst := range 800 {
+	for inst := range 900 {
 		fcs, opts := randInstance(r)
+		jobs := make([]forecast.JobRequest, 1+r.IntN(6))
+		for i := range jobs {
+			jobs[i] = randJob(r, i)
+		}
+		scale := []int64{1, 60, 300}[inst%3] // runs in every length class
+		scaleTime(fcs, &opts, jobs, scale)
 		p, err := NewPool(fcs, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.ensureRuns()
-		for i := range 1 + r.IntN(6) {
-			p.Place(randJob(r, i))
+		for _, job := range jobs {
+			p.Place(job)
 		}
 		ctx := fmt.Sprintf("instance %d", inst)
 		checkRunIndex(t, p, ctx)
 		byNode := map[int32][]stretch{}
-		p.runs.byStart.all(func(s stretch) { byNode[s.node] = append(byNode[s.node], s) })
+		for i := range p.runs.lists {
+			p.runs.lists[i].byStart.all(func(s stretch) { byNode[s.node] = append(byNode[s.node], s) })
+		}
 		for n := range p.nodes {
 			for cut := int32(-1); cut <= int32(len(p.prices)); cut++ {
 				for range 12 {
-					a := opts.NotBefore + int64(r.IntN(90))
-					b := a + 1 + int64(r.IntN(60))
+					a := opts.NotBefore + int64(r.IntN(90))*scale
+					b := a + 1 + int64(r.IntN(60))*scale
 					var sum int64
 					for _, s := range byNode[int32(n)] {
 						if s.lo <= cut && cut < s.hi && s.a <= a && b <= s.b {
@@ -75,24 +83,35 @@ func checkRunIndex(t *testing.T, p *Pool, ctx string) {
 		})
 		return s
 	}
-	for _, l := range []*runList{&p.runs.byStart, &p.runs.byEnd} {
-		var got []stretch
-		l.all(func(s stretch) { got = append(got, s) })
-		if l.n != len(got) {
-			t.Fatalf("%s: list counts %d runs, holds %d", ctx, l.n, len(got))
-		}
-		for i := 1; i < len(got); i++ {
-			if l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
-				t.Fatalf("%s: list (byEnd %v) out of order at %d: %+v then %+v", ctx, l.byEnd, i, got[i-1], got[i])
+	for _, byEnd := range []bool{false, true} {
+		var all []stretch
+		for k := range p.runs.lists {
+			l := &p.runs.lists[k].byStart
+			if byEnd {
+				l = &p.runs.lists[k].byEnd
 			}
-		}
-		for _, ch := range l.chunks {
-			if len(ch) == 0 || len(ch) > chunkMax {
-				t.Fatalf("%s: chunk of %d runs", ctx, len(ch))
+			var got []stretch
+			l.all(func(s stretch) { got = append(got, s) })
+			if l.n != len(got) || l.byEnd != byEnd {
+				t.Fatalf("%s: list counts %d runs, holds %d (byEnd %v)", ctx, l.n, len(got), l.byEnd)
 			}
+			for i := range got {
+				if i > 0 && l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
+					t.Fatalf("%s: list (byEnd %v) out of order at %d: %+v then %+v", ctx, byEnd, i, got[i-1], got[i])
+				}
+				if p.runs.slot(&got[i]) != k {
+					t.Fatalf("%s: run %+v in list %d, belongs in %d", ctx, got[i], k, p.runs.slot(&got[i]))
+				}
+			}
+			for _, ch := range l.chunks {
+				if len(ch) == 0 || len(ch) > chunkMax {
+					t.Fatalf("%s: chunk of %d runs", ctx, len(ch))
+				}
+			}
+			all = append(all, got...)
 		}
-		if !reflect.DeepEqual(order(got), order(fresh)) {
-			t.Fatalf("%s: index (byEnd %v) holds %+v, a fresh build %+v", ctx, l.byEnd, order(got), order(fresh))
+		if !reflect.DeepEqual(order(all), order(fresh)) {
+			t.Fatalf("%s: index (byEnd %v) holds %+v, a fresh build %+v", ctx, byEnd, order(all), order(fresh))
 		}
 	}
 }
@@ -135,6 +154,22 @@ func TestRunListKeepsOrder(t *testing.T) {
 		if len(l.chunks) < 2 {
 			t.Fatalf("byEnd %v: %d chunks: the test never split one", byEnd, len(l.chunks))
 		}
+	}
+}
+
+// scaleTime multiplies every instant and duration of an instance by k.
+func scaleTime(fcs []forecast.Forecast, opts *Options, jobs []forecast.JobRequest, k int64) {
+	for i := range fcs {
+		fcs[i].Horizon *= k
+		for j := range fcs[i].Slots {
+			fcs[i].Slots[j].Start *= k
+			fcs[i].Slots[j].End *= k
+		}
+	}
+	opts.NotBefore *= k
+	opts.StagingDelay *= k
+	for i := range jobs {
+		jobs[i].Walltime *= k
 	}
 }
 
@@ -189,14 +224,16 @@ func TestRunSweepMatchesDeque(t *testing.T) {
 			}
 		}
 	}
-	for inst := range 1500 {
+	for inst := range 3000 {
 		fcs, opts := randInstance(r)
 		jobs := make([]forecast.JobRequest, 1+r.IntN(6))
 		for i := range jobs {
 			jobs[i] = randJob(r, i)
 		}
-		ctx = fmt.Sprintf("instance %d", inst)
-		run(fcs, opts, jobs, 60)
+		scale := []int64{1, 60, 300}[inst%3] // runs and windows of every length class
+		scaleTime(fcs, &opts, jobs, scale)
+		ctx = fmt.Sprintf("instance %d (times × %d)", inst, scale)
+		run(fcs, opts, jobs, 60*int(scale))
 	}
 	for seed := range uint64(4) {
 		fcs := synthForecasts(3000, seed)

@@ -7,25 +7,38 @@ import (
 
 // Stage 1 over runs (runs.go): what the nodes can give over [t, t+dur) is
 // the sum of the heights of the usable runs [a, b) with a <= t and
-// t+dur <= b, so a stretch counts for the starts [a, b-dur]. The sweep walks
+// t+dur <= b, so a run counts for the starts [a, b-dur]. The sweep walks
 // the runs by start (adding) and by end (removing, dur later), with no
-// per-node state: its work per stretch is a few additions. Runs shorter than
-// dur never count and are skipped. Capacity can only grow at a stretch's
-// start, so the candidate starts are the first instant and the starts of
-// usable runs: the earliest feasible start is the same as the deque
-// sweep's (sweep.go), which TestRunSweepMatchesDeque checks.
+// per-node state: its work per run is a few additions. Runs shorter than
+// dur or priced above the cut never count: the sweep reads only the
+// index's lists that can hold others (runIndex), each with its own two
+// cursors, and the next candidate is the earliest next start among them.
+// Capacity can only grow at a run's start, so the candidate starts are
+// the first instant and the starts of usable runs: the earliest feasible
+// start is the same as the deque sweep's (sweep.go), which
+// TestRunSweepMatchesDeque checks.
 
-// runScratch is the stretch sweep's state, reused across sweeps.
+// runScratch is the run sweep's state, reused across sweeps.
 type runScratch struct {
-	// log is every stretch the current sweep added (a <= its start), for the
+	// log is every run the current sweep added (a <= its start), for the
 	// capacities at the start found and the bound sweep's record.
 	log      []stretch
 	at, dur  int64 // the last sweep's start and duration
+	lists    []listCursor
 	ncap     []int64
 	capNodes []int32
 }
 
-// sweepRuns is sweep over the stretch index: the earliest feasible start not
+// listCursor is a sweep's place in one list of the index: the next run by
+// start (s) and by end (e), and the start and end of the next usable
+// ones (math.MaxInt64: none the sweep needs before its limit).
+type listCursor struct {
+	l            *runPair
+	s, e         cursor
+	nextA, nextB int64
+}
+
+// sweepRuns is sweep over the run index: the earliest feasible start not
 // after sp.limit (see sweep).
 func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 	p.ensureRuns()
@@ -36,34 +49,75 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 		p.sc.snap.ok = false
 	}
 	t := p.opts.NotBefore
-	var start cursor
 	switch {
 	case sp.from != nil:
-		t, start = sp.from.at, sp.from.runCur
+		t = sp.from.at
 		p.addFrom(sp.from.runs, addSat(t, sp.dur), &sp)
 	case p.floor > t:
 		t = p.floor
-		start = p.addStarts(cursor{}, t, addSat(t, sp.dur), &sp)
 	}
-	end := p.runs.byEnd.search(addSat(t, sp.dur), math.MinInt32)
+	p.openLists(t, &sp, sp.from == nil && t > p.opts.NotBefore)
 	for {
-		start = p.addStarts(start, t, math.MinInt64, &sp)
-		end = p.dropEnds(end, addSat(t, sp.dur), &sp)
+		until := addSat(t, sp.dur)
+		for i := range rs.lists {
+			c := &rs.lists[i]
+			if c.nextA <= t {
+				p.advanceStart(c, t, &sp)
+			}
+			if c.nextB < until {
+				p.advanceEnd(c, until, &sp)
+			}
+		}
 		if t > sp.limit {
 			return 0, false
 		}
 		if p.feasible(sp) {
 			rs.at, rs.dur = t, sp.dur
 			if sp.track {
-				p.recordRuns(t, start, sp.dur)
+				p.recordRuns(t, sp.dur)
 			}
 			return t, true
 		}
-		next, ok := p.nextStart(&start, &sp)
-		if !ok {
+		next := int64(math.MaxInt64)
+		for i := range rs.lists {
+			next = min(next, rs.lists[i].nextA)
+		}
+		if next == math.MaxInt64 {
 			return 0, false
 		}
 		t = next
+	}
+}
+
+// openLists places a cursor in every list whose runs may be usable: by
+// start after t (the runs at or before t having been added from the
+// bound sweep's record, or here when jump, or none when t is the first
+// instant), by end at t+dur.
+func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
+	rs, x := &p.sc.runs, &p.runs
+	rs.lists = rs.lists[:0]
+	if sp.maxRank < 0 {
+		return // no price at or below max_price
+	}
+	until := addSat(t, sp.dur)
+	last := x.group(sp.maxRank)
+	for k := lengthClass(sp.dur); k < lengthClasses; k++ {
+		for g := 0; g <= last; g++ {
+			l := &x.lists[k*x.groups+g]
+			if l.byStart.n == 0 {
+				continue
+			}
+			c := listCursor{l: l, e: l.byEnd.search(until, math.MinInt32)}
+			switch {
+			case jump:
+				c.s = p.addUntil(l, t, until, sp)
+			case sp.from != nil:
+				c.s = l.byStart.search(t+1, math.MinInt32)
+			}
+			p.advanceStart(&c, t, sp)
+			p.advanceEnd(&c, until, sp)
+			rs.lists = append(rs.lists, c)
+		}
 	}
 }
 
@@ -79,29 +133,56 @@ func (p *Pool) addFrom(from []stretch, until int64, sp *sweepSpec) {
 	}
 }
 
-// addStarts adds every usable stretch that starts at or before t and ends at
-// or after until (a stretch that ends before until was added and dropped by a
-// sweep from the first instant), from cursor c on; it returns the first
-// position after t.
-func (p *Pool) addStarts(c cursor, t, until int64, sp *sweepSpec) cursor {
-	chunks := p.runs.byStart.chunks
+// addUntil adds the usable runs of l that start at or before t and end
+// at or after until, and returns the position after t.
+func (p *Pool) addUntil(l *runPair, t, until int64, sp *sweepSpec) cursor {
 	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
-	i := c.i
-	for ; c.c < len(chunks); c.c, i = c.c+1, 0 {
+	var c cursor
+	chunks := l.byStart.chunks
+	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
 		ch := chunks[c.c]
-		for ; i < len(ch); i++ {
-			r := &ch[i]
+		for ; c.i < len(ch); c.i++ {
+			r := &ch[c.i]
 			if r.a > t {
-				c.i = i
 				return c
 			}
-			if r.usable(rank, ok, dur) && r.b >= until {
+			if r.b >= until && r.usable(rank, ok, dur) {
 				p.addRun(r, sp.procs)
 			}
 		}
 	}
-	c.i = 0
 	return c
+}
+
+// advanceStart adds the usable runs of c's list that start at or before
+// t (none of them ends before t+dur: it is at least dur long and starts
+// at t, or t is the first instant), then finds the next usable one.
+func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
+	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
+	chunks := c.l.byStart.chunks
+	cc, i := c.s.c, c.s.i
+	for ; cc < len(chunks); cc, i = cc+1, 0 {
+		ch := chunks[cc]
+		for ; i < len(ch); i++ {
+			r := &ch[i]
+			if !r.usable(rank, ok, dur) {
+				if r.a > sp.limit {
+					c.s, c.nextA = cursor{cc, i}, math.MaxInt64
+					return
+				}
+				continue
+			}
+			if r.a > t {
+				c.s, c.nextA = cursor{cc, i}, r.a
+				if r.a > sp.limit {
+					c.nextA = math.MaxInt64
+				}
+				return
+			}
+			p.addRun(r, sp.procs)
+		}
+	}
+	c.s, c.nextA = cursor{cc, 0}, math.MaxInt64
 }
 
 func (p *Pool) addRun(r *stretch, procs int64) {
@@ -109,43 +190,28 @@ func (p *Pool) addRun(r *stretch, procs int64) {
 	p.sc.addCap(r.site, int64(r.h), procs)
 }
 
-// dropEnds removes every usable stretch that ends before until: it no longer
-// holds a window starting at until-dur.
-func (p *Pool) dropEnds(c cursor, until int64, sp *sweepSpec) cursor {
-	chunks := p.runs.byEnd.chunks
+// advanceEnd removes the usable runs of c's list that end before until
+// (they no longer hold a window starting at until-dur), then finds the
+// next usable one.
+func (p *Pool) advanceEnd(c *listCursor, until int64, sp *sweepSpec) {
 	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
-	i := c.i
-	for ; c.c < len(chunks); c.c, i = c.c+1, 0 {
-		ch := chunks[c.c]
+	chunks := c.l.byEnd.chunks
+	cc, i := c.e.c, c.e.i
+	for ; cc < len(chunks); cc, i = cc+1, 0 {
+		ch := chunks[cc]
 		for ; i < len(ch); i++ {
 			r := &ch[i]
+			if !r.usable(rank, ok, dur) {
+				continue
+			}
 			if r.b >= until {
-				c.i = i
-				return c
+				c.e, c.nextB = cursor{cc, i}, r.b
+				return
 			}
-			if r.usable(rank, ok, dur) {
-				p.sc.addCap(r.site, -int64(r.h), sp.procs)
-			}
+			p.sc.addCap(r.site, -int64(r.h), sp.procs)
 		}
 	}
-	c.i = 0
-	return c
-}
-
-// nextStart is the start of the next usable stretch from c on (c moves past
-// the runs that are not).
-func (p *Pool) nextStart(c *cursor, sp *sweepSpec) (int64, bool) {
-	chunks := p.runs.byStart.chunks
-	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
-	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
-		ch := chunks[c.c]
-		for ; c.i < len(ch); c.i++ {
-			if r := &ch[c.i]; r.usable(rank, ok, dur) {
-				return r.a, true
-			}
-		}
-	}
-	return 0, false
+	c.e, c.nextB = cursor{cc, 0}, math.MaxInt64
 }
 
 // addCap moves site s's capacity over the window by d.
@@ -162,11 +228,11 @@ func (sc *scratch) addCap(s int32, d, procs int64) {
 }
 
 // recordRuns keeps, for the job's other sweeps, the runs that hold a
-// window of dur at t and the position after t.
-func (p *Pool) recordRuns(t int64, start cursor, dur int64) {
+// window of dur at t.
+func (p *Pool) recordRuns(t int64, dur int64) {
 	sc := &p.sc
 	until := addSat(t, dur)
-	sc.snap.ok, sc.snap.at, sc.snap.runCur, sc.snap.runs = true, t, start, sc.snap.runs[:0]
+	sc.snap.ok, sc.snap.at, sc.snap.runs = true, t, sc.snap.runs[:0]
 	for _, r := range sc.runs.log {
 		if r.b >= until {
 			sc.snap.runs = append(sc.snap.runs, r)
@@ -175,7 +241,7 @@ func (p *Pool) recordRuns(t int64, start cursor, dur int64) {
 }
 
 // capacitiesRuns lists what each node can give over the window the last
-// successful stretch sweep stopped at, in node order.
+// successful run sweep stopped at, in node order.
 func (p *Pool) capacitiesRuns() []nodeCap {
 	rs := &p.sc.runs
 	if len(rs.ncap) != len(p.nodes) {
