@@ -271,7 +271,8 @@ func (p *Pool) addPieces(n int32, pcs []piece) {
 	}
 	var old []stretch
 	if p.runs.built {
-		old = p.rw.nodeRuns(p, n, nil)
+		old = p.rw.nodeRuns(p, n, p.rw.old[:0])
+		p.rw.old = old
 	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)

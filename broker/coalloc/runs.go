@@ -114,7 +114,8 @@ func (p *Pool) ensureRuns() {
 // rerun replaces node n's runs: old are its runs before its pieces
 // changed.
 func (p *Pool) rerun(n int32, old []stretch) {
-	now := p.rw.nodeRuns(p, n, nil)
+	now := p.rw.nodeRuns(p, n, p.rw.now[:0])
+	p.rw.now = now
 	for _, r := range old {
 		if i := slices.Index(now, r); i >= 0 {
 			now = slices.Delete(now, i, i+1) // unchanged
@@ -133,16 +134,21 @@ func (p *Pool) rerun(n int32, old []stretch) {
 
 // runWork is the scratch of nodeRuns.
 type runWork struct {
-	ranks []int32
-	edges []edgeAt
-	cur   []stretch // the runs at the current cut
-	open  []stretch // the runs found at the previous cut, hi not yet known
-	stack []band
+	ranks  []int32
+	prices []float64 // the node's prices seen so far, with ranks
+	pranks []int32
+	edges  []edgeAt  // the node's piece edges in time order
+	cur    []stretch // the runs at the current cut
+	open   []stretch // the runs found at the previous cut, hi not yet known
+	stack  []band
+	// a node's runs before and after a placement (rerun)
+	old, now []stretch
 }
 
 type edgeAt struct {
 	at    int64
 	delta int64
+	rank  int32
 }
 
 // band is a layer of the skyline open since s: the levels up to h above
@@ -153,14 +159,7 @@ type band struct {
 
 // nodeRuns appends node n's runs at every cut among its price ranks.
 func (w *runWork) nodeRuns(p *Pool, n int32, out []stretch) []stretch {
-	pcs := p.nodes[n].pieces
-	w.ranks = w.ranks[:0]
-	for _, pc := range pcs {
-		if r := p.rankOf(pc.price); !slices.Contains(w.ranks, r) {
-			w.ranks = append(w.ranks, r)
-		}
-	}
-	slices.Sort(w.ranks)
+	w.nodeEdges(p, n)
 	w.open = w.open[:0]
 	for _, cut := range w.ranks {
 		w.cutRuns(p, n, cut)
@@ -190,6 +189,27 @@ func (w *runWork) nodeRuns(p *Pool, n int32, out []stretch) []stretch {
 	return out
 }
 
+// nodeEdges sets w.edges to node n's piece edges in time order, each with
+// its price rank, and w.ranks to the node's distinct ranks, ascending.
+func (w *runWork) nodeEdges(p *Pool, n int32) {
+	w.ranks, w.prices, w.pranks, w.edges = w.ranks[:0], w.prices[:0], w.pranks[:0], w.edges[:0]
+	for _, pc := range p.nodes[n].pieces {
+		i := slices.Index(w.prices, pc.price)
+		if i < 0 {
+			i = len(w.prices)
+			w.prices = append(w.prices, pc.price)
+			w.pranks = append(w.pranks, p.rank[pc.price])
+			if !slices.Contains(w.ranks, w.pranks[i]) {
+				w.ranks = append(w.ranks, w.pranks[i])
+			}
+		}
+		r := w.pranks[i]
+		w.edges = append(w.edges, edgeAt{pc.start, pc.procs, r}, edgeAt{pc.end, -pc.procs, r})
+	}
+	slices.Sort(w.ranks)
+	slices.SortFunc(w.edges, func(x, y edgeAt) int { return cmpInt(x.at, y.at) })
+}
+
 func sameRun(rs []stretch, r stretch) int {
 	for i := range rs {
 		if rs[i].a == r.a && rs[i].b == r.b && rs[i].h == r.h && rs[i].lo != -1 {
@@ -199,56 +219,45 @@ func sameRun(rs []stretch, r stretch) int {
 	return -1
 }
 
-// cutRuns sets w.cur to node n's runs counting its pieces ranked at or
-// below cut (lo and hi unset).
+// cutRuns sets w.cur to node n's runs counting its edges ranked at or
+// below cut (lo and hi unset): the skyline of the node's value, whose
+// bands end (each a run) where the value drops below them.
 func (w *runWork) cutRuns(p *Pool, n int32, cut int32) {
-	w.edges = w.edges[:0]
-	for _, pc := range p.nodes[n].pieces {
-		if p.rankOf(pc.price) <= cut {
-			w.edges = append(w.edges, edgeAt{pc.start, pc.procs}, edgeAt{pc.end, -pc.procs})
-		}
-	}
-	slices.SortFunc(w.edges, func(x, y edgeAt) int { return cmpInt(x.at, y.at) })
-	w.cur = w.cur[:0]
-	w.stack = w.stack[:0]
-	emit := func(a, b, h int64) {
-		w.cur = append(w.cur, stretch{a: a, b: b, node: n, h: int32(h), class: p.nodeClass[n], site: p.nodeSite[n]})
-	}
+	w.cur, w.stack = w.cur[:0], w.stack[:0]
+	proto := stretch{node: n, class: p.nodeClass[n], site: p.nodeSite[n]}
 	var v int64
 	for i := 0; i < len(w.edges); {
 		x := w.edges[i].at
 		d := int64(0)
 		for ; i < len(w.edges) && w.edges[i].at == x; i++ {
-			d += w.edges[i].delta
+			if w.edges[i].rank <= cut {
+				d += w.edges[i].delta
+			}
 		}
 		if d == 0 {
 			continue // the value goes on: abutting pieces join here
 		}
 		v += d
-		w.stack = skylineStep(w.stack, x, v, emit)
-	}
-}
-
-// skylineStep moves the skyline to value v at x: the bands above v end
-// there (each a stretch), and the band up to v begins there if v is higher.
-func skylineStep(st []band, x, v int64, emit func(a, b, h int64)) []band {
-	for len(st) > 0 && st[len(st)-1].h > v {
-		top := st[len(st)-1]
-		st = st[:len(st)-1]
-		below := int64(0)
-		if len(st) > 0 {
-			below = st[len(st)-1].h
+		for len(w.stack) > 0 && w.stack[len(w.stack)-1].h > v {
+			top := w.stack[len(w.stack)-1]
+			w.stack = w.stack[:len(w.stack)-1]
+			below := int64(0)
+			if len(w.stack) > 0 {
+				below = w.stack[len(w.stack)-1].h
+			}
+			r := proto
+			r.a, r.b, r.h = top.s, x, int32(top.h-max(below, v))
+			w.cur = append(w.cur, r)
+			if below < v {
+				// the levels from below up to v go on, open since top.s
+				w.stack = append(w.stack, band{h: v, s: top.s})
+				break
+			}
 		}
-		emit(top.s, x, top.h-max(below, v))
-		if below < v {
-			// the levels from below up to v go on, open since top.s
-			return append(st, band{h: v, s: top.s})
+		if v > 0 && (len(w.stack) == 0 || w.stack[len(w.stack)-1].h < v) {
+			w.stack = append(w.stack, band{h: v, s: x})
 		}
 	}
-	if v > 0 && (len(st) == 0 || st[len(st)-1].h < v) {
-		st = append(st, band{h: v, s: x})
-	}
-	return st
 }
 
 // radixRuns sorts runs by key, stably (an LSD radix sort, as sortByTime).
