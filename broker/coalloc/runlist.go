@@ -15,10 +15,14 @@ type runList struct {
 	n      int
 }
 
+// runChunkMax bounds a chunk of a run list (runs are 40 bytes: an
+// insertion moves at most 10 KB).
+const runChunkMax = 256
+
 func newRunList(sorted []stretch, byEnd bool) runList {
 	l := runList{byEnd: byEnd, n: len(sorted)}
 	for len(sorted) > 0 {
-		k := min(len(sorted), chunkMax/2)
+		k := min(len(sorted), runChunkMax/2)
 		l.chunks = append(l.chunks, sorted[:k:k])
 		sorted = sorted[k:]
 	}
@@ -73,7 +77,7 @@ func (l *runList) insert(r stretch) {
 		cur = cursor{c: cur.c - 1, i: len(l.chunks[cur.c-1])}
 	}
 	ch := slices.Insert(l.chunks[cur.c], cur.i, r)
-	if len(ch) <= chunkMax {
+	if len(ch) <= runChunkMax {
 		l.chunks[cur.c] = ch
 		return
 	}

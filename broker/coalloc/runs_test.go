@@ -104,7 +104,7 @@ func checkRunIndex(t *testing.T, p *Pool, ctx string) {
 				}
 			}
 			for _, ch := range l.chunks {
-				if len(ch) == 0 || len(ch) > chunkMax {
+				if len(ch) == 0 || len(ch) > runChunkMax {
 					t.Fatalf("%s: chunk of %d runs", ctx, len(ch))
 				}
 			}
