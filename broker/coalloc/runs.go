@@ -85,7 +85,9 @@ func (x *runIndex) slot(s *stretch) int {
 func (x *runIndex) pair(s *stretch) *runPair { return &x.lists[x.slot(s)] }
 
 // ensureRuns builds the run index on first use; placements keep it
-// up to date from then on (addPieces).
+// up to date from then on (addPieces). Every run is computed once, in
+// node order, then dealt into its list (stably, so node order within
+// each list) and sorted there by start and by end.
 func (p *Pool) ensureRuns() {
 	if p.runs.built {
 		return
@@ -93,20 +95,30 @@ func (p *Pool) ensureRuns() {
 	x := runIndex{ranks: max(1, len(p.prices)), built: true}
 	x.groups = min(maxGroups, x.ranks)
 	x.lists = make([]runPair, lengthClasses*x.groups)
-	parts := make([][]stretch, len(x.lists))
-	var all []stretch
+	all := make([]stretch, 0, p.edges/2+len(p.nodes))
 	for n := range p.nodes {
-		all = p.rw.nodeRuns(p, int32(n), all[:0])
-		for i := range all {
-			k := x.slot(&all[i]) // node order within each list
-			parts[k] = append(parts[k], all[i])
-		}
+		all = p.rw.nodeRuns(p, int32(n), all)
 	}
-	for i, part := range parts {
-		byEnd := slices.Clone(part)
-		radixRuns(part, func(r *stretch) int64 { return r.a }) // so (a, node) order
-		radixRuns(byEnd, func(r *stretch) int64 { return r.b })
-		x.lists[i] = runPair{byStart: newRunList(part, false), byEnd: newRunList(byEnd, true)}
+	first := make([]int, len(x.lists)+1) // where each list begins in starts
+	for i := range all {
+		first[x.slot(&all[i])+1]++
+	}
+	for k := range x.lists {
+		first[k+1] += first[k]
+	}
+	next := slices.Clone(first)
+	starts := make([]stretch, len(all))
+	for i := range all {
+		k := x.slot(&all[i])
+		starts[next[k]] = all[i]
+		next[k]++
+	}
+	ends := slices.Clone(starts)
+	for k := range x.lists {
+		byStart, byEnd := starts[first[k]:first[k+1]], ends[first[k]:first[k+1]]
+		radixRuns(byStart, all, func(r *stretch) int64 { return r.a }) // so (a, node) order
+		radixRuns(byEnd, all, func(r *stretch) int64 { return r.b })
+		x.lists[k] = runPair{byStart: newRunList(byStart, false), byEnd: newRunList(byEnd, true)}
 	}
 	p.runs = x
 }
@@ -193,6 +205,7 @@ func (w *runWork) nodeRuns(p *Pool, n int32, out []stretch) []stretch {
 // its price rank, and w.ranks to the node's distinct ranks, ascending.
 func (w *runWork) nodeEdges(p *Pool, n int32) {
 	w.ranks, w.prices, w.pranks, w.edges = w.ranks[:0], w.prices[:0], w.pranks[:0], w.edges[:0]
+	sorted, last := true, int64(math.MinInt64)
 	for _, pc := range p.nodes[n].pieces {
 		i := slices.Index(w.prices, pc.price)
 		if i < 0 {
@@ -204,10 +217,14 @@ func (w *runWork) nodeEdges(p *Pool, n int32) {
 			}
 		}
 		r := w.pranks[i]
+		sorted = sorted && pc.start >= last
+		last = pc.end
 		w.edges = append(w.edges, edgeAt{pc.start, pc.procs, r}, edgeAt{pc.end, -pc.procs, r})
 	}
 	slices.Sort(w.ranks)
-	slices.SortFunc(w.edges, func(x, y edgeAt) int { return cmpInt(x.at, y.at) })
+	if !sorted { // pieces that do not overlap, in time order, need none
+		slices.SortFunc(w.edges, func(x, y edgeAt) int { return cmpInt(x.at, y.at) })
+	}
 }
 
 func sameRun(rs []stretch, r stretch) int {
@@ -260,8 +277,9 @@ func (w *runWork) cutRuns(p *Pool, n int32, cut int32) {
 	}
 }
 
-// radixRuns sorts runs by key, stably (an LSD radix sort, as sortByTime).
-func radixRuns(rs []stretch, key func(*stretch) int64) {
+// radixRuns sorts runs by key, stably (an LSD radix sort, as sortByTime),
+// using buf (at least as long) as scratch.
+func radixRuns(rs, buf []stretch, key func(*stretch) int64) {
 	if len(rs) < 2 {
 		return
 	}
@@ -272,8 +290,7 @@ func radixRuns(rs []stretch, key func(*stretch) int64) {
 	}
 	span := uint64(hi - lo)
 	const bits = 11
-	buf := make([]stretch, len(rs))
-	src, dst := rs, buf
+	src, dst := rs, buf[:len(rs)]
 	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
 		var count [1<<bits + 1]int
 		for i := range src {
