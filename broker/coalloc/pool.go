@@ -269,10 +269,8 @@ func (p *Pool) addPieces(n int32, pcs []piece) {
 	if p.obs != nil {
 		p.obs.took(p.sites[p.nodeSite[n]].fc.Site, p.nodes[n].name, pcs)
 	}
-	var old []stretch
 	if p.runs.built {
-		old = p.rw.nodeRuns(p, n, p.rw.old[:0])
-		p.rw.old = old
+		p.keepRuns(n)
 	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
@@ -284,7 +282,7 @@ func (p *Pool) addPieces(n int32, pcs []piece) {
 		}
 	}
 	if p.runs.built {
-		p.rerun(n, old)
+		p.rerun(n)
 	}
 }
 

@@ -123,25 +123,54 @@ func (p *Pool) ensureRuns() {
 	p.runs = x
 }
 
-// rerun replaces node n's runs: old are its runs before its pieces
-// changed.
-func (p *Pool) rerun(n int32, old []stretch) {
+// keepRuns makes sure node n's runs in the index are known (in
+// p.rw.kept) before its pieces change.
+func (p *Pool) keepRuns(n int32) {
+	if p.rw.kept == nil {
+		p.rw.kept = make([][]stretch, len(p.nodes))
+	}
+	if p.rw.kept[n] == nil {
+		p.rw.kept[n] = p.rw.nodeRuns(p, n, []stretch{})
+	}
+}
+
+// rerun replaces node n's runs in the index after its pieces changed
+// (keepRuns was called before).
+func (p *Pool) rerun(n int32) {
+	old := p.rw.kept[n]
 	now := p.rw.nodeRuns(p, n, p.rw.now[:0])
 	p.rw.now = now
+	same := p.rw.same[:0]
+	for range now {
+		same = append(same, false)
+	}
+	p.rw.same = same
 	for _, r := range old {
-		if i := slices.Index(now, r); i >= 0 {
-			now = slices.Delete(now, i, i+1) // unchanged
+		i := slices.Index(now, r)
+		for i >= 0 && same[i] { // a run listed twice (the next equal one)
+			j := slices.Index(now[i+1:], r)
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i >= 0 {
+			same[i] = true // unchanged
 			continue
 		}
 		l := p.runs.pair(&r)
 		l.byStart.remove(r)
 		l.byEnd.remove(r)
 	}
-	for _, r := range now {
-		l := p.runs.pair(&r)
-		l.byStart.insert(r)
-		l.byEnd.insert(r)
+	for i, r := range now {
+		if !same[i] {
+			l := p.runs.pair(&r)
+			l.byStart.insert(r)
+			l.byEnd.insert(r)
+		}
 	}
+	p.rw.kept[n] = append(old[:0], now...)
 }
 
 // runWork is the scratch of nodeRuns.
@@ -153,8 +182,11 @@ type runWork struct {
 	cur    []stretch // the runs at the current cut
 	open   []stretch // the runs found at the previous cut, hi not yet known
 	stack  []band
-	// a node's runs before and after a placement (rerun)
-	old, now []stretch
+	// kept is the runs of the nodes placements changed, as in the index
+	// (nil: not known yet); now is rerun's scratch.
+	kept [][]stretch
+	now  []stretch
+	same []bool
 }
 
 type edgeAt struct {
