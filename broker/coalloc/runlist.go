@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// runList is runs in (key, node) order, key being a stretch's start (or its
+// runList is runs in (key, node) order, key being a run's start (or its
 // end when byEnd), kept in chunks as eventList is, so that a placement
 // inserts and removes runs without moving the whole list. No chunk is
 // empty.
@@ -36,7 +36,7 @@ func (l *runList) key(r *stretch) int64 {
 	return r.a
 }
 
-// cmpAt orders stretch r against the position (k, node).
+// cmpAt orders run r against the position (k, node).
 func (l *runList) cmpAt(r *stretch, k int64, node int32) int {
 	if c := cmp.Compare(l.key(r), k); c != 0 {
 		return c
@@ -87,7 +87,7 @@ func (l *runList) insert(r stretch) {
 	l.chunks = slices.Insert(l.chunks, cur.c+1, hi)
 }
 
-// remove deletes one stretch equal to r; it reports false when there is none.
+// remove deletes one run equal to r; it reports false when there is none.
 func (l *runList) remove(r stretch) bool {
 	k := l.key(&r)
 	for cur := l.search(k, r.node); cur.c < len(l.chunks); cur.c, cur.i = cur.c+1, 0 {
@@ -112,7 +112,7 @@ func (l *runList) remove(r stretch) bool {
 	return false
 }
 
-// all calls f on every stretch in order.
+// all calls f on every run in order.
 func (l *runList) all(f func(stretch)) {
 	for _, ch := range l.chunks {
 		for _, r := range ch {

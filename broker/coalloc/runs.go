@@ -11,7 +11,7 @@ import (
 //
 // For a step function v ≥ 0 (a node's usable processors over time), the
 // layers {v ≥ ℓ} split into connected intervals; consecutive levels with
-// the same interval form one stretch: [a, b) with height h. Since a window W
+// the same interval form one run: [a, b) with height h. Since a window W
 // is connected, v ≥ ℓ everywhere on W exactly when W lies inside one
 // interval of level ℓ, so min over W of v = Σ h over the runs that
 // contain W. The runs of one node are laminar (nested or disjoint) and
@@ -19,11 +19,12 @@ import (
 //
 // A node's value depends on the job's price cut (only pieces priced at or
 // below max_price count), so each node's runs are computed at every cut
-// among its own price ranks; a stretch found at consecutive cuts is kept once,
-// valid for the cuts [lo, hi).
+// among its own price ranks; a run found at consecutive cuts is kept
+// once, valid for the cuts [lo, hi).
 
-// stretch is one maximal stretch of a node at the cuts lo <= maxRank < hi. The
-// node's class and site ride along, so a sweep reads nothing else.
+// stretch is one run of a node, valid at the cuts lo <= maxRank < hi (the
+// name run is stage 2's). The node's class and site ride along, so a
+// sweep reads nothing else.
 type stretch struct {
 	a, b   int64
 	node   int32
@@ -34,7 +35,7 @@ type stretch struct {
 }
 
 // usable reports whether a sweep at price cut r over nodes whose class is
-// ok can hold a window of dur inside the stretch.
+// ok can hold a window of dur inside the run.
 func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
 	return r.lo <= rank && rank < r.hi && ok[r.class] && r.b-r.a >= dur
 }
