@@ -34,6 +34,7 @@ type runScratch struct {
 // ones (math.MaxInt64: none the sweep needs before its limit).
 type listCursor struct {
 	l            *runPair
+	k            int // the list's index
 	s, e         cursor
 	nextA, nextB int64
 }
@@ -103,14 +104,19 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 	last := x.group(sp.maxRank)
 	for k := lengthClass(sp.dur); k < lengthClasses; k++ {
 		for g := 0; g <= last; g++ {
-			l := &x.lists[k*x.groups+g]
+			l := &x.lists[k*x.groups+g] // see runIndex.slot
 			if l.byStart.n == 0 {
 				continue
 			}
-			c := listCursor{l: l, e: l.byEnd.search(until, math.MinInt32)}
+			idx := k*x.groups + g
+			c := listCursor{l: l, k: idx, e: l.byEnd.search(until, math.MinInt32)}
 			switch {
 			case jump:
 				c.s = p.addUntil(l, t, until, sp)
+			case sp.from != nil && sp.from.runCur[idx].c >= 0:
+				// The bound sweep's next run in this list: those before it
+				// start by t or are of no use to the bound sweep, so to none.
+				c.s = sp.from.runCur[idx]
 			case sp.from != nil:
 				c.s = l.byStart.search(t+1, math.MinInt32)
 			}
@@ -228,11 +234,18 @@ func (sc *scratch) addCap(s int32, d, procs int64) {
 }
 
 // recordRuns keeps, for the job's other sweeps, the runs that hold a
-// window of dur at t.
+// window of dur at t, and where the sweep stopped in each list.
 func (p *Pool) recordRuns(t int64, dur int64) {
 	sc := &p.sc
 	until := addSat(t, dur)
 	sc.snap.ok, sc.snap.at, sc.snap.runs = true, t, sc.snap.runs[:0]
+	sc.snap.runCur = sc.snap.runCur[:0]
+	for range p.runs.lists {
+		sc.snap.runCur = append(sc.snap.runCur, cursor{c: -1})
+	}
+	for _, c := range sc.runs.lists {
+		sc.snap.runCur[c.k] = c.s
+	}
 	for _, r := range sc.runs.log {
 		if r.b >= until {
 			sc.snap.runs = append(sc.snap.runs, r)

@@ -68,13 +68,14 @@ type scratch struct {
 // vals are the nonzero values at at of the nodes the bound sweep used
 // (every node a sweep of the job may use, at the job's prices).
 // The run sweep records instead the runs that hold the bound sweep's
-// window at at (runs) and the first run starting after at (runCur).
+// window at at (runs) and, per list of the run index, the position after
+// at where it stopped (runCur; c < 0: a list it did not read).
 type startState struct {
 	ok     bool
 	at     int64
 	cur    cursor
 	vals   []nodeCap
-	runCur cursor
+	runCur []cursor
 	runs   []stretch
 }
 
