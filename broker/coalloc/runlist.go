@@ -111,12 +111,3 @@ func (l *runList) remove(r stretch) bool {
 	}
 	return false
 }
-
-// all calls f on every run in order.
-func (l *runList) all(f func(stretch)) {
-	for _, ch := range l.chunks {
-		for _, r := range ch {
-			f(r)
-		}
-	}
-}

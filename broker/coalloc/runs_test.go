@@ -246,3 +246,12 @@ func TestRunSweepMatchesDeque(t *testing.T) {
 		t.Fatalf("too few searches (%d) or placements (%d) to compare", searches, found)
 	}
 }
+
+// all calls f on every run in order (tests only).
+func (l *runList) all(f func(stretch)) {
+	for _, ch := range l.chunks {
+		for _, r := range ch {
+			f(r)
+		}
+	}
+}
