@@ -5,13 +5,11 @@ import (
 	"slices"
 )
 
-// runList is runs in (key, node) order, key being a run's start (or its
-// end when byEnd), kept in chunks as eventList is, so that a placement
-// inserts and removes runs without moving the whole list. No chunk is
-// empty.
+// runList is runs in (start, node) order, kept in chunks as eventList
+// is, so that a placement inserts and removes runs without moving the
+// whole list. No chunk is empty.
 type runList struct {
 	chunks [][]stretch
-	byEnd  bool
 	n      int
 }
 
@@ -19,8 +17,8 @@ type runList struct {
 // insertion moves at most 10 KB).
 const runChunkMax = 256
 
-func newRunList(sorted []stretch, byEnd bool) runList {
-	l := runList{byEnd: byEnd, n: len(sorted)}
+func newRunList(sorted []stretch) runList {
+	l := runList{n: len(sorted)}
 	for len(sorted) > 0 {
 		k := min(len(sorted), runChunkMax/2)
 		l.chunks = append(l.chunks, sorted[:k:k])
@@ -29,12 +27,7 @@ func newRunList(sorted []stretch, byEnd bool) runList {
 	return l
 }
 
-func (l *runList) key(r *stretch) int64 {
-	if l.byEnd {
-		return r.b
-	}
-	return r.a
-}
+func (l *runList) key(r *stretch) int64 { return r.a }
 
 // cmpAt orders run r against the position (k, node).
 func (l *runList) cmpAt(r *stretch, k int64, node int32) int {

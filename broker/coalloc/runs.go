@@ -40,8 +40,8 @@ func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
 	return r.lo <= rank && rank < r.hi && ok[r.class] && r.b-r.a >= dur
 }
 
-// runIndex is every node's runs, twice (by start and by end), in lists
-// by length class and price group: a sweep of duration d at price cut r
+// runIndex is every node's runs by start, in lists by length class and
+// price group: a sweep of duration d at price cut r
 // reads only the lists whose runs can be d long and priced within r, so
 // the runs it passes over are mostly ones it uses.
 type runIndex struct {
@@ -53,7 +53,6 @@ type runIndex struct {
 
 type runPair struct {
 	byStart runList // (a, node) order
-	byEnd   runList // (b, node) order
 }
 
 // lengthClasses split run lengths at 600 s × 2^k: [0, 600), [600, 1200),
@@ -88,7 +87,7 @@ func (x *runIndex) pair(s *stretch) *runPair { return &x.lists[x.slot(s)] }
 // ensureRuns builds the run index on first use; placements keep it
 // up to date from then on (addPieces). Every run is computed once, in
 // node order, then dealt into its list (stably, so node order within
-// each list) and sorted there by start and by end.
+// each list) and sorted there by start.
 func (p *Pool) ensureRuns() {
 	if p.runs.built {
 		return
@@ -114,12 +113,10 @@ func (p *Pool) ensureRuns() {
 		starts[next[k]] = all[i]
 		next[k]++
 	}
-	ends := slices.Clone(starts)
 	for k := range x.lists {
-		byStart, byEnd := starts[first[k]:first[k+1]], ends[first[k]:first[k+1]]
+		byStart := starts[first[k]:first[k+1]]
 		radixRuns(byStart, all, func(r *stretch) int64 { return r.a }) // so (a, node) order
-		radixRuns(byEnd, all, func(r *stretch) int64 { return r.b })
-		x.lists[k] = runPair{byStart: newRunList(byStart, false), byEnd: newRunList(byEnd, true)}
+		x.lists[k] = runPair{byStart: newRunList(byStart)}
 	}
 	p.runs = x
 }
@@ -162,13 +159,11 @@ func (p *Pool) rerun(n int32) {
 		}
 		l := p.runs.pair(&r)
 		l.byStart.remove(r)
-		l.byEnd.remove(r)
 	}
 	for i, r := range now {
 		if !same[i] {
 			l := p.runs.pair(&r)
 			l.byStart.insert(r)
-			l.byEnd.insert(r)
 		}
 	}
 	p.rw.kept[n] = append(old[:0], now...)

@@ -83,36 +83,31 @@ func checkRunIndex(t *testing.T, p *Pool, ctx string) {
 		})
 		return s
 	}
-	for _, byEnd := range []bool{false, true} {
-		var all []stretch
-		for k := range p.runs.lists {
-			l := &p.runs.lists[k].byStart
-			if byEnd {
-				l = &p.runs.lists[k].byEnd
-			}
-			var got []stretch
-			l.all(func(s stretch) { got = append(got, s) })
-			if l.n != len(got) || l.byEnd != byEnd {
-				t.Fatalf("%s: list counts %d runs, holds %d (byEnd %v)", ctx, l.n, len(got), l.byEnd)
-			}
-			for i := range got {
-				if i > 0 && l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
-					t.Fatalf("%s: list (byEnd %v) out of order at %d: %+v then %+v", ctx, byEnd, i, got[i-1], got[i])
-				}
-				if p.runs.slot(&got[i]) != k {
-					t.Fatalf("%s: run %+v in list %d, belongs in %d", ctx, got[i], k, p.runs.slot(&got[i]))
-				}
-			}
-			for _, ch := range l.chunks {
-				if len(ch) == 0 || len(ch) > runChunkMax {
-					t.Fatalf("%s: chunk of %d runs", ctx, len(ch))
-				}
-			}
-			all = append(all, got...)
+	var all []stretch
+	for k := range p.runs.lists {
+		l := &p.runs.lists[k].byStart
+		var got []stretch
+		l.all(func(s stretch) { got = append(got, s) })
+		if l.n != len(got) {
+			t.Fatalf("%s: list counts %d runs, holds %d", ctx, l.n, len(got))
 		}
-		if !reflect.DeepEqual(order(all), order(fresh)) {
-			t.Fatalf("%s: index (byEnd %v) holds %+v, a fresh build %+v", ctx, byEnd, order(all), order(fresh))
+		for i := range got {
+			if i > 0 && l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
+				t.Fatalf("%s: list out of order at %d: %+v then %+v", ctx, i, got[i-1], got[i])
+			}
+			if p.runs.slot(&got[i]) != k {
+				t.Fatalf("%s: run %+v in list %d, belongs in %d", ctx, got[i], k, p.runs.slot(&got[i]))
+			}
 		}
+		for _, ch := range l.chunks {
+			if len(ch) == 0 || len(ch) > runChunkMax {
+				t.Fatalf("%s: chunk of %d runs", ctx, len(ch))
+			}
+		}
+		all = append(all, got...)
+	}
+	if !reflect.DeepEqual(order(all), order(fresh)) {
+		t.Fatalf("%s: index holds %+v, a fresh build %+v", ctx, order(all), order(fresh))
 	}
 }
 
@@ -121,39 +116,37 @@ func checkRunIndex(t *testing.T, p *Pool, ctx string) {
 // sorted slice.
 func TestRunListKeepsOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, byEnd := range []bool{false, true} {
-		l := newRunList(nil, byEnd)
-		var ref []stretch
-		for step := range 20000 {
-			if len(ref) > 0 && r.IntN(3) == 0 {
-				i := r.IntN(len(ref))
-				if !l.remove(ref[i]) {
-					t.Fatalf("step %d: %+v not found", step, ref[i])
-				}
-				ref = slices.Delete(ref, i, i+1)
-			} else {
-				a := int64(r.IntN(50))
-				s := stretch{a: a, b: a + 1 + int64(r.IntN(50)), node: int32(r.IntN(4)), h: int32(1 + r.IntN(3)), lo: int32(r.IntN(2)), hi: math.MaxInt32}
-				l.insert(s)
-				ref = append(ref, s)
+	l := newRunList(nil)
+	var ref []stretch
+	for step := range 20000 {
+		if len(ref) > 0 && r.IntN(3) == 0 {
+			i := r.IntN(len(ref))
+			if !l.remove(ref[i]) {
+				t.Fatalf("step %d: %+v not found", step, ref[i])
 			}
-			if l.remove(stretch{a: -1, b: -1}) {
-				t.Fatalf("step %d: removed a run it never held", step)
-			}
+			ref = slices.Delete(ref, i, i+1)
+		} else {
+			a := int64(r.IntN(50))
+			s := stretch{a: a, b: a + 1 + int64(r.IntN(50)), node: int32(r.IntN(4)), h: int32(1 + r.IntN(3)), lo: int32(r.IntN(2)), hi: math.MaxInt32}
+			l.insert(s)
+			ref = append(ref, s)
 		}
-		var got []stretch
-		l.all(func(s stretch) { got = append(got, s) })
-		if len(got) != len(ref) || l.n != len(ref) {
-			t.Fatalf("byEnd %v: %d runs (n %d), want %d", byEnd, len(got), l.n, len(ref))
+		if l.remove(stretch{a: -1, b: -1}) {
+			t.Fatalf("step %d: removed a run it never held", step)
 		}
-		for i := 1; i < len(got); i++ {
-			if l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
-				t.Fatalf("byEnd %v: out of order at %d", byEnd, i)
-			}
+	}
+	var got []stretch
+	l.all(func(s stretch) { got = append(got, s) })
+	if len(got) != len(ref) || l.n != len(ref) {
+		t.Fatalf("%d runs (n %d), want %d", len(got), l.n, len(ref))
+	}
+	for i := 1; i < len(got); i++ {
+		if l.cmpAt(&got[i-1], l.key(&got[i]), got[i].node) > 0 {
+			t.Fatalf("out of order at %d", i)
 		}
-		if len(l.chunks) < 2 {
-			t.Fatalf("byEnd %v: %d chunks: the test never split one", byEnd, len(l.chunks))
-		}
+	}
+	if len(l.chunks) < 2 {
+		t.Fatalf("%d chunks: the test never split one", len(l.chunks))
 	}
 }
 

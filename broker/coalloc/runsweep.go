@@ -8,11 +8,12 @@ import (
 // Stage 1 over runs (runs.go): what the nodes can give over [t, t+dur) is
 // the sum of the heights of the usable runs [a, b) with a <= t and
 // t+dur <= b, so a run counts for the starts [a, b-dur]. The sweep walks
-// the runs by start (adding) and by end (removing, dur later), with no
-// per-node state: its work per run is a few additions. Runs shorter than
+// the runs by start, adding the usable ones, and keeps those it added in
+// a heap by end, removing each once t+dur passes its end: no per-node
+// state, a few additions per run. Runs shorter than
 // dur or priced above the cut never count: the sweep reads only the
-// index's lists that can hold others (runIndex), each with its own two
-// cursors, and the next candidate is the earliest next start among them.
+// index's lists that can hold others (runIndex), each with its own
+// cursor, and the next candidate is the earliest next start among them.
 // Capacity can only grow at a run's start, so the candidate starts are
 // the first instant and the starts of usable runs: the earliest feasible
 // start is the same as the deque sweep's (sweep.go), which
@@ -25,18 +26,26 @@ type runScratch struct {
 	log      []stretch
 	at, dur  int64 // the last sweep's start and duration
 	lists    []listCursor
+	ends     []runEnd // the runs added and not yet removed, a heap by end
 	ncap     []int64
 	capNodes []int32
 }
 
-// listCursor is a sweep's place in one list of the index: the next run by
-// start (s) and by end (e), and the start and end of the next usable
-// ones (math.MaxInt64: none the sweep needs before its limit).
+// listCursor is a sweep's place in one list of the index: the next run
+// (s) and the start of the next usable one (math.MaxInt64: none before
+// the sweep's limit).
 type listCursor struct {
-	l            *runPair
-	k            int // the list's index
-	s, e         cursor
-	nextA, nextB int64
+	l     *runPair
+	k     int // the list's index
+	s     cursor
+	nextA int64
+}
+
+// runEnd is a run the sweep counts: its end, site and height.
+type runEnd struct {
+	b    int64
+	site int32
+	h    int32
 }
 
 // sweepRuns is sweep over the run index: the earliest feasible start not
@@ -45,7 +54,7 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 	p.ensureRuns()
 	p.beginSweep(sp.tier)
 	rs := &p.sc.runs
-	rs.log = rs.log[:0]
+	rs.log, rs.ends = rs.log[:0], rs.ends[:0]
 	if sp.track {
 		p.sc.snap.ok = false
 	}
@@ -59,16 +68,12 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 	}
 	p.openLists(t, &sp, sp.from == nil && t > p.opts.NotBefore)
 	for {
-		until := addSat(t, sp.dur)
 		for i := range rs.lists {
-			c := &rs.lists[i]
-			if c.nextA <= t {
+			if c := &rs.lists[i]; c.nextA <= t {
 				p.advanceStart(c, t, &sp)
 			}
-			if c.nextB < until {
-				p.advanceEnd(c, until, &sp)
-			}
 		}
+		p.dropEnds(addSat(t, sp.dur), sp.procs)
 		if t > sp.limit {
 			return 0, false
 		}
@@ -93,7 +98,7 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 // openLists places a cursor in every list whose runs may be usable: by
 // start after t (the runs at or before t having been added from the
 // bound sweep's record, or here when jump, or none when t is the first
-// instant), by end at t+dur.
+// instant).
 func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 	rs, x := &p.sc.runs, &p.runs
 	rs.lists = rs.lists[:0]
@@ -109,7 +114,7 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 				continue
 			}
 			idx := k*x.groups + g
-			c := listCursor{l: l, k: idx, e: l.byEnd.search(until, math.MinInt32)}
+			c := listCursor{l: l, k: idx}
 			switch {
 			case jump:
 				c.s = p.addUntil(l, t, until, sp)
@@ -121,7 +126,6 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 				c.s = l.byStart.search(t+1, math.MinInt32)
 			}
 			p.advanceStart(&c, t, sp)
-			p.advanceEnd(&c, until, sp)
 			rs.lists = append(rs.lists, c)
 		}
 	}
@@ -192,32 +196,56 @@ func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
 }
 
 func (p *Pool) addRun(r *stretch, procs int64) {
-	p.sc.runs.log = append(p.sc.runs.log, *r)
+	rs := &p.sc.runs
+	rs.log = append(rs.log, *r)
+	rs.ends = pushEnd(rs.ends, runEnd{b: r.b, site: r.site, h: r.h})
 	p.sc.addCap(r.site, int64(r.h), procs)
 }
 
-// advanceEnd removes the usable runs of c's list that end before until
-// (they no longer hold a window starting at until-dur), then finds the
-// next usable one.
-func (p *Pool) advanceEnd(c *listCursor, until int64, sp *sweepSpec) {
-	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
-	chunks := c.l.byEnd.chunks
-	cc, i := c.e.c, c.e.i
-	for ; cc < len(chunks); cc, i = cc+1, 0 {
-		ch := chunks[cc]
-		for ; i < len(ch); i++ {
-			r := &ch[i]
-			if !r.usable(rank, ok, dur) {
-				continue
-			}
-			if r.b >= until {
-				c.e, c.nextB = cursor{cc, i}, r.b
-				return
-			}
-			p.sc.addCap(r.site, -int64(r.h), sp.procs)
-		}
+// dropEnds removes the counted runs that end before until: they no
+// longer hold a window starting at until-dur.
+func (p *Pool) dropEnds(until, procs int64) {
+	rs := &p.sc.runs
+	for len(rs.ends) > 0 && rs.ends[0].b < until {
+		e := rs.ends[0]
+		n := len(rs.ends) - 1
+		rs.ends[0] = rs.ends[n]
+		rs.ends = rs.ends[:n]
+		siftEnd(rs.ends, 0)
+		p.sc.addCap(e.site, -int64(e.h), procs)
 	}
-	c.e, c.nextB = cursor{cc, 0}, math.MaxInt64
+}
+
+// pushEnd adds e to the heap h.
+func pushEnd(h []runEnd, e runEnd) []runEnd {
+	h = append(h, e)
+	for i := len(h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if h[up].b <= h[i].b {
+			break
+		}
+		h[up], h[i] = h[i], h[up]
+		i = up
+	}
+	return h
+}
+
+func siftEnd(h []runEnd, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].b < h[l].b {
+			m = r
+		}
+		if h[i].b <= h[m].b {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // addCap moves site s's capacity over the window by d.
