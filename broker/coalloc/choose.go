@@ -157,7 +157,7 @@ func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]ta
 		cost += float64(q) * r.unit
 		need -= q
 	}
-	slices.SortStableFunc(takes, func(a, b take) int { return cmp.Compare(p.ord[a.node], p.ord[b.node]) })
+	slices.SortFunc(takes, func(a, b take) int { return cmp.Compare(p.ord[a.node], p.ord[b.node]) })
 	out := takes[:0] // one take per node
 	for _, t := range takes {
 		if len(out) > 0 && out[len(out)-1].node == t.node {
