@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"testing"
@@ -194,7 +195,8 @@ func (p *Pool) useBothSweeps(t *testing.T, ctx *string, searches *int) {
 // TestRunSweepMatchesDeque: every search of random queues (the random
 // instances of the oracle test, and synthetic pools shaped like agents'
 // forecasts) gets the same start and node capacities from both sweeps,
-// with and without a floor.
+// with and without a floor. LOOKAHEAD_LONG=1 runs ten times as many
+// random queues and four times the synthetic ones.
 func TestRunSweepMatchesDeque(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	var ctx string
@@ -217,7 +219,11 @@ func TestRunSweepMatchesDeque(t *testing.T) {
 			}
 		}
 	}
-	for inst := range 3000 {
+	instances, synthetic := 3000, uint64(4)
+	if os.Getenv("LOOKAHEAD_LONG") != "" {
+		instances, synthetic = 30000, 16
+	}
+	for inst := range instances {
 		fcs, opts := randInstance(r)
 		jobs := make([]forecast.JobRequest, 1+r.IntN(6))
 		for i := range jobs {
@@ -228,7 +234,7 @@ func TestRunSweepMatchesDeque(t *testing.T) {
 		ctx = fmt.Sprintf("instance %d (times × %d)", inst, scale)
 		run(fcs, opts, jobs, 60*int(scale))
 	}
-	for seed := range uint64(4) {
+	for seed := range synthetic {
 		fcs := synthForecasts(3000, seed)
 		opts := Options{NotBefore: synthNow + int64(seed)*3600, MultiSiteFactor: []float64{0, 1.3}[seed%2]}
 		ctx = fmt.Sprintf("synthetic seed %d", seed)
