@@ -117,17 +117,29 @@ func BenchmarkSelectNaive(b *testing.B) {
 	benchSelect(b, []int{10_000, 100_000}, true)
 }
 
-// BenchmarkNewPool: indexing once per cycle.
+// BenchmarkNewPool: indexing once per cycle. index=runs adds the run
+// index the first search builds (the run sweep's), index=edges the edge
+// list instead (the deque sweep's, which NewPool built before the run
+// sweep).
 func BenchmarkNewPool(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
-			fcs := synthForecasts(n, 1)
-			loopCPU(b, func() {
-				if _, err := NewPool(fcs, Options{NotBefore: synthNow}); err != nil {
-					b.Fatal(err)
-				}
+		fcs := synthForecasts(n, 1)
+		for _, index := range []string{"none", "runs", "edges"} {
+			b.Run(fmt.Sprintf("slots=%s/index=%s", human(n), index), func(b *testing.B) {
+				loopCPU(b, func() {
+					p, err := NewPool(fcs, Options{NotBefore: synthNow})
+					if err != nil {
+						b.Fatal(err)
+					}
+					switch index {
+					case "runs":
+						p.ensureRuns()
+					case "edges":
+						p.ensureEvents()
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
