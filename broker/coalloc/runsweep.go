@@ -109,11 +109,11 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 	last := x.group(sp.maxRank)
 	for k := lengthClass(sp.dur); k < lengthClasses; k++ {
 		for g := 0; g <= last; g++ {
-			l := &x.lists[k*x.groups+g] // see runIndex.slot
+			idx := k*x.groups + g // see runIndex.slot
+			l := &x.lists[idx]
 			if l.byStart.n == 0 {
 				continue
 			}
-			idx := k*x.groups + g
 			c := listCursor{l: l, k: idx}
 			switch {
 			case jump:
