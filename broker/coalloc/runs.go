@@ -40,18 +40,14 @@ func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
 }
 
 // runIndex is every node's runs by start, in lists by length class and
-// price group: a sweep of duration d at price cut r
-// reads only the lists whose runs can be d long and priced within r, so
-// the runs it passes over are mostly ones it uses.
+// price group: a sweep of duration d at price cut r reads only the lists
+// whose runs can be d long and priced within r, so the runs it passes
+// over are mostly ones it uses.
 type runIndex struct {
-	lists  []runPair // [lengthClass*groups + group]
+	lists  []runList // [lengthClass*groups + group], each in (a, node) order
 	groups int
 	ranks  int
 	built  bool
-}
-
-type runPair struct {
-	byStart runList // (a, node) order
 }
 
 // lengthClasses split run lengths at 600 s × 2^k: [0, 600), [600, 1200),
@@ -81,7 +77,7 @@ func (x *runIndex) slot(s *stretch) int {
 	return lengthClass(s.b-s.a)*x.groups + x.group(s.lo)
 }
 
-func (x *runIndex) pair(s *stretch) *runPair { return &x.lists[x.slot(s)] }
+func (x *runIndex) list(s *stretch) *runList { return &x.lists[x.slot(s)] }
 
 // ensureRuns builds the run index on first use; placements keep it
 // up to date from then on (addPieces). Every run is computed once, in
@@ -93,7 +89,7 @@ func (p *Pool) ensureRuns() {
 	}
 	x := runIndex{ranks: max(1, len(p.prices)), built: true}
 	x.groups = min(maxGroups, x.ranks)
-	x.lists = make([]runPair, lengthClasses*x.groups)
+	x.lists = make([]runList, lengthClasses*x.groups)
 	all := make([]stretch, 0, p.edges/2+len(p.nodes))
 	for n := range p.nodes {
 		all = p.rw.nodeRuns(p, int32(n), all)
@@ -114,8 +110,8 @@ func (p *Pool) ensureRuns() {
 	}
 	for k := range x.lists {
 		byStart := starts[first[k]:first[k+1]]
-		radixRuns(byStart, all, func(r *stretch) int64 { return r.a }) // so (a, node) order
-		x.lists[k] = runPair{byStart: newRunList(byStart)}
+		radixRuns(byStart, all) // so (a, node) order
+		x.lists[k] = newRunList(byStart)
 	}
 	p.runs = x
 }
@@ -156,28 +152,25 @@ func (p *Pool) rerun(n int32) {
 			same[i] = true // unchanged
 			continue
 		}
-		l := p.runs.pair(&r)
-		l.byStart.remove(r)
+		p.runs.list(&r).remove(r)
 	}
 	for i, r := range now {
 		if !same[i] {
-			l := p.runs.pair(&r)
-			l.byStart.insert(r)
+			p.runs.list(&r).insert(r)
 		}
 	}
 	p.rw.kept[n] = append(old[:0], now...)
 }
 
-// radixRuns sorts runs by key, stably (an LSD radix sort, as sortByTime),
-// using buf (at least as long) as scratch.
-func radixRuns(rs, buf []stretch, key func(*stretch) int64) {
+// radixRuns sorts runs by start, stably (an LSD radix sort, as
+// sortByTime), using buf (at least as long) as scratch.
+func radixRuns(rs, buf []stretch) {
 	if len(rs) < 2 {
 		return
 	}
-	lo, hi := key(&rs[0]), key(&rs[0])
+	lo, hi := rs[0].a, rs[0].a
 	for i := range rs {
-		k := key(&rs[i])
-		lo, hi = min(lo, k), max(hi, k)
+		lo, hi = min(lo, rs[i].a), max(hi, rs[i].a)
 	}
 	span := uint64(hi - lo)
 	const bits = 11
@@ -185,13 +178,13 @@ func radixRuns(rs, buf []stretch, key func(*stretch) int64) {
 	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
 		var count [1<<bits + 1]int
 		for i := range src {
-			count[(uint64(key(&src[i])-lo)>>shift)&(1<<bits-1)+1]++
+			count[(uint64(src[i].a-lo)>>shift)&(1<<bits-1)+1]++
 		}
 		for i := 1; i < len(count); i++ {
 			count[i] += count[i-1]
 		}
 		for i := range src {
-			d := (uint64(key(&src[i])-lo) >> shift) & (1<<bits - 1)
+			d := (uint64(src[i].a-lo) >> shift) & (1<<bits - 1)
 			dst[count[d]] = src[i]
 			count[d]++
 		}

@@ -41,7 +41,7 @@ func TestRunsAreWindowMinima(t *testing.T) {
 		checkRunIndex(t, p, ctx)
 		byNode := map[int32][]stretch{}
 		for i := range p.runs.lists {
-			p.runs.lists[i].byStart.all(func(s stretch) { byNode[s.node] = append(byNode[s.node], s) })
+			p.runs.lists[i].all(func(s stretch) { byNode[s.node] = append(byNode[s.node], s) })
 		}
 		for n := range p.nodes {
 			for cut := int32(-1); cut <= int32(len(p.prices)); cut++ {
@@ -86,7 +86,7 @@ func checkRunIndex(t *testing.T, p *Pool, ctx string) {
 	}
 	var all []stretch
 	for k := range p.runs.lists {
-		l := &p.runs.lists[k].byStart
+		l := &p.runs.lists[k]
 		var got []stretch
 		l.all(func(s stretch) { got = append(got, s) })
 		if l.n != len(got) {

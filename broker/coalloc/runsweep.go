@@ -35,7 +35,7 @@ type runScratch struct {
 // (s) and the start of the next usable one (math.MaxInt64: none before
 // the sweep's limit).
 type listCursor struct {
-	l     *runPair
+	l     *runList
 	k     int // the list's index
 	s     cursor
 	nextA int64
@@ -111,7 +111,7 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 		for g := 0; g <= last; g++ {
 			idx := k*x.groups + g // see runIndex.slot
 			l := &x.lists[idx]
-			if l.byStart.n == 0 {
+			if l.n == 0 {
 				continue
 			}
 			c := listCursor{l: l, k: idx}
@@ -123,7 +123,7 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 				// start by t or are of no use to the bound sweep, so to none.
 				c.s = sp.from.runCur[idx]
 			case sp.from != nil:
-				c.s = l.byStart.search(t+1, math.MinInt32)
+				c.s = l.search(t+1, math.MinInt32)
 			}
 			p.advanceStart(&c, t, sp)
 			rs.lists = append(rs.lists, c)
@@ -145,10 +145,10 @@ func (p *Pool) addFrom(from []stretch, until int64, sp *sweepSpec) {
 
 // addUntil adds the usable runs of l that start at or before t and end
 // at or after until, and returns the position after t.
-func (p *Pool) addUntil(l *runPair, t, until int64, sp *sweepSpec) cursor {
+func (p *Pool) addUntil(l *runList, t, until int64, sp *sweepSpec) cursor {
 	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
 	var c cursor
-	chunks := l.byStart.chunks
+	chunks := l.chunks
 	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
 		ch := chunks[c.c]
 		for ; c.i < len(ch); c.i++ {
@@ -169,7 +169,7 @@ func (p *Pool) addUntil(l *runPair, t, until int64, sp *sweepSpec) cursor {
 // at t, or t is the first instant), then finds the next usable one.
 func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
 	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
-	chunks := c.l.byStart.chunks
+	chunks := c.l.chunks
 	cc, i := c.s.c, c.s.i
 	for ; cc < len(chunks); cc, i = cc+1, 0 {
 		ch := chunks[cc]
