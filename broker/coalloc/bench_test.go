@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,17 +117,29 @@ func BenchmarkSelectNaive(b *testing.B) {
 	benchSelect(b, []int{10_000, 100_000}, true)
 }
 
-// BenchmarkNewPool: indexing once per cycle.
+// BenchmarkNewPool: indexing once per cycle. index=runs adds the run
+// index the first search builds (the run sweep's), index=edges the edge
+// list instead (the deque sweep's, which NewPool built before the run
+// sweep).
 func BenchmarkNewPool(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
-			fcs := synthForecasts(n, 1)
-			loopCPU(b, func() {
-				if _, err := NewPool(fcs, Options{NotBefore: synthNow}); err != nil {
-					b.Fatal(err)
-				}
+		fcs := synthForecasts(n, 1)
+		for _, index := range []string{"none", "runs", "edges"} {
+			b.Run(fmt.Sprintf("slots=%s/index=%s", human(n), index), func(b *testing.B) {
+				loopCPU(b, func() {
+					p, err := NewPool(fcs, Options{NotBefore: synthNow})
+					if err != nil {
+						b.Fatal(err)
+					}
+					switch index {
+					case "runs":
+						p.ensureRuns()
+					case "edges":
+						p.ensureEvents()
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
@@ -134,7 +147,9 @@ func BenchmarkNewPool(b *testing.B) {
 // included; with exact tiers (one sweep per node speed) and with one
 // coarse tier (speed >= 1.2, plus the slowest speed). algo=each is the
 // baseline (every job placed with Pool.Place, as before issue 21),
-// algo=queue is PlanQueue (no-fit dominance).
+// algo=queue is PlanQueue (no-fit dominance). sweep=deque is PlanQueue
+// with the deque sweep (sweep.go) instead of the run sweep: the stage 1
+// before issue 21's third round, the baseline of the run sweep.
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
@@ -147,8 +162,11 @@ func BenchmarkPlanQueue(b *testing.B) {
 		{"jobs=1000/slots=100k/algo=queue", Options{NotBefore: synthNow}, PlanQueue},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanEach},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
+		{"jobs=1000/slots=100k/algo=queue/sweep=deque", Options{NotBefore: synthNow}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			dequeSweep = strings.HasSuffix(c.name, "sweep=deque")
+			defer func() { dequeSweep = false }()
 			var placed int
 			loopCPU(b, func() {
 				as, err := c.plan(fcs, jobs, c.opts)

@@ -132,39 +132,94 @@ func (p *Pool) siteSets(bySite map[int][]nodeCap, siteCap map[int]int64, P, from
 	return slices.DeleteFunc(out, func(set []int) bool { return len(set) != k })
 }
 
-// greedy takes P processors cheapest first from the given nodes.
+// greedy takes P processors cheapest first from the given nodes: runs
+// by unit cost, then faster node, then forecast order (then the order
+// appended, as a stable sort would).
 func (p *Pool) greedy(caps []nodeCap, P, from, to int64, maxPrice float64) ([]take, float64) {
 	runs := make([]run, 0, len(caps))
 	for _, nc := range caps {
 		runs = p.appendRuns(runs, nc.node, nc.cap, from, to, maxPrice)
 	}
-	slices.SortStableFunc(runs, func(a, b run) int {
-		if c := cmp.Compare(a.unit, b.unit); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(p.nodes[b.node].speed, p.nodes[a.node].speed); c != 0 {
-			return c
-		}
-		return cmp.Compare(p.ord[a.node], p.ord[b.node])
-	})
-	got := map[int32]int64{}
+	keys := make([]runKey, len(runs))
+	for i, r := range runs {
+		keys[i] = runKey{unit: r.unit, speed: p.nodes[r.node].speed, ord: p.ord[r.node], i: int32(i)}
+	}
+	heapify(keys) // only the cheapest few are taken: no full sort
+	var takes []take
 	var cost float64
 	need := P
-	for _, r := range runs {
-		if need == 0 {
-			break
-		}
+	for len(keys) > 0 && need > 0 {
+		var k runKey
+		k, keys = popMin(keys)
+		r := runs[k.i]
 		q := min(need, r.procs)
-		got[r.node] += q
+		takes = append(takes, take{node: r.node, procs: q})
 		cost += float64(q) * r.unit
 		need -= q
 	}
-	takes := make([]take, 0, len(got))
-	for n, q := range got {
-		takes = append(takes, take{node: n, procs: q})
-	}
 	slices.SortFunc(takes, func(a, b take) int { return cmp.Compare(p.ord[a.node], p.ord[b.node]) })
-	return takes, cost
+	out := takes[:0] // one take per node
+	for _, t := range takes {
+		if len(out) > 0 && out[len(out)-1].node == t.node {
+			out[len(out)-1].procs += t.procs
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, cost
+}
+
+// runKey is a run's place in greedy's order.
+type runKey struct {
+	unit, speed float64
+	ord, i      int32
+}
+
+func (a runKey) less(b runKey) bool {
+	if c := cmp.Compare(a.unit, b.unit); c != 0 {
+		return c < 0
+	}
+	switch {
+	case a.speed != b.speed:
+		return a.speed > b.speed
+	case a.ord != b.ord:
+		return a.ord < b.ord
+	}
+	return a.i < b.i
+}
+
+// heapify orders h as a binary min-heap by runKey.less.
+func heapify(h []runKey) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+}
+
+// popMin removes the least key of heap h.
+func popMin(h []runKey) (runKey, []runKey) {
+	top := h[0]
+	h[0] = h[len(h)-1]
+	h = h[:len(h)-1]
+	siftDown(h, 0)
+	return top, h
+}
+
+func siftDown(h []runKey, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].less(h[l]) {
+			m = r
+		}
+		if !h[m].less(h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // realize fixes the end from the chosen nodes' slowest speed and site count.

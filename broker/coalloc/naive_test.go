@@ -21,6 +21,7 @@ func (p *Pool) useNaive() {
 
 func (p *Pool) naiveSweep(sp sweepSpec) (int64, []nodeCap, bool) {
 	cands := []int64{p.opts.NotBefore}
+	p.ensureEvents()
 	p.events.all(func(e event) {
 		if e.at > p.opts.NotBefore {
 			cands = append(cands, e.at)

@@ -50,13 +50,18 @@ type Pool struct {
 	classes   []class
 	nodeClass []int32
 	nodeSite  []int32
-	ord       []int32 // node index -> forecast order (see renumber)
-	events    eventList
+	ord       []int32   // node index -> forecast order (see renumber)
+	events    eventList // built on first use (the deque sweep's)
+	hasEvents bool
+	runs      runIndex          // built on first use (the run sweep's)
+	rw        runWork           // nodeRuns' scratch
+	edges     int               // twice the pieces
 	prices    []float64         // every distinct slot price, ascending
 	rank      map[float64]int32 // price -> index in prices
 	sc        scratch
 	// stage1 finds the earliest start of one sweep and stage1Caps the node
-	// capacities there; the sweep by default, tests swap in the baseline.
+	// capacities there; the run sweep by default, tests swap in the deque
+	// sweep or the naive baseline.
 	stage1     func(sweepSpec) (int64, bool)
 	stage1Caps func() []nodeCap
 	// obs, when set, is told what each placement reads and takes (the
@@ -82,7 +87,10 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("coalloc options: %w", err)
 	}
 	p := &Pool{opts: opts, floor: math.MinInt64}
-	p.stage1, p.stage1Caps = p.sweep, p.capacities
+	p.stage1, p.stage1Caps = p.sweepRuns, p.capacitiesRuns
+	if dequeSweep {
+		p.stage1, p.stage1Caps = p.sweep, p.capacities
+	}
 	seen := map[string]int{}
 	classIdx := map[string]int32{}
 	for i := range forecasts {
@@ -100,7 +108,7 @@ func NewPool(forecasts []forecast.Forecast, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("coalloc: %d nodes: too many", len(p.nodes))
 	}
 	p.renumber()
-	p.indexEvents()
+	p.indexPrices()
 	return p, nil
 }
 
@@ -199,9 +207,9 @@ func (p *Pool) classOf(n forecast.Node, idx map[string]int32) int32 {
 	return c
 }
 
-func (p *Pool) indexEvents() {
+// indexPrices ranks every distinct slot price.
+func (p *Pool) indexPrices() {
 	p.rank = map[float64]int32{}
-	total := 0
 	for i := range p.nodes {
 		last, seen := 0.0, false
 		for _, pc := range p.nodes[i].pieces {
@@ -214,21 +222,29 @@ func (p *Pool) indexEvents() {
 				p.prices = append(p.prices, pc.price)
 			}
 		}
-		total += 2 * len(p.nodes[i].pieces)
+		p.edges += 2 * len(p.nodes[i].pieces)
 	}
 	slices.Sort(p.prices)
 	for i, pr := range p.prices {
 		p.rank[pr] = int32(i)
 	}
 	p.lastOK = false
-	ev := make([]event, 0, total)
+}
+
+// ensureEvents builds the edge list on first use; placements keep it up
+// to date from then on (addPieces).
+func (p *Pool) ensureEvents() {
+	if p.hasEvents {
+		return
+	}
+	ev := make([]event, 0, p.edges)
 	for i := range p.nodes {
 		for _, pc := range p.nodes[i].pieces {
 			ev = p.appendEdges(ev, int32(i), pc)
 		}
 	}
 	sortByTime(ev) // appended in node order, so (time, node) order
-	p.events = newEventList(ev)
+	p.events, p.hasEvents = newEventList(ev), true
 }
 
 func (p *Pool) appendEdges(ev []event, n int32, pc piece) []event {
@@ -253,11 +269,20 @@ func (p *Pool) addPieces(n int32, pcs []piece) {
 	if p.obs != nil {
 		p.obs.took(p.sites[p.nodeSite[n]].fc.Site, p.nodes[n].name, pcs)
 	}
+	if p.runs.built {
+		p.keepRuns(n)
+	}
 	for _, pc := range pcs {
 		p.nodes[n].pieces = append(p.nodes[n].pieces, pc)
-		for _, e := range p.appendEdges(nil, n, pc) {
-			p.events.insert(e)
+		p.edges += 2
+		if p.hasEvents {
+			for _, e := range p.appendEdges(nil, n, pc) {
+				p.events.insert(e)
+			}
 		}
+	}
+	if p.runs.built {
+		p.rerun(n)
 	}
 }
 
@@ -272,4 +297,8 @@ func (p *Pool) maxRank(maxPrice float64) int32 {
 
 // Len is the number of piece edges the pool sweeps (twice the slots, plus
 // two per piece that placements took).
-func (p *Pool) Len() int { return p.events.n }
+func (p *Pool) Len() int { return p.edges }
+
+// dequeSweep makes new pools use the deque sweep (sweep.go) instead of the
+// run sweep: the baseline of the benchmarks and of the run sweep's tests.
+var dequeSweep = false

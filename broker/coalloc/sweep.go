@@ -60,17 +60,23 @@ type scratch struct {
 	leftVal   []int64
 	leftNodes []int32
 	snap      startState
+	runs      runScratch // the run sweep's (runsweep.go)
 }
 
 // startState is where a sweep may begin instead of NotBefore: no sweep of
 // the job can be feasible before at, cur is the first edge after at, and
 // vals are the nonzero values at at of the nodes the bound sweep used
 // (every node a sweep of the job may use, at the job's prices).
+// The run sweep records instead the runs that hold the bound sweep's
+// window at at (runs) and, per list of the run index, the position after
+// at where it stopped (runCur; c < 0: a list it did not read).
 type startState struct {
-	ok   bool
-	at   int64
-	cur  cursor
-	vals []nodeCap
+	ok     bool
+	at     int64
+	cur    cursor
+	vals   []nodeCap
+	runCur []cursor
+	runs   []stretch
 }
 
 type sweepSpec struct {
@@ -140,6 +146,7 @@ func (p *Pool) touch(n int32) *nstate {
 // nodes that meet the job's requirements and sp.tier. It begins at sp.from
 // when set (the state a bound sweep recorded), else at NotBefore.
 func (p *Pool) sweep(sp sweepSpec) (int64, bool) {
+	p.ensureEvents()
 	p.beginSweep(sp.tier)
 	var right, left cursor
 	t := p.opts.NotBefore
@@ -239,7 +246,7 @@ func (p *Pool) trackLeft(c *cursor, t int64, sp *sweepSpec) {
 // from.
 func (p *Pool) record(t int64, left cursor) {
 	sc := &p.sc
-	sc.snap = startState{ok: true, at: t, cur: left, vals: sc.snap.vals[:0]}
+	sc.snap.ok, sc.snap.at, sc.snap.cur, sc.snap.vals = true, t, left, sc.snap.vals[:0]
 	for _, n := range sc.leftNodes {
 		if v := sc.leftVal[n]; v != 0 { // a node listed twice is zero the second time
 			sc.snap.vals = append(sc.snap.vals, nodeCap{node: n, cap: v})
