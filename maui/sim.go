@@ -95,16 +95,29 @@ var ErrMauiFailed = errors.New("maui simulation failed")
 
 // SimStats describes one run.
 type SimStats struct {
-	Jobs        int           // jobs simulated
-	Skipped     []string      // snapshot jobs left out, with why
-	ExactStops  int           // iterations landing exactly on an event
-	Pipelined   int           // of those, sent together with the state read
-	Probes      int           // zero-length iterations carrying a state read
-	Overshoots  int           // jobs found to have ended before a stop (must be 0)
-	CoarseIters int           // fixed-step iterations after the window
-	Commands    int           // client commands run
-	MauiCPU     time.Duration // user+system CPU of the Maui server
-	Wall        time.Duration // whole run, start to cleanup
+	Jobs        int      // jobs simulated
+	Skipped     []string // snapshot jobs left out, with why
+	ExactStops  int      // iterations landing exactly on an event
+	Pipelined   int      // of those, sent together with the state read
+	Probes      int      // zero-length iterations carrying a state read
+	Overshoots  int      // jobs found to have ended before a stop (must be 0)
+	CoarseIters int      // fixed-step iterations after the window
+	Commands    int      // client commands run
+	// Planned is true when the exact phase stopped only where the built-in
+	// simulator predicted a start (and Maui agreed at every stop);
+	// SkippedEnds counts the known job ends it did not stop at. OracleOff
+	// says why no plan was used; Diverged, why a planned run was repeated
+	// with the plain exact stepping (its counts include both runs).
+	Planned     bool
+	SkippedEnds int
+	Merged      int // iterations made inside a batch, without a stop
+	OracleOff   string
+	Diverged    string
+	// Late says why a free-running planned run was repeated with a stop
+	// per batch (a batch reached Maui after its iteration).
+	Late    string
+	MauiCPU time.Duration // user+system CPU of the Maui server
+	Wall    time.Duration // whole run, start to cleanup
 }
 
 // Forecast predicts when and where each running and queued job of snap
@@ -205,39 +218,95 @@ func (s *Simulator) siteConfig() ([]byte, error) {
 	return b, nil
 }
 
-// run simulates tr in a fresh private Maui.
+// run simulates tr in a fresh private Maui: with the built-in
+// simulator's plan unless the policy is Plain or the site uses a setting
+// the simulator does not follow, and again with the plain exact stepping
+// if Maui departs from the plan.
 func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reservation, site []byte, now, horizon int64) ([]forecast.Prediction, SimStats, error) {
 	st := SimStats{Jobs: len(tr.Jobs)}
 	if len(tr.Jobs) == 0 {
 		return nil, st, nil
 	}
+	var orc *Oracle
+	switch p := s.cfg.Policy.WithDefaults(); {
+	case p.Plain:
+		st.OracleOff = "plain stepping asked"
+	case p.Near < 0:
+		st.OracleOff = "no exact window"
+	default:
+		o, why, err := oracleFor(tr.Resource, tr.Workload, site, holds, s.Zone(), now, horizon-now)
+		switch {
+		case err != nil:
+			st.OracleOff = err.Error()
+		case why != "":
+			st.OracleOff = why
+		default:
+			orc = &o
+		}
+	}
+	preds, err := s.runOnce(ctx, tr, holds, site, now, horizon, orc, freeRunning, &st)
+	var late *errLate
+	if errors.As(err, &late) {
+		st.Late = late.why
+		preds, err = s.runOnce(ctx, tr, holds, site, now, horizon, orc, false, &st)
+	}
+	var div *errDiverged
+	if errors.As(err, &div) {
+		st.Diverged = div.why
+		preds, err = s.runOnce(ctx, tr, holds, site, now, horizon, nil, false, &st)
+	}
+	if err != nil {
+		return nil, st, fmt.Errorf("%w: %v", ErrMauiFailed, err)
+	}
+	return preds, st, nil
+}
+
+// freeRunning lets Maui run through the planned stops (sim_free.go).
+var freeRunning = os.Getenv("H15FREE") != ""
+
+// runOnce is one private Maui run, with orc's plan when it is set. Its
+// counts add to st.
+func (s *Simulator) runOnce(ctx context.Context, tr Traces, holds []forecast.Reservation, site []byte, now, horizon int64, orc *Oracle, free bool, st *SimStats) ([]forecast.Prediction, error) {
 	if err := s.CheckInstall(); err != nil {
-		return nil, st, err
+		return nil, err
 	}
 	home, err := s.prepareHome(tr)
 	if err != nil {
-		return nil, st, err
+		return nil, err
 	}
 	if !s.cfg.KeepHome {
 		defer os.RemoveAll(home)
 	}
 	inst, err := s.start(ctx, home, len(tr.Jobs), site)
 	if err != nil {
-		return nil, st, err
+		return nil, err
 	}
 	defer inst.stop()
 	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
 	d.events = standingEdges(site, now, horizon, s.Zone())
+	d.oracle, d.free = orc, free
 	preds, err := d.run(ctx, holds)
-	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
-	st.Probes, st.Overshoots = d.probes, d.overshoots
+	inst.stop() // its CPU time is known once it has exited
+	st.ExactStops += d.exactStops
+	st.Pipelined += d.pipelined
+	st.CoarseIters += d.coarseIters
+	st.Commands += inst.commands
+	st.Probes += d.probes
+	st.Overshoots += d.overshoots
+	st.SkippedEnds += d.skipped
+	st.Merged += d.merged
+	if orc != nil && err == nil {
+		st.Planned = true
+	}
 	if ps := inst.cmd.ProcessState; ps != nil {
-		st.MauiCPU = ps.UserTime() + ps.SystemTime()
+		st.MauiCPU += ps.UserTime() + ps.SystemTime()
 	}
-	if err != nil {
-		return nil, st, fmt.Errorf("%w: %v%s", ErrMauiFailed, err, inst.tail())
+	var div *errDiverged
+	var late *errLate
+	if err != nil && !errors.As(err, &div) && !errors.As(err, &late) {
+		err = fmt.Errorf("%v%s", err, inst.tail())
 	}
-	return preds, st, nil
+	return preds, err
 }
 
 // simClients are the clients a simulation runs.

@@ -32,9 +32,23 @@ type driver struct {
 	running   map[string]bool    // running at the last read
 	idle      map[string]bool    // not yet seen running
 	events    []int64            // reservation boundaries (relative)
+	// oracle, when set, is the built-in simulator's schedule of the same
+	// traces: the exact phase stops only at its Plan and checks Maui
+	// against it at every stop (oracle.go).
+	oracle *Oracle
 
 	exactStops, pipelined, coarseIters, probes, overshoots int
+	skipped                                                int  // known ends the oracle's plan did not stop at
+	merged                                                 int  // iterations run inside a batch, without a stop
+	batched                                                bool // the planned phase runs: a batch of several iterations ignores clients until its stop
+	free                                                   bool // the planned phase lets Maui run through its stops (sim_free.go)
 }
+
+// errDiverged is returned when Maui's schedule departs from the oracle's:
+// the run is repeated with the plain exact stepping.
+type errDiverged struct{ why string }
+
+func (e *errDiverged) Error() string { return "maui departed from the simulator's plan: " + e.why }
 
 type jobObs struct {
 	start int64
@@ -61,22 +75,37 @@ func (d *driver) run(ctx context.Context, holds []forecast.Reservation) ([]forec
 	if err := d.hold(ctx, holds); err != nil {
 		return nil, err
 	}
+	tA := time.Now()
 	if err := d.exactPhase(ctx); err != nil {
 		return nil, err
 	}
+	tB := time.Now()
 	if err := d.coarsePhase(ctx); err != nil {
 		return nil, err
 	}
+	tC := time.Now()
 	d.in.stop()
+	if os.Getenv("H15TIMING") != "" {
+		fmt.Fprintf(os.Stderr, "TIMING start %v exact %v coarse %v stop %v\n", tA.Sub(d.wallStart), tB.Sub(tA), tC.Sub(tB), time.Since(tC))
+	}
 	recs, err := d.readStats()
 	if err != nil {
 		return nil, err
 	}
+	if d.oracle != nil {
+		if why := d.oracle.CheckRecords(recs, d.c0.Unix(), d.p.WithDefaults().Near); why != "" {
+			return nil, &errDiverged{why}
+		}
+	}
 	return d.predictions(recs), nil
 }
 
-// exactPhase stops at every known event inside the near window.
+// exactPhase stops at every known event inside the near window, or,
+// with an oracle, at every stop of its plan.
 func (d *driver) exactPhase(ctx context.Context) error {
+	if d.oracle != nil {
+		return d.plannedPhase(ctx)
+	}
 	for {
 		ev, ok := d.nextEvent()
 		stop, exact := d.p.Next(d.t, ev, ok, d.horizon)
@@ -106,6 +135,45 @@ func (d *driver) exactPhase(ctx context.Context) error {
 	}
 }
 
+// plannedPhase stops Maui only where the oracle predicts a start (or a
+// boundary is known), one pass per stop: the state read at the stop goes
+// with the step to the next one, and is checked against the oracle once
+// served. A departure ends the run (errDiverged) — a stop may have been
+// skipped where Maui, unlike the simulator, would have started a job.
+func (d *driver) plannedPhase(ctx context.Context) error {
+	batches := MergeStops(d.t, d.oracle.Plan(d.events, d.p, d.horizon), IterationsPerStop)
+	if d.free {
+		return d.freePhase(ctx, batches)
+	}
+	d.batched = true
+	defer func() { d.batched = false }()
+	for _, b := range batches {
+		at, to := d.t, d.t+b.Step*b.Iters
+		d.skipped += d.endsBetween(at, to)
+		if err := d.advance(ctx, b.Step, b.Iters, true); err != nil {
+			return err
+		}
+		if why := d.oracle.Check(at, d.seen); why != "" {
+			return &errDiverged{why}
+		}
+		d.pipelined++
+		d.exactStops++
+		d.merged += int(b.Iters) - 1
+	}
+	return nil
+}
+
+// endsBetween counts the known ends of running jobs in (from, to).
+func (d *driver) endsBetween(from, to int64) int {
+	n := 0
+	for name := range d.running {
+		if end := d.seen[name].start + d.tr.Jobs[name].Runtime; end > from && end < to {
+			n++
+		}
+	}
+	return n
+}
+
 // coarsePhase runs fixed steps to the horizon without client round trips,
 // reading the state now and then (it is served between iterations).
 func (d *driver) coarsePhase(ctx context.Context) error {
@@ -117,8 +185,14 @@ func (d *driver) coarsePhase(ctx context.Context) error {
 	}
 	k := (d.horizon - d.t + d.p.Coarse - 1) / d.p.Coarse
 	target := d.t + k*d.p.Coarse
-	if err := d.advanceN(ctx, d.p.Coarse, k, d.unread); err != nil {
+	at, withRead := d.t, d.unread
+	if err := d.advanceN(ctx, d.p.Coarse, k, withRead); err != nil {
 		return err
+	}
+	if d.oracle != nil && withRead {
+		if why := d.oracle.Check(at, d.seen); why != "" {
+			return &errDiverged{why}
+		}
 	}
 	d.coarseIters += int(k)
 	for {
@@ -164,7 +238,15 @@ func (d *driver) advanceN(ctx context.Context, gap, iters int64, withRead bool) 
 			return d.drain(err, read, param)
 		}
 	}
-	if step, err = d.in.startQueued(ctx, "schedctl", "-S", fmt.Sprint(iters)); err != nil {
+	arg := fmt.Sprint(iters)
+	if d.batched && iters > 1 {
+		// "I": Maui serves no client until the stop (UIProcessClients
+		// returns at once while Iteration < IgnoreToIteration), so the
+		// next batch, sent at once, waits for the stop instead of being
+		// served between the batch's iterations.
+		arg += "I"
+	}
+	if step, err = d.in.startQueued(ctx, "schedctl", "-S", arg); err != nil {
 		return d.drain(err, read, param, step)
 	}
 	var readRes, paramRes, stepRes Result

@@ -10,6 +10,11 @@ package maui
 type StepPolicy struct {
 	Near   int64 // exact-stepping window, seconds (0: 12 h; negative: none)
 	Coarse int64 // step beyond the window, seconds (default 300)
+	// Plain stops at every known event inside the window. By default the
+	// built-in simulator's schedule of the same traces is the plan: Maui
+	// stops only where it predicts a start (Oracle.Plan), and a run where
+	// Maui departs from it is repeated plainly.
+	Plain bool
 }
 
 // Defaults for StepPolicy.
