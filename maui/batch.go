@@ -7,11 +7,15 @@ type Batch struct {
 	Iters int64
 }
 
-// IterationsPerStop is what a stop costs in iterations: a stop is at least
-// one 50 ms sleep of Maui's client loop (plus a pass serving the batch),
-// an iteration of the sim5 workload about 1–2 ms of Maui's CPU. Merging
-// stops into one batch pays off while it adds fewer iterations than that.
-const IterationsPerStop = 30
+// IterationsPerStop is what a batch costs in iterations. Running through
+// its stops (sim_free.go), a batch costs Maui one pass serving four
+// commands and this side four client processes, an iteration of the sim5
+// workload about 4 ms of Maui's CPU early in the window; measured on
+// sim5 (500 jobs), merging at 30 (176 batches, 324 extra iterations)
+// cost 1.2 s more Maui CPU than at 1 (199 batches) and was slower, so
+// batches are merged only where that adds at most one iteration per stop
+// saved.
+const IterationsPerStop = 1
 
 // maxMerge bounds how many stops one batch may cover (and the search).
 const maxMerge = 64

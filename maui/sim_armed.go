@@ -7,65 +7,89 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
 	"lookahead/internal/execx"
 )
 
-// Armed commands: a client started ahead of time whose connection the
-// relay holds until release, so a batch reaches Maui's accept queue within
-// a fraction of a millisecond of the moment it may (see batchPhase).
+// Armed commands: a client started ahead of time whose connection its
+// relay holds until it is released, so a batch reaches Maui's accept queue
+// within a fraction of a millisecond of the moment it may (sim_free.go).
 
-// heldRelay is a relay that connects upstream only once released, and
-// reports when Maui's answer starts.
+// heldRelay is a relay whose upstream connection is handed to it on
+// release; at Maui's first answer byte it runs onAnswer, in its own
+// goroutine, before passing the answer on.
 type heldRelay struct {
 	ln       net.Listener
 	accepted chan error    // the client connected (nil) or failed
-	release  chan struct{} // closed: connect upstream
-	queued   chan error    // upstream connected (nil) or failed
-	answered chan struct{} // closed at Maui's first answer byte
+	upstream chan net.Conn // the connection to Maui, once released
+	mu       sync.Mutex
+	onAnswer func() // run once, at the first answer byte
+	answered bool
 }
 
-func newHeldRelay(upstream string, timeout time.Duration) (*heldRelay, error) {
+func newHeldRelay(timeout time.Duration) (*heldRelay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	r := &heldRelay{ln: ln, accepted: make(chan error, 1), release: make(chan struct{}), queued: make(chan error, 1), answered: make(chan struct{})}
-	go r.serve(upstream, timeout)
+	r := &heldRelay{ln: ln, accepted: make(chan error, 1), upstream: make(chan net.Conn, 1)}
+	go r.serve(timeout)
 	return r, nil
 }
 
-func (r *heldRelay) serve(upstream string, timeout time.Duration) {
+// then sets what runs at the first answer byte; it runs at once (and then
+// reports false) when the answer came already.
+func (r *heldRelay) then(f func()) bool {
+	r.mu.Lock()
+	if !r.answered {
+		r.onAnswer = f
+		r.mu.Unlock()
+		return true
+	}
+	r.mu.Unlock()
+	f()
+	return false
+}
+
+func (r *heldRelay) answer() {
+	r.mu.Lock()
+	f := r.onAnswer
+	r.answered, r.onAnswer = true, nil
+	r.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+func (r *heldRelay) serve(timeout time.Duration) {
 	c, err := r.ln.Accept()
 	r.ln.Close()
 	r.accepted <- err
 	if err != nil {
 		return
 	}
+	var u net.Conn
 	select {
-	case <-r.release:
+	case u = <-r.upstream:
 	case <-time.After(timeout):
 		c.Close()
-		r.queued <- fmt.Errorf("relay: never released")
 		return
 	}
-	u, err := net.DialTimeout("tcp", upstream, timeout)
-	if err != nil {
+	if u == nil {
 		c.Close()
-		r.queued <- fmt.Errorf("connect to maui at %s: %w", upstream, err)
 		return
 	}
-	r.queued <- nil
 	go pipe(u, c)
-	first := true
 	buf := make([]byte, 32<<10)
+	first := true
 	for {
 		n, err := u.Read(buf)
 		if n > 0 && first {
 			first = false
-			close(r.answered)
+			r.answer()
 		}
 		if n > 0 {
 			if _, werr := c.Write(buf[:n]); werr != nil {
@@ -75,6 +99,9 @@ func (r *heldRelay) serve(upstream string, timeout time.Duration) {
 		if err != nil {
 			break
 		}
+	}
+	if first {
+		r.answer()
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
@@ -90,8 +117,10 @@ type armed struct {
 
 // arm starts a Maui client whose connection waits in a held relay.
 func (in *instance) arm(ctx context.Context, name string, args ...string) (*armed, error) {
+	in.mu.Lock()
 	in.commands++
-	rl, err := newHeldRelay("127.0.0.1:"+strconv.Itoa(in.port), in.callTimeout)
+	in.mu.Unlock()
+	rl, err := newHeldRelay(in.callTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -122,19 +151,24 @@ func (in *instance) arm(ctx context.Context, name string, args ...string) (*arme
 	}
 }
 
-// releaseAll queues the armed commands at Maui, in order: each connects
-// once the one before is connected.
-func releaseAll(as []*armed) error {
-	for _, a := range as {
-		close(a.held.release)
-		if err := <-a.held.queued; err != nil {
-			return err
+// releaseAll connects the armed commands to Maui, in order, in the
+// calling goroutine: each connection is in Maui's accept queue when its
+// dial returns.
+func releaseAll(upstream string, as []*armed, timeout time.Duration) error {
+	for i, a := range as {
+		u, err := net.DialTimeout("tcp", upstream, timeout)
+		if err != nil {
+			for _, b := range as[i:] {
+				b.held.upstream <- nil
+			}
+			return fmt.Errorf("connect to maui at %s: %w", upstream, err)
 		}
+		a.held.upstream <- u
 	}
 	return nil
 }
 
-// abandon kills armed commands never released.
+// abandon kills armed commands.
 func abandon(as []*armed) {
 	for _, a := range as {
 		if a == nil {

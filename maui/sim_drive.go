@@ -75,19 +75,13 @@ func (d *driver) run(ctx context.Context, holds []forecast.Reservation) ([]forec
 	if err := d.hold(ctx, holds); err != nil {
 		return nil, err
 	}
-	tA := time.Now()
 	if err := d.exactPhase(ctx); err != nil {
 		return nil, err
 	}
-	tB := time.Now()
 	if err := d.coarsePhase(ctx); err != nil {
 		return nil, err
 	}
-	tC := time.Now()
 	d.in.stop()
-	if os.Getenv("H15TIMING") != "" {
-		fmt.Fprintf(os.Stderr, "TIMING start %v exact %v coarse %v stop %v\n", tA.Sub(d.wallStart), tB.Sub(tA), tC.Sub(tB), time.Since(tC))
-	}
 	recs, err := d.readStats()
 	if err != nil {
 		return nil, err

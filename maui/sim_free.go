@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,39 +28,93 @@ type errLate struct{ why string }
 
 func (e *errLate) Error() string { return "a batch came late: " + e.why }
 
-// batchCmds are one batch's commands, in the order Maui serves them.
+// batchCmds are one batch's commands, in the order Maui serves them:
+// changeparam (when the step changes), schedctl -S kI, schedctl -S k+1
+// (all but the last batch), showres -n. The state read comes last: Maui
+// formats it after the release trigger (the first answer), which leaves
+// the next batch more time to reach the queue.
 type batchCmds struct {
 	at, step, iters int64
-	stop            bool // the last batch: Maui stops at its end
+	stop, param     bool
 	cmds            []*armed
-	param           bool
+	released        chan error
+}
+
+// armAhead is how many batches are armed ahead of the one Maui serves:
+// starting a client takes longer than an iteration.
+const armAhead = 6
+
+type armedBatch struct {
+	bc  *batchCmds
+	err error
+}
+
+// armAll arms the batches in order into out (closed at the end or at the
+// first error) and chains them: the first batch is released at once (Maui
+// is stopped), each other one by its predecessor's first answer, in the
+// relay's goroutine. stop ends it early.
+func (d *driver) armAll(ctx context.Context, t, step int64, batches []Batch, out chan<- armedBatch, stop <-chan struct{}) {
+	defer close(out)
+	upstream := "127.0.0.1:" + strconv.Itoa(d.in.port)
+	var prev *batchCmds
+	for i, b := range batches {
+		bc, err := d.armBatch(ctx, t, b, step, i == len(batches)-1)
+		if err == nil {
+			release := func() { bc.released <- releaseAll(upstream, bc.cmds, d.in.callTimeout) }
+			if prev == nil {
+				release()
+			} else {
+				prev.cmds[0].held.then(release)
+			}
+		}
+		select {
+		case out <- armedBatch{bc, err}:
+		case <-stop:
+			d.abandon(bc)
+			return
+		}
+		if err != nil {
+			return
+		}
+		prev, t, step = bc, t+b.Step*b.Iters, b.Step
+	}
 }
 
 // freePhase runs the batches, each served while Maui runs.
 func (d *driver) freePhase(ctx context.Context, batches []Batch) error {
 	d.batched = true
 	defer func() { d.batched = false }()
-	var prev *batchCmds
-	t := d.t
-	for i, b := range batches {
-		cur, err := d.armBatch(ctx, t, b, i == len(batches)-1)
-		if err != nil {
-			d.abandon(cur, prev)
-			return err
+	ch := make(chan armedBatch, armAhead)
+	stop := make(chan struct{})
+	go d.armAll(ctx, d.t, d.step, batches, ch, stop)
+	defer func() {
+		close(stop)
+		for ab := range ch {
+			d.abandon(ab.bc)
 		}
-		if prev != nil {
-			if err := d.waitAnswered(ctx, prev); err != nil {
+	}()
+	var prev *batchCmds
+	for i := range batches {
+		ab, ok := <-ch
+		if !ok {
+			return fmt.Errorf("arming batch %d: ended early", i)
+		}
+		cur := ab.bc
+		if ab.err != nil {
+			d.abandon(cur, prev)
+			return ab.err
+		}
+		select {
+		case err := <-cur.released:
+			if err != nil {
 				d.abandon(cur, prev)
 				return err
 			}
-		}
-		tr0 := time.Now()
-		if err := releaseAll(cur.cmds); err != nil {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d.in.callTimeout):
 			d.abandon(cur, prev)
-			return err
-		}
-		if debugTiming {
-			fmt.Fprintf(os.Stderr, "REL %d at %d step %d iters %d cmds %d release %.2fms\n", i, t, b.Step, b.Iters, len(cur.cmds), float64(time.Since(tr0).Microseconds())/1000)
+			return &errLate{fmt.Sprintf("batch at %+d s never released", cur.at)}
 		}
 		if prev != nil {
 			if err := d.finishBatch(prev); err != nil {
@@ -68,29 +122,26 @@ func (d *driver) freePhase(ctx context.Context, batches []Batch) error {
 				return err
 			}
 		}
-		d.skipped += d.endsBetween(t, t+b.Step*b.Iters)
+		b := batches[i]
+		d.skipped += d.endsBetween(cur.at, cur.at+b.Step*b.Iters)
 		d.exactStops++
 		d.pipelined++
 		d.merged += int(b.Iters) - 1
-		prev, t = cur, t+b.Step*b.Iters
-		if d.step != b.Step {
-			d.step = b.Step
-		}
+		prev = cur
 	}
 	if prev != nil {
 		if err := d.finishBatch(prev); err != nil {
 			return err
 		}
+		d.t, d.step, d.unread = prev.at+prev.step*prev.iters, prev.step, true
 	}
-	d.t, d.unread = t, true
 	return nil
 }
 
-// armBatch starts a batch's clients, held: the state read at its start,
-// the step, and the stop (for all but the last, the ignore point and the
-// stop one iteration beyond).
-func (d *driver) armBatch(ctx context.Context, at int64, b Batch, last bool) (*batchCmds, error) {
-	bc := &batchCmds{at: at, step: b.Step, iters: b.Iters, stop: last}
+// armBatch starts a batch's clients, held (see batchCmds); prev is the
+// step in force before it.
+func (d *driver) armBatch(ctx context.Context, at int64, b Batch, prev int64, last bool) (*batchCmds, error) {
+	bc := &batchCmds{at: at, step: b.Step, iters: b.Iters, stop: last, released: make(chan error, 1)}
 	add := func(name string, args ...string) error {
 		a, err := d.in.arm(ctx, name, args...)
 		if a != nil {
@@ -98,10 +149,7 @@ func (d *driver) armBatch(ctx context.Context, at int64, b Batch, last bool) (*b
 		}
 		return err
 	}
-	if err := add("showres", "-n"); err != nil {
-		return bc, err
-	}
-	if b.Step != d.stepAt(at) {
+	if b.Step != prev {
 		bc.param = true
 		if err := add("changeparam", "RMPOLLINTERVAL", fmt.Sprint(b.Step)); err != nil {
 			return bc, err
@@ -115,34 +163,12 @@ func (d *driver) armBatch(ctx context.Context, at int64, b Batch, last bool) (*b
 			return bc, err
 		}
 	}
-	return bc, nil
+	return bc, add("showres", "-n")
 }
 
-// stepAt is RMPOLLINTERVAL when the batch at `at` is served: the step of
-// the batch before it (d.step is kept up to date as batches are armed).
-func (d *driver) stepAt(int64) int64 { return d.step }
-
-// waitAnswered waits until Maui answers the batch's first command: it
-// accepts every queued connection before serving any, so its accept pass
-// is then over, and the batch's other commands and an iteration lie
-// ahead before its next one.
-func (d *driver) waitAnswered(ctx context.Context, bc *batchCmds) error {
-	first := bc.cmds[0]
-	select {
-	case <-first.held.answered:
-		return nil
-	case <-first.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d.in.callTimeout):
-		return fmt.Errorf("schedctl: no answer within %v", d.in.callTimeout)
-	}
-}
-
-// finishBatch reads a served batch's answers: the clock must be the
-// batch's start (else it came late), the step and stops as sent, and what
-// Maui started must be what the oracle predicts.
+// finishBatch reads a served batch's answers: the step and stops as sent,
+// the clock at the batch's start (else it came late), and what Maui
+// started must be what the oracle predicts.
 func (d *driver) finishBatch(bc *batchCmds) error {
 	res := make([]Result, len(bc.cmds))
 	for i, a := range bc.cmds {
@@ -152,14 +178,7 @@ func (d *driver) finishBatch(bc *batchCmds) error {
 		}
 		res[i] = r
 	}
-	d.t = bc.at
-	if err := d.absorb(res[0], true); err != nil {
-		if strings.Contains(err.Error(), "simulated clock at") {
-			return &errLate{err.Error()}
-		}
-		return err
-	}
-	i := 1
+	i := 0
 	if bc.param {
 		if !bytes.Contains(res[i].Stdout, []byte("parameters modified")) {
 			return fmt.Errorf("changeparam RMPOLLINTERVAL %d: %s", bc.step, trimmed(append(res[i].Stdout, res[i].Stderr...)))
@@ -177,6 +196,13 @@ func (d *driver) finishBatch(bc *batchCmds) error {
 		}
 		i++
 	}
+	d.t = bc.at
+	if err := d.absorb(res[i], true); err != nil {
+		if strings.Contains(err.Error(), "simulated clock at") {
+			return &errLate{err.Error()}
+		}
+		return err
+	}
 	if why := d.oracle.Check(bc.at, d.seen); why != "" {
 		return &errDiverged{why}
 	}
@@ -191,5 +217,3 @@ func (d *driver) abandon(bcs ...*batchCmds) {
 		}
 	}
 }
-
-var debugTiming = os.Getenv("H15TIMING") != ""

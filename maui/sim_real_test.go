@@ -143,6 +143,7 @@ func TestRealMauiStepPolicies(t *testing.T) {
 				"fixed30": {Near: -1, Coarse: 30}, "fixed60": {Near: -1, Coarse: 60}, "fixed300": {Near: -1, Coarse: 300},
 				"policy": {Near: 12 * 3600, Coarse: 300, Plain: true}, "policy60": {Near: 12 * 3600, Coarse: 60, Plain: true},
 				"exact": {Near: 1 << 40, Coarse: 300, Plain: true}, "oracle": {Near: 12 * 3600, Coarse: 300},
+				"planned": {Near: 12 * 3600, Coarse: 300, StopEach: true},
 			}[mode]
 			s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: t.TempDir(), SiteConfig: "testdata/sim5/maui.cfg.exact", Policy: p, Timeout: 20 * time.Minute})
 			preds, st, err := s.RunTraces(context.Background(), resource, workload, 0, horizon)

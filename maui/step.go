@@ -15,6 +15,9 @@ type StepPolicy struct {
 	// stops only where it predicts a start (Oracle.Plan), and a run where
 	// Maui departs from it is repeated plainly.
 	Plain bool
+	// StopEach keeps the plan but stops Maui at every batch of it (a
+	// 50 ms sleep each) instead of letting it run through (sim_free.go).
+	StopEach bool
 }
 
 // Defaults for StepPolicy.
