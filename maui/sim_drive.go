@@ -44,12 +44,6 @@ type driver struct {
 	free                                                   bool // the planned phase lets Maui run through its stops (sim_free.go)
 }
 
-// errDiverged is returned when Maui's schedule departs from the oracle's:
-// the run is repeated with the plain exact stepping.
-type errDiverged struct{ why string }
-
-func (e *errDiverged) Error() string { return "maui departed from the simulator's plan: " + e.why }
-
 type jobObs struct {
 	start int64
 	hosts map[string]int
@@ -127,45 +121,6 @@ func (d *driver) exactPhase(ctx context.Context) error {
 		}
 		d.exactStops++
 	}
-}
-
-// plannedPhase stops Maui only where the oracle predicts a start (or a
-// boundary is known), one pass per stop: the state read at the stop goes
-// with the step to the next one, and is checked against the oracle once
-// served. A departure ends the run (errDiverged) — a stop may have been
-// skipped where Maui, unlike the simulator, would have started a job.
-func (d *driver) plannedPhase(ctx context.Context) error {
-	batches := MergeStops(d.t, d.oracle.Plan(d.events, d.p, d.horizon), IterationsPerStop)
-	if d.free {
-		return d.freePhase(ctx, batches)
-	}
-	d.batched = true
-	defer func() { d.batched = false }()
-	for _, b := range batches {
-		at, to := d.t, d.t+b.Step*b.Iters
-		d.skipped += d.endsBetween(at, to)
-		if err := d.advance(ctx, b.Step, b.Iters, true); err != nil {
-			return err
-		}
-		if why := d.oracle.Check(at, d.seen); why != "" {
-			return &errDiverged{why}
-		}
-		d.pipelined++
-		d.exactStops++
-		d.merged += int(b.Iters) - 1
-	}
-	return nil
-}
-
-// endsBetween counts the known ends of running jobs in (from, to).
-func (d *driver) endsBetween(from, to int64) int {
-	n := 0
-	for name := range d.running {
-		if end := d.seen[name].start + d.tr.Jobs[name].Runtime; end > from && end < to {
-			n++
-		}
-	}
-	return n
 }
 
 // coarsePhase runs fixed steps to the horizon without client round trips,
