@@ -137,3 +137,29 @@ func FuzzParseFSFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResourceNodes: the oracle's reader of a resource trace agrees with
+// ResourceProcs on every input both accept, and names every node.
+func FuzzResourceNodes(f *testing.F) {
+	seed(f, "sim5/resource64.trace", "*/traces/resource.trace")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		nodes, err := resourceNodes(b)
+		procs, perr := ResourceProcs(b)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("resourceNodes %v, ResourceProcs %v", err, perr)
+		}
+		if err != nil {
+			return
+		}
+		sum := 0
+		for _, n := range nodes {
+			if n.Name == "" {
+				t.Fatalf("node without name: %+v", n)
+			}
+			sum += n.Procs
+		}
+		if sum != procs {
+			t.Fatalf("%d processors, ResourceProcs %d", sum, procs)
+		}
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,16 +96,29 @@ var ErrMauiFailed = errors.New("maui simulation failed")
 
 // SimStats describes one run.
 type SimStats struct {
-	Jobs        int           // jobs simulated
-	Skipped     []string      // snapshot jobs left out, with why
-	ExactStops  int           // iterations landing exactly on an event
-	Pipelined   int           // of those, sent together with the state read
-	Probes      int           // zero-length iterations carrying a state read
-	Overshoots  int           // jobs found to have ended before a stop (must be 0)
-	CoarseIters int           // fixed-step iterations after the window
-	Commands    int           // client commands run
-	MauiCPU     time.Duration // user+system CPU of the Maui server
-	Wall        time.Duration // whole run, start to cleanup
+	Jobs        int      // jobs simulated
+	Skipped     []string // snapshot jobs left out, with why
+	ExactStops  int      // iterations landing exactly on an event
+	Pipelined   int      // of those, sent together with the state read
+	Probes      int      // zero-length iterations carrying a state read
+	Overshoots  int      // jobs found to have ended before a stop (must be 0)
+	CoarseIters int      // fixed-step iterations after the window
+	Commands    int      // client commands run
+	// Planned is true when the exact phase stopped only where the built-in
+	// simulator predicted a start (and Maui agreed at every stop);
+	// SkippedEnds counts the known job ends it did not stop at. OracleOff
+	// says why no plan was used; Diverged, why a planned run was repeated
+	// with the plain exact stepping (its counts include both runs).
+	Planned     bool
+	SkippedEnds int
+	Merged      int // iterations made inside a batch, without a stop
+	OracleOff   string
+	Diverged    string
+	// Late says why a free-running planned run was repeated with a stop
+	// per batch (a batch reached Maui after its iteration).
+	Late    string
+	MauiCPU time.Duration // user+system CPU of the Maui server
+	Wall    time.Duration // whole run, start to cleanup
 }
 
 // Forecast predicts when and where each running and queued job of snap
@@ -205,41 +219,6 @@ func (s *Simulator) siteConfig() ([]byte, error) {
 	return b, nil
 }
 
-// run simulates tr in a fresh private Maui.
-func (s *Simulator) run(ctx context.Context, tr Traces, holds []forecast.Reservation, site []byte, now, horizon int64) ([]forecast.Prediction, SimStats, error) {
-	st := SimStats{Jobs: len(tr.Jobs)}
-	if len(tr.Jobs) == 0 {
-		return nil, st, nil
-	}
-	if err := s.CheckInstall(); err != nil {
-		return nil, st, err
-	}
-	home, err := s.prepareHome(tr)
-	if err != nil {
-		return nil, st, err
-	}
-	if !s.cfg.KeepHome {
-		defer os.RemoveAll(home)
-	}
-	inst, err := s.start(ctx, home, len(tr.Jobs), site)
-	if err != nil {
-		return nil, st, err
-	}
-	defer inst.stop()
-	d := newDriver(inst, tr, s.cfg.Policy, now, horizon)
-	d.events = standingEdges(site, now, horizon, s.Zone())
-	preds, err := d.run(ctx, holds)
-	st.ExactStops, st.Pipelined, st.CoarseIters, st.Commands = d.exactStops, d.pipelined, d.coarseIters, inst.commands
-	st.Probes, st.Overshoots = d.probes, d.overshoots
-	if ps := inst.cmd.ProcessState; ps != nil {
-		st.MauiCPU = ps.UserTime() + ps.SystemTime()
-	}
-	if err != nil {
-		return nil, st, fmt.Errorf("%w: %v%s", ErrMauiFailed, err, inst.tail())
-	}
-	return preds, st, nil
-}
-
 // simClients are the clients a simulation runs.
 var simClients = []string{"schedctl", "changeparam", "showres", "setres", "showq"}
 
@@ -331,6 +310,7 @@ type instance struct {
 	zone        *time.Location // the clients print times in it
 	r           Runner
 	commands    int
+	mu          sync.Mutex // guards commands (armed clients start from another goroutine)
 }
 
 // freePortPair finds a port p with p and p+1 free (Maui binds both).

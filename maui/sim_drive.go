@@ -32,8 +32,16 @@ type driver struct {
 	running   map[string]bool    // running at the last read
 	idle      map[string]bool    // not yet seen running
 	events    []int64            // reservation boundaries (relative)
+	// oracle, when set, is the built-in simulator's schedule of the same
+	// traces: the exact phase stops only at its Plan and checks Maui
+	// against it at every stop (oracle.go).
+	oracle *Oracle
 
 	exactStops, pipelined, coarseIters, probes, overshoots int
+	skipped                                                int  // known ends the oracle's plan did not stop at
+	merged                                                 int  // iterations run inside a batch, without a stop
+	batched                                                bool // the planned phase runs: a batch of several iterations ignores clients until its stop
+	free                                                   bool // the planned phase lets Maui run through its stops (sim_free.go)
 }
 
 type jobObs struct {
@@ -72,11 +80,20 @@ func (d *driver) run(ctx context.Context, holds []forecast.Reservation) ([]forec
 	if err != nil {
 		return nil, err
 	}
+	if d.oracle != nil {
+		if why := d.oracle.CheckRecords(recs, d.c0.Unix(), d.p.WithDefaults().Near); why != "" {
+			return nil, &errDiverged{why}
+		}
+	}
 	return d.predictions(recs), nil
 }
 
-// exactPhase stops at every known event inside the near window.
+// exactPhase stops at every known event inside the near window, or,
+// with an oracle, at every stop of its plan.
 func (d *driver) exactPhase(ctx context.Context) error {
+	if d.oracle != nil {
+		return d.plannedPhase(ctx)
+	}
 	for {
 		ev, ok := d.nextEvent()
 		stop, exact := d.p.Next(d.t, ev, ok, d.horizon)
@@ -117,8 +134,14 @@ func (d *driver) coarsePhase(ctx context.Context) error {
 	}
 	k := (d.horizon - d.t + d.p.Coarse - 1) / d.p.Coarse
 	target := d.t + k*d.p.Coarse
-	if err := d.advanceN(ctx, d.p.Coarse, k, d.unread); err != nil {
+	at, withRead := d.t, d.unread
+	if err := d.advanceN(ctx, d.p.Coarse, k, withRead); err != nil {
 		return err
+	}
+	if d.oracle != nil && withRead {
+		if why := d.oracle.Check(at, d.seen); why != "" {
+			return &errDiverged{why}
+		}
 	}
 	d.coarseIters += int(k)
 	for {
@@ -164,7 +187,15 @@ func (d *driver) advanceN(ctx context.Context, gap, iters int64, withRead bool) 
 			return d.drain(err, read, param)
 		}
 	}
-	if step, err = d.in.startQueued(ctx, "schedctl", "-S", fmt.Sprint(iters)); err != nil {
+	arg := fmt.Sprint(iters)
+	if d.batched && iters > 1 {
+		// "I": Maui serves no client until the stop (UIProcessClients
+		// returns at once while Iteration < IgnoreToIteration), so the
+		// next batch, sent at once, waits for the stop instead of being
+		// served between the batch's iterations.
+		arg += "I"
+	}
+	if step, err = d.in.startQueued(ctx, "schedctl", "-S", arg); err != nil {
 		return d.drain(err, read, param, step)
 	}
 	var readRes, paramRes, stepRes Result

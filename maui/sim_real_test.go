@@ -141,7 +141,9 @@ func TestRealMauiStepPolicies(t *testing.T) {
 		for _, mode := range modes {
 			p := map[string]StepPolicy{
 				"fixed30": {Near: -1, Coarse: 30}, "fixed60": {Near: -1, Coarse: 60}, "fixed300": {Near: -1, Coarse: 300},
-				"policy": {Near: 12 * 3600, Coarse: 300}, "policy60": {Near: 12 * 3600, Coarse: 60}, "exact": {Near: 1 << 40, Coarse: 300},
+				"policy": {Near: 12 * 3600, Coarse: 300, Plain: true}, "policy60": {Near: 12 * 3600, Coarse: 60, Plain: true},
+				"exact": {Near: 1 << 40, Coarse: 300, Plain: true}, "oracle": {Near: 12 * 3600, Coarse: 300},
+				"planned": {Near: 12 * 3600, Coarse: 300, StopEach: true},
 			}[mode]
 			s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: t.TempDir(), SiteConfig: "testdata/sim5/maui.cfg.exact", Policy: p, Timeout: 20 * time.Minute})
 			preds, st, err := s.RunTraces(context.Background(), resource, workload, 0, horizon)
@@ -149,8 +151,10 @@ func TestRealMauiStepPolicies(t *testing.T) {
 				t.Fatalf("%s/%s: %v", n, mode, err)
 			}
 			mi, xi, ma, xa, ni, na := startErrors(preds, ref, 12*3600)
-			t.Logf("jobs=%s mode=%s wall=%.1fs mauiCPU=%.1fs exact=%d piped=%d probes=%d overshoots=%d coarse=%d cmds=%d | 12h window: n=%d mean|dstart|=%.0fs max=%.0fs | all: n=%d mean=%.0fs max=%.0fs",
-				n, mode, st.Wall.Seconds(), st.MauiCPU.Seconds(), st.ExactStops, st.Pipelined, st.Probes, st.Overshoots, st.CoarseIters, st.Commands, ni, mi, xi, na, ma, xa)
+			load, _ := os.ReadFile("/proc/loadavg")
+			t.Logf("jobs=%s mode=%s wall=%.1fs mauiCPU=%.1fs exact=%d piped=%d probes=%d overshoots=%d skipped=%d coarse=%d cmds=%d planned=%v off=%q diverged=%q late=%q merged=%d | 12h window: n=%d mean|dstart|=%.0fs max=%.0fs | all: n=%d mean=%.0fs max=%.0fs | load %s",
+				n, mode, st.Wall.Seconds(), st.MauiCPU.Seconds(), st.ExactStops, st.Pipelined, st.Probes, st.Overshoots, st.SkippedEnds, st.CoarseIters, st.Commands,
+				st.Planned, st.OracleOff, st.Diverged, st.Late, st.Merged, ni, mi, xi, na, ma, xa, strings.TrimSpace(string(load)))
 			sort.Slice(preds, func(i, j int) bool { return preds[i].Job < preds[j].Job })
 		}
 	}

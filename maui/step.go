@@ -10,6 +10,14 @@ package maui
 type StepPolicy struct {
 	Near   int64 // exact-stepping window, seconds (0: 12 h; negative: none)
 	Coarse int64 // step beyond the window, seconds (default 300)
+	// Plain stops at every known event inside the window. By default the
+	// built-in simulator's schedule of the same traces is the plan: Maui
+	// stops only where it predicts a start (Oracle.Plan), and a run where
+	// Maui departs from it is repeated plainly.
+	Plain bool
+	// StopEach keeps the plan but stops Maui at every batch of it (a
+	// 50 ms sleep each) instead of letting it run through (sim_free.go).
+	StopEach bool
 }
 
 // Defaults for StepPolicy.
