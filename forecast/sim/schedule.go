@@ -46,6 +46,13 @@ func (e *Engine) schedule() {
 	e.buildProfile()
 	e.passes++
 	full := e.keepPlan && e.unbounded
+	if e.parts != nil {
+		e.partitionSchedule(keep) // partition.go
+		if full {
+			e.keep()
+		}
+		return
+	}
 	var minAfter []int
 	if e.unbounded && !full {
 		minAfter = e.suffixMinProcs()
@@ -225,7 +232,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 		e.acl = j
 		defer func() { e.acl = nil }()
 	}
-	j.planned = e.reserveBlocked(j)
+	j.planned = e.reserveJob(j)
 	if j.planned == never {
 		return false
 	}
@@ -243,7 +250,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 			j.held = false
 			return false
 		}
-		j.planned = e.reserveBlocked(j)
+		j.planned = e.reserveJob(j)
 		if j.planned == never {
 			j.held = false
 			return false
