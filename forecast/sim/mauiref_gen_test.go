@@ -606,6 +606,34 @@ NODECFG[n010]         PARTITION=p1
 NODECFG[n011]         PARTITION=p1
 NODECFG[n012]         PARTITION=p1
 `},
+	// Partitions, held out: written with the partition code committed
+	// (partition.go), run and compared once.
+	{name: "partheld", seed: 55, nodes: []refNodes{{8, 8}, {24, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 36, classes: []string{"batch", "batch", "long"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  LASTAVAILABLE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         5
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+NODECFG[n001]         PARTITION=big
+NODECFG[n002]         PARTITION=big
+NODECFG[n003]         PARTITION=big
+NODECFG[n004]         PARTITION=big
+NODECFG[n005]         PARTITION=big
+NODECFG[n006]         PARTITION=big
+NODECFG[n007]         PARTITION=big
+NODECFG[n008]         PARTITION=big
+NODECFG[n009]         PARTITION=p2
+NODECFG[n010]         PARTITION=p2
+NODECFG[n011]         PARTITION=p2
+NODECFG[n012]         PARTITION=p2
+NODECFG[n013]         PARTITION=p2
+NODECFG[n014]         PARTITION=p2
+NODECFG[n015]         PARTITION=p2
+NODECFG[n016]         PARTITION=p2
+`},
 	// Held out: written with the node-policy code committed, run and
 	// compared once.
 	{name: "nodemaxheld", seed: 52, nodes: []refNodes{{12, 8}, {20, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
