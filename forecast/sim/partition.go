@@ -39,6 +39,7 @@ type partitions struct {
 	res  map[*job]partRes // the reservation each job holds this pass
 	buf  []*job
 	was  []bool
+	cur  int // the partition being backfilled, -1: none
 }
 
 // partRes is a job's reservation in this pass: its partition, its holds
@@ -55,7 +56,7 @@ func (e *Engine) initPartitions(p Policy) {
 	if p.Nodes == nil || len(p.Nodes.Partition) == 0 {
 		return
 	}
-	pt := &partitions{names: []string{"DEFAULT"}, of: make([]int, len(e.nodes)),
+	pt := &partitions{names: []string{"DEFAULT"}, of: make([]int, len(e.nodes)), cur: -1,
 		own: map[*job]*nodeSet{}, made: map[*job][]*nodeSet{}, res: map[*job]partRes{}}
 	for _, name := range p.Nodes.PartOrder {
 		if name != "DEFAULT" && !slices.Contains(pt.names, name) {
@@ -141,9 +142,17 @@ func (e *Engine) partitionSchedule(keep bool) {
 	e.secondCall = true
 	for k := range pt.names {
 		e.releaseNow(k)
-		e.partPass(all, k, keep, true)
+		e.partPass(all, k, keep, false)
 	}
 	e.secondCall = false
+	// backfill: the hard round's MQueueBackFill per partition, after both
+	// calls (in 3.3.1 the second call's soft backfill does not run: the
+	// Maui log shows only MQueueBackFill(BFQueue,HARD,<partition>))
+	if e.backfills {
+		for k := range pt.names {
+			e.partPass(all, k, keep, true)
+		}
+	}
 	e.queue = all
 	w := e.dropStarted(len(all))
 	for _, j := range all[w:] {
@@ -158,9 +167,8 @@ func (e *Engine) partitionSchedule(keep bool) {
 	e.dropBlockedHolds()
 }
 
-// partPass is one MQueueScheduleIJobs call on partition k (and
-// MQueueBackFill after it when bf): the waiting jobs it selects, each
-// limited to k's nodes.
+// partPass is one MQueueScheduleIJobs call on partition k, or with bf its
+// MQueueBackFill: the waiting jobs it selects, each limited to k's nodes.
 func (e *Engine) partPass(all []*job, k int, keep, bf bool) {
 	pt := e.parts
 	if pt.nodes[k] == 0 {
@@ -179,9 +187,15 @@ func (e *Engine) partPass(all []*job, k int, keep, bf bool) {
 	if len(sub) == 0 {
 		return
 	}
+	if bf {
+		pt.cur = k
+		e.backfill(sub)
+		pt.cur = -1
+		return
+	}
 	q := slices.Clone(sub)
 	e.queue = q
-	_, idle := e.priorityPass(false, keep, nil)
+	e.priorityPass(false, keep, nil)
 	// priorityPass forgets the holds of jobs it did not reach; their
 	// reservations stand
 	for n, j := range sub {
@@ -190,9 +204,6 @@ func (e *Engine) partPass(all []*job, k int, keep, bf bool) {
 				j.held = true
 			}
 		}
-	}
-	if bf && idle && e.backfills {
-		e.backfill(sub)
 	}
 }
 
@@ -271,4 +282,10 @@ func (c *cfgReader) partitionNote() {
 		return
 	}
 	c.note("NODECFG PARTITION: partitions are followed in part: jobs stay inside one partition and Maui's passes per partition are followed, but PLIST/PDEF partition access, spanning jobs and per-partition parameters are not, the conservative plan (unbounded depth, a forecast's kept plan) reserves on the processor profile across partitions, and schedules can differ from Maui's (docs/simulator.md, Partitions)")
+}
+
+// inPart reports whether node i may open a backfill window now: with
+// partitions, MBFGetWindow looks at the backfilled partition's nodes only.
+func (e *Engine) inPart(i int) bool {
+	return e.parts == nil || e.parts.cur < 0 || e.parts.of[i] == e.parts.cur
 }
