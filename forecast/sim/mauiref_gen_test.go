@@ -606,6 +606,17 @@ NODECFG[n010]         PARTITION=p1
 NODECFG[n011]         PARTITION=p1
 NODECFG[n012]         PARTITION=p1
 `},
+	// SRCFG TASKCOUNT, not modelled: the reference for whoever models it
+	// (docs/simulator.md, "Standing reservations"); the simulator holds
+	// nothing for a standing reservation without HOSTLIST.
+	{name: "srtask", seed: 56, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+SRCFG[pool]           PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00
+SRCFG[pool]           TASKCOUNT=8 RESOURCES=PROCS:4
+`},
 	// Partitions, held out: written with the partition code committed
 	// (partition.go), run and compared once.
 	{name: "partheld", seed: 55, nodes: []refNodes{{8, 8}, {24, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
