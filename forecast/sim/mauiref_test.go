@@ -131,9 +131,6 @@ var refFloor = map[string]int{
 	// came, 131 starts and 149 host lists, first difference +20736 s; with
 	// Maui's second call followed (nodePolicyRedo) 187 and 197, +43358 s.
 	"nodemaxheld": 187,
-	// NODECFG PARTITION held out (docs/simulator.md, "Partitions"): as it
-	// came, 78 starts and 62 host lists, first difference at +1265 s.
-	"partheld": 62,
 	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
 	// first difference; causes not found yet (see the doc).
 	"maxjob":     109, // first difference +16623 s

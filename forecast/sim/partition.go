@@ -37,6 +37,10 @@ type partitions struct {
 	own  map[*job]*nodeSet
 	made map[*job][]*nodeSet
 	res  map[*job]partRes // the reservation each job holds this pass
+	// own0: the nodes of a reservation starting now that releaseNow set
+	// aside, which the job takes first when it starts (the affinity
+	// MJobAllocMNL gives a job's own reservation)
+	own0 map[*job][]int
 	buf  []*job
 	was  []bool
 	cur  int // the partition being backfilled, -1: none
@@ -57,7 +61,7 @@ func (e *Engine) initPartitions(p Policy) {
 		return
 	}
 	pt := &partitions{names: []string{"DEFAULT"}, of: make([]int, len(e.nodes)), cur: -1,
-		own: map[*job]*nodeSet{}, made: map[*job][]*nodeSet{}, res: map[*job]partRes{}}
+		own: map[*job]*nodeSet{}, made: map[*job][]*nodeSet{}, res: map[*job]partRes{}, own0: map[*job][]int{}}
 	for _, name := range p.Nodes.PartOrder {
 		if name != "DEFAULT" && !slices.Contains(pt.names, name) {
 			pt.names = append(pt.names, name)
@@ -123,6 +127,7 @@ func (pt *partitions) restore() {
 	}
 	clear(pt.own)
 	clear(pt.res)
+	clear(pt.own0)
 }
 
 // forget drops a job that left the queue.
@@ -217,6 +222,7 @@ func (e *Engine) releaseNow(k int) {
 		if r.p != k || j.started || !j.held || j.planned > e.now {
 			continue
 		}
+		pt.own0[j] = slices.Clone(r.b.per)
 		r.b.clear()
 		if r.onProf {
 			e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
@@ -288,4 +294,14 @@ func (c *cfgReader) partitionNote() {
 // partitions, MBFGetWindow looks at the backfilled partition's nodes only.
 func (e *Engine) inPart(i int) bool {
 	return e.parts == nil || e.parts.cur < 0 || e.parts.of[i] == e.parts.cur
+}
+
+// ownRes is the nodes of j's own reservation set aside this pass (nil:
+// none, or no partitions): a job starting on its reservation takes them
+// first.
+func (e *Engine) ownRes(j *job) []int {
+	if e.parts == nil {
+		return nil
+	}
+	return e.parts.own0[j]
 }

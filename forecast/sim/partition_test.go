@@ -3,6 +3,8 @@ package sim
 import (
 	"path/filepath"
 	"testing"
+
+	"lookahead/forecast"
 )
 
 // A job never spans partitions: with n0001, n0002 in p1 and n0003, n0004
@@ -80,5 +82,36 @@ func BenchmarkPartitionCost(b *testing.B) {
 			}
 			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 		})
+	}
+}
+
+// A job the DEFAULT pass cannot start gets a reservation starting now in
+// p1 and starts in p1's pass on that reservation's nodes (Maui's
+// MJobAllocMNL gives the job's own reservation affinity), not where
+// LASTAVAILABLE would put a new job: with a grid reservation later on
+// n0002, LASTAVAILABLE ranks n0001 (free for ever) first, while the
+// reservation (taken in the reverse node order) holds n0002.
+func TestPartitionStartsOnOwnReservation(t *testing.T) {
+	c := UniformCluster(4, 2)
+	mc := readCfg(t, "NODEALLOCATIONPOLICY LASTAVAILABLE\nNODECFG[n0001] PARTITION=p1\nNODECFG[n0002] PARTITION=p1\n")
+	e := NewEngine(c, mc.Policy, 0)
+	if err := e.Reserve(forecast.Reservation{ID: "g", Start: 10000, End: 20000, Hosts: []forecast.HostProcs{{Node: "n0002", Procs: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.Submit(Job{ID: "a", Procs: 4, Walltime: 100000, Runtime: 100000, Submit: 0})
+	e.Submit(Job{ID: "x", Procs: 1, Walltime: 5000, Runtime: 5000, Submit: 0})
+	hosts := map[string]string{}
+	for _, ev := range e.AdvanceTo(1) {
+		if ev.Kind == Started {
+			for _, h := range ev.Hosts {
+				hosts[ev.Job] += h.Node
+			}
+		}
+	}
+	if hosts["a"] == "" || hosts["x"] == "" {
+		t.Fatalf("started %v, want a and x at 0", hosts)
+	}
+	if hosts["x"] != "n0002" {
+		t.Errorf("x runs on %s, want n0002 (its reservation's node)", hosts["x"])
 	}
 }

@@ -215,7 +215,7 @@ func (e *Engine) startNow(j *job) bool {
 	if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 		return false
 	}
-	hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime))
+	hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), e.ownRes(j)) // ownRes: partition.go
 	if !ok {
 		return false
 	}
