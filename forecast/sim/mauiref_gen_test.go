@@ -606,6 +606,57 @@ NODECFG[n010]         PARTITION=p1
 NODECFG[n011]         PARTITION=p1
 NODECFG[n012]         PARTITION=p1
 `},
+	// NODECFG SPEED without USEMACHINESPEED: Maui 3.3.1 takes every node's
+	// speed as 1.0 (MUNLGetMinAVal), so the simulator ignores it.
+	{name: "speed", seed: 57, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+NODECFG[n001]         SPEED=2.0
+NODECFG[n002]         SPEED=2.0
+NODECFG[n003]         SPEED=2.0
+NODECFG[n004]         SPEED=2.0
+NODECFG[n005]         SPEED=2.0
+NODECFG[n006]         SPEED=2.0
+NODECFG[n007]         SPEED=2.0
+NODECFG[n008]         SPEED=2.0
+NODECFG[n009]         SPEED=0.5
+NODECFG[n010]         SPEED=0.5
+NODECFG[n011]         SPEED=0.5
+NODECFG[n012]         SPEED=0.5
+NODECFG[n013]         SPEED=0.5
+NODECFG[n014]         SPEED=0.5
+NODECFG[n015]         SPEED=0.5
+NODECFG[n016]         SPEED=0.5
+`},
+	// USEMACHINESPEED TRUE with NODECFG SPEED, not modelled: the
+	// reference for whoever models node speed (docs/simulator.md, "Nodes").
+	{name: "speedon", seed: 58, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+USEMACHINESPEED       TRUE
+NODECFG[n001]         SPEED=2.0
+NODECFG[n002]         SPEED=2.0
+NODECFG[n003]         SPEED=2.0
+NODECFG[n004]         SPEED=2.0
+NODECFG[n005]         SPEED=2.0
+NODECFG[n006]         SPEED=2.0
+NODECFG[n007]         SPEED=2.0
+NODECFG[n008]         SPEED=2.0
+NODECFG[n009]         SPEED=0.5
+NODECFG[n010]         SPEED=0.5
+NODECFG[n011]         SPEED=0.5
+NODECFG[n012]         SPEED=0.5
+NODECFG[n013]         SPEED=0.5
+NODECFG[n014]         SPEED=0.5
+NODECFG[n015]         SPEED=0.5
+NODECFG[n016]         SPEED=0.5
+`},
 	// SRCFG TASKCOUNT, not modelled: the reference for whoever models it
 	// (docs/simulator.md, "Standing reservations"); the simulator holds
 	// nothing for a standing reservation without HOSTLIST.

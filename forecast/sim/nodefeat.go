@@ -52,6 +52,9 @@ func (c *cfgReader) nodeCfgLine(name string, attrs []string) error {
 			f[name] = appendNew(f[name], nodeCfgFeatures(val)...)
 		case "PARTITION":
 			c.nodePartition(name, val)
+		case "SPEED":
+			// MUNLGetMinAVal(mnaSpeed) answers 1.0 unless USEMACHINESPEED
+			// is TRUE (listed as not modelled): no effect on scheduling
 		case "PRIORITY":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil {
