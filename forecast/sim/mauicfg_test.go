@@ -150,6 +150,9 @@ func TestReadMauiConfigReferences(t *testing.T) {
 		if len(u) == 1 && strings.Contains(u[0], "FSPOLICY UTILIZEDPS: the usage to come is counted as dedicated") {
 			u = nil // a live site's caveat; in SIMULATION Maui counts dedicated use too
 		}
+		if len(u) == 1 && strings.Contains(u[0], "USEMACHINESPEED TRUE: node speed is not modelled") {
+			u = nil // the speedon reference, kept for whoever models node speed
+		}
 		if len(u) == 1 && strings.Contains(u[0], "TASKCOUNT=8: followed in part") {
 			u = nil // the TASKCOUNT reference: followed in part
 		}
