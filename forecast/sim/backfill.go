@@ -111,7 +111,7 @@ func (e *Engine) windowNodes() []bfNode {
 	for k, word := range e.freeBits {
 		for ; word != 0; word &= word - 1 {
 			i := e.order[k<<6|bits.TrailingZeros64(word)]
-			if a := e.nodeAvail(i); a > 0 {
+			if a := e.nodeAvail(i); a > 0 && e.inPart(i) {
 				e.candPos[i] = len(cand)
 				cand = append(cand, bfNode{i: i, avail: a, held: e.holdsAt(i, e.now)})
 			}

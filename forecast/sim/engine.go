@@ -154,6 +154,7 @@ type Engine struct {
 
 	feats [][]string   // node features (nodefeat.go), nil: no node has any
 	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none
+	parts *partitions  // NODECFG PARTITION (partition.go), nil: one partition
 	// redoNow: the second call of the priority pass after node policies
 	// left reservations starting now (nodePolicyRedo)
 	redoNow bool

@@ -114,6 +114,7 @@ func (c *cfgReader) finish() {
 	c.pol.Limits = c.lim
 	c.standingNotes()
 	c.fsFinish()
+	c.partitionNote() // partition.go
 	if c.lim != nil {
 		c.line = c.limAt
 		c.note("usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part: where Maui reserves for a limited credential (MPolicyGetEStartTime) is not, and schedules can differ from Maui's (docs/simulator.md, Usage limits)")

@@ -606,6 +606,96 @@ NODECFG[n010]         PARTITION=p1
 NODECFG[n011]         PARTITION=p1
 NODECFG[n012]         PARTITION=p1
 `},
+	// NODECFG SPEED without USEMACHINESPEED: Maui 3.3.1 takes every node's
+	// speed as 1.0 (MUNLGetMinAVal), so the simulator ignores it.
+	{name: "speed", seed: 57, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+NODECFG[n001]         SPEED=2.0
+NODECFG[n002]         SPEED=2.0
+NODECFG[n003]         SPEED=2.0
+NODECFG[n004]         SPEED=2.0
+NODECFG[n005]         SPEED=2.0
+NODECFG[n006]         SPEED=2.0
+NODECFG[n007]         SPEED=2.0
+NODECFG[n008]         SPEED=2.0
+NODECFG[n009]         SPEED=0.5
+NODECFG[n010]         SPEED=0.5
+NODECFG[n011]         SPEED=0.5
+NODECFG[n012]         SPEED=0.5
+NODECFG[n013]         SPEED=0.5
+NODECFG[n014]         SPEED=0.5
+NODECFG[n015]         SPEED=0.5
+NODECFG[n016]         SPEED=0.5
+`},
+	// USEMACHINESPEED TRUE with NODECFG SPEED, not modelled: the
+	// reference for whoever models node speed (docs/simulator.md, "Nodes").
+	{name: "speedon", seed: 58, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 40, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+USEMACHINESPEED       TRUE
+NODECFG[n001]         SPEED=2.0
+NODECFG[n002]         SPEED=2.0
+NODECFG[n003]         SPEED=2.0
+NODECFG[n004]         SPEED=2.0
+NODECFG[n005]         SPEED=2.0
+NODECFG[n006]         SPEED=2.0
+NODECFG[n007]         SPEED=2.0
+NODECFG[n008]         SPEED=2.0
+NODECFG[n009]         SPEED=0.5
+NODECFG[n010]         SPEED=0.5
+NODECFG[n011]         SPEED=0.5
+NODECFG[n012]         SPEED=0.5
+NODECFG[n013]         SPEED=0.5
+NODECFG[n014]         SPEED=0.5
+NODECFG[n015]         SPEED=0.5
+NODECFG[n016]         SPEED=0.5
+`},
+	// SRCFG TASKCOUNT, not modelled: the reference for whoever models it
+	// (docs/simulator.md, "Standing reservations"); the simulator holds
+	// nothing for a standing reservation without HOSTLIST.
+	{name: "srtask", seed: 56, nodes: []refNodes{{32, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 4, full: 0.1,
+		maxTasks: 80, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+SRCFG[pool]           PERIOD=DAY STARTTIME=02:00:00 ENDTIME=06:00:00
+SRCFG[pool]           TASKCOUNT=8 RESOURCES=PROCS:4
+`},
+	// Partitions, held out: written with the partition code committed
+	// (partition.go), run and compared once.
+	{name: "partheld", seed: 55, nodes: []refNodes{{8, 8}, {24, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,
+		maxTasks: 36, classes: []string{"batch", "batch", "long"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  LASTAVAILABLE
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         5
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+NODECFG[n001]         PARTITION=big
+NODECFG[n002]         PARTITION=big
+NODECFG[n003]         PARTITION=big
+NODECFG[n004]         PARTITION=big
+NODECFG[n005]         PARTITION=big
+NODECFG[n006]         PARTITION=big
+NODECFG[n007]         PARTITION=big
+NODECFG[n008]         PARTITION=big
+NODECFG[n009]         PARTITION=p2
+NODECFG[n010]         PARTITION=p2
+NODECFG[n011]         PARTITION=p2
+NODECFG[n012]         PARTITION=p2
+NODECFG[n013]         PARTITION=p2
+NODECFG[n014]         PARTITION=p2
+NODECFG[n015]         PARTITION=p2
+NODECFG[n016]         PARTITION=p2
+`},
 	// Held out: written with the node-policy code committed, run and
 	// compared once.
 	{name: "nodemaxheld", seed: 52, nodes: []refNodes{{12, 8}, {20, 4}}, jobs: 300, initial: 60, burstGap: 600, burstMean: 4, full: 0.1,

@@ -131,9 +131,6 @@ var refFloor = map[string]int{
 	// came, 131 starts and 149 host lists, first difference +20736 s; with
 	// Maui's second call followed (nodePolicyRedo) 187 and 197, +43358 s.
 	"nodemaxheld": 187,
-	// NODECFG PARTITION is not modelled (docs/simulator.md, "Nodes"): the
-	// simulator ignores partitions; 21 starts, 18 host lists.
-	"partition": 18,
 	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
 	// first difference; causes not found yet (see the doc).
 	"maxjob":     109, // first difference +16623 s

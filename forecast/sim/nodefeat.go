@@ -24,6 +24,11 @@ type NodeConfig struct {
 	Priority      map[string]int64
 	Limits        map[string]NodeLimits
 	DefaultLimits NodeLimits
+	// Partition is each named node's partition (NODECFG PARTITION=),
+	// PartOrder the partitions in the order maui.cfg first names them
+	// (partition.go)
+	Partition map[string]string
+	PartOrder []string
 }
 
 // nodeCfgLine reads one NODECFG[name] line.
@@ -45,6 +50,11 @@ func (c *cfgReader) nodeCfgLine(name string, attrs []string) error {
 		case "FEATURES":
 			f := c.nodeCfg().Features
 			f[name] = appendNew(f[name], nodeCfgFeatures(val)...)
+		case "PARTITION":
+			c.nodePartition(name, val)
+		case "SPEED":
+			// MUNLGetMinAVal(mnaSpeed) answers 1.0 unless USEMACHINESPEED
+			// is TRUE (listed as not modelled): no effect on scheduling
 		case "PRIORITY":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil {
@@ -117,6 +127,7 @@ func (e *Engine) initFeatures(c Cluster, p Policy) {
 		e.feats[i] = appendNew(slices.Clone(n.Features), f...)
 	}
 	e.initNodeLimits(p)
+	e.initPartitions(p)
 }
 
 // eligible is the nodes that have every feature in want (nil: want is

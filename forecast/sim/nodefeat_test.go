@@ -29,8 +29,11 @@ func TestNodeCfgFeatures(t *testing.T) {
 	if mc.Policy.Nodes == nil || !slices.Equal(mc.Policy.Nodes.Features["n1"], []string{"fast", "big"}) {
 		t.Fatalf("NODECFG features: %+v", mc.Policy.Nodes)
 	}
-	if len(mc.Unmodelled) != 1 || !strings.Contains(mc.Unmodelled[0], "PARTITION=p1") {
-		t.Errorf("Unmodelled %q, want the PARTITION line only", mc.Unmodelled)
+	if len(mc.Unmodelled) != 1 || !strings.Contains(mc.Unmodelled[0], "partitions are followed in part") {
+		t.Errorf("Unmodelled %q, want the partition note only", mc.Unmodelled)
+	}
+	if got := mc.Policy.Nodes.Partition["n1"]; got != "p1" {
+		t.Errorf("n1's partition %q, want p1", got)
 	}
 }
 

@@ -46,6 +46,13 @@ func (e *Engine) schedule() {
 	e.buildProfile()
 	e.passes++
 	full := e.keepPlan && e.unbounded
+	if e.parts != nil {
+		e.partitionSchedule(keep) // partition.go
+		if full {
+			e.keep()
+		}
+		return
+	}
 	var minAfter []int
 	if e.unbounded && !full {
 		minAfter = e.suffixMinProcs()
@@ -236,7 +243,7 @@ func (e *Engine) startNow(j *job) bool {
 	if ok, _ := p.fitsFrom(0, j.Procs, j.Walltime); !ok {
 		return false
 	}
-	hosts, ok := e.pickHosts(j, sat(e.now, j.Walltime))
+	hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), e.ownRes(j)) // ownRes: partition.go
 	if !ok {
 		return false
 	}
@@ -253,7 +260,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 		e.acl = j
 		defer func() { e.acl = nil }()
 	}
-	j.planned = e.reserveBlocked(j)
+	j.planned = e.reserveJob(j)
 	if j.planned == never {
 		return false
 	}
@@ -272,7 +279,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 			j.held = false
 			return false
 		}
-		j.planned = e.reserveBlocked(j)
+		j.planned = e.reserveJob(j)
 		if j.planned == never {
 			j.held = false
 			return false

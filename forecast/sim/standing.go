@@ -36,6 +36,9 @@ type StandingRes struct {
 	Hosts []string
 	// Procs is RESOURCES=PROCS:k, what one task holds; < 0 a whole node.
 	Procs int
+	// TaskCount is TASKCOUNT=, the tasks a window without HOSTLIST holds
+	// (standing_task.go); 0: none.
+	TaskCount int
 	// The ACL: USERLIST, GROUPLIST, ACCOUNTLIST, CLASSLIST, QOSLIST.
 	Users, Groups, Accounts, Classes, QOS []string
 

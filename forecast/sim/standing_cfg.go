@@ -32,7 +32,9 @@ func (c *cfgReader) srLine(name string, attrs []string) error {
 		case ok:
 		case key == "TASKCOUNT" && zeroValue(val):
 		case key == "TASKCOUNT":
-			c.note("SRCFG[%s] TASKCOUNT=%s: where Maui places a standing reservation by task count (MSRSelectNodeList) is not modelled; only its HOSTLIST is held", name, val)
+			if err := s.taskCount(val); err != nil {
+				return err
+			}
 		case key == "PRIORITY", key == "CHARGEACCOUNT", key == "OWNER", key == "NAME":
 		default:
 			c.note("SRCFG[%s] %s=%s: not modelled", name, key, val)
@@ -50,8 +52,10 @@ func (c *cfgReader) standingNotes() {
 	for _, s := range c.pol.Standing.Res {
 		c.line = s.line
 		switch {
-		case len(s.Hosts) == 0:
+		case len(s.Hosts) == 0 && s.TaskCount == 0:
 			c.note("SRCFG[%s]: no HOSTLIST: the simulator holds nothing for it", s.Name)
+		case s.TaskCount > 0:
+			c.taskCountNote(s) // standing_task.go
 		case s.Period == PeriodDay && s.End > 0 && s.End <= s.Start:
 			c.note("SRCFG[%s]: ENDTIME not after STARTTIME (a window over midnight) is not modelled; it holds nothing", s.Name)
 		case s.Period == PeriodDay && s.End > dayLen, s.Period == PeriodWeek && s.WEnd > weekLen:

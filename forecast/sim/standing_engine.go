@@ -44,6 +44,9 @@ func (e *Engine) initStanding() {
 				st.hosts = append(st.hosts, hostUse{node: i, procs: p})
 			}
 		}
+		if len(s.Hosts) == 0 && s.TaskCount > 0 {
+			st.hosts = e.srTaskHosts(s) // standing_task.go
+		}
 		e.srs = append(e.srs, st)
 	}
 }
