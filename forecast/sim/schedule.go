@@ -690,8 +690,10 @@ func (e *Engine) dropStarted(w int) int {
 // dropStartedFrom is dropStarted when backfill looked at queue[from:w]
 // only: nothing before from started.
 func (e *Engine) dropStartedFrom(from, w int) int {
-	if e.stale == 0 {
-		return w // backfill started nothing
+	if e.stale == 0 && e.parts == nil {
+		// backfill started nothing (with partitions, each partition's
+		// pass counts on its own queue and resets the count: walk)
+		return w
 	}
 	if len(e.bfStarted) == e.stale && !e.noEarlyStop {
 		// the started ones are where backfill found them: close the gaps
