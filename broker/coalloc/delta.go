@@ -85,6 +85,12 @@ func (d *delta) add(n int32, price float64, start, end, procs int64) {
 	d.settle(k)
 }
 
+// addEdges adds edges (each at or after from) to key k's difference.
+func (d *delta) addEdges(k dkey, es []dedge) {
+	d.edges[k] = append(d.edges[k], es...)
+	d.settle(k)
+}
+
 // settle merges key k's edges and recomputes where it is nonzero.
 func (d *delta) settle(k dkey) {
 	es := d.edges[k]

@@ -29,6 +29,13 @@ type walk struct {
 	// streak counts the jobs in a row the difference sent to be planned
 	// again (see maxStreak).
 	streak int
+	// cut: the forecasts' differences are taken before it only, the
+	// latest reach of last cycle's answers (see diffSite).
+	cut int64
+	// scratch of diffSite
+	runs  []runPair
+	edges []priceEdge
+	steps []dedge
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
@@ -37,6 +44,10 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 		return w
 	}
 	w.prev, w.d = prev, newDelta(notBefore, p.nodeClass)
+	w.cut = math.MinInt64
+	for i := range prev.queue {
+		w.cut = max(w.cut, prev.queue[i].reach)
+	}
 	kept := map[string]bool{}
 	for i, f := range fcs {
 		var old []forecast.Slot // a site that came: everything it offers is new
@@ -59,38 +70,6 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 		}
 	}
 	return w
-}
-
-// diffSite adds the difference of one site's slots, node by node (nodes
-// whose slots are the same in both are skipped).
-func (w *walk) diffSite(site int32, old, cur []forecast.Slot) {
-	byNode := map[string]*[2][]forecast.Slot{}
-	group := func(slots []forecast.Slot, k int) {
-		for _, s := range slots {
-			g := byNode[s.Node]
-			if g == nil {
-				g = &[2][]forecast.Slot{}
-				byNode[s.Node] = g
-			}
-			g[k] = append(g[k], s)
-		}
-	}
-	group(old, 0)
-	group(cur, 1)
-	for name, g := range byNode {
-		if slices.Equal(g[0], g[1]) {
-			continue
-		}
-		n, ok := w.node(site, name)
-		if !ok {
-			continue // a slot of an unknown node: the forecast was refused
-		}
-		for k, sign := range [2]int64{-1, 1} {
-			for _, s := range g[k] {
-				w.d.add(n, s.Price, s.Start, s.End, sign*int64(s.Procs))
-			}
-		}
-	}
 }
 
 func (w *walk) site(name string) (int32, bool) {
