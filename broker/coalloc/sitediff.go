@@ -25,6 +25,7 @@ import (
 func (w *walk) diffSite(site int32, old, cur []forecast.Slot) {
 	runs, ok := pairRuns(old, cur, w.runs[:0])
 	w.runs = runs[:0]
+	w.hint = 0
 	if !ok {
 		w.diffGrouped(site, old, cur)
 		return
@@ -32,6 +33,19 @@ func (w *walk) diffSite(site int32, old, cur []forecast.Slot) {
 	for _, r := range runs {
 		w.diffNode(site, old[r.old0:r.old1], cur[r.cur0:r.cur1])
 	}
+}
+
+// flushDiff adds the forecasts' differences diffSite gathered to the
+// delta, all at once (its maps sized once).
+func (w *walk) flushDiff() {
+	w.d.addAll(w.pend)
+	w.pend, w.steps = nil, nil
+}
+
+// pending is one node and price's merged edges, gathered by diffNode.
+type pending struct {
+	k  dkey
+	es []dedge
 }
 
 // runPair is one node's run of slots in the old and the new forecast.
@@ -96,36 +110,68 @@ func (w *walk) diffNode(site int32, old, cur []forecast.Slot) {
 	if len(name) == 0 {
 		name = old
 	}
-	n, ok := w.node(site, name[0].Node)
+	n, ok := w.nodeNear(site, name[0].Node)
 	if !ok {
 		return
 	}
 	es := w.edges[:0]
 	es = appendEdges(es, old, from, to, -1)
 	es = appendEdges(es, cur, from, to, 1)
-	slices.SortFunc(es, func(a, b priceEdge) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.at, b.at))
-	})
+	sortEdges(es)
 	for i := 0; i < len(es); {
-		j := i
-		run := w.steps[:0]
+		j, first := i, len(w.steps)
 		for ; j < len(es) && es[j].price == es[i].price; j++ {
-			if k := len(run); k > 0 && run[k-1].at == es[j].at {
-				run[k-1].procs += es[j].procs
-				if run[k-1].procs == 0 {
-					run = run[:k-1]
+			if k := len(w.steps); k > first && w.steps[k-1].at == es[j].at {
+				w.steps[k-1].procs += es[j].procs
+				if w.steps[k-1].procs == 0 {
+					w.steps = w.steps[:k-1]
 				}
 				continue
 			}
-			run = append(run, dedge{at: es[j].at, procs: es[j].procs})
+			w.steps = append(w.steps, dedge{at: es[j].at, procs: es[j].procs})
 		}
-		if len(run) > 0 {
-			w.d.addEdges(dkey{node: n, price: es[i].price}, run)
+		if k := len(w.steps); k > first {
+			w.pend = append(w.pend, pending{k: dkey{node: n, price: es[i].price}, es: w.steps[first:k:k]})
 		}
-		w.steps = run[:0]
 		i = j
 	}
 	w.edges = es[:0]
+}
+
+// nodeNear is node(site, name), trying first the node after the last one
+// found on the site (runs come in the forecast's order of nodes, which is
+// the pool's).
+func (w *walk) nodeNear(site int32, name string) (int32, bool) {
+	ns := w.p.sites[site].nodes
+	if w.hint < len(ns) && w.p.nodes[ns[w.hint]].name == name {
+		w.hint++
+		return ns[w.hint-1], true
+	}
+	i, ok := w.nodePos(site, name)
+	if !ok {
+		return 0, false
+	}
+	w.hint = int(i) + 1
+	return ns[i], true
+}
+
+// sortEdges sorts by price, then instant (insertion sort: a node's edges
+// are few).
+func sortEdges(es []priceEdge) {
+	if len(es) > 24 {
+		slices.SortFunc(es, func(a, b priceEdge) int {
+			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.at, b.at))
+		})
+		return
+	}
+	for i := 1; i < len(es); i++ {
+		e := es[i]
+		j := i
+		for ; j > 0 && (es[j-1].price > e.price || (es[j-1].price == e.price && es[j-1].at > e.at)); j-- {
+			es[j] = es[j-1]
+		}
+		es[j] = e
+	}
 }
 
 // priceEdge is one edge of a node's difference at one price.

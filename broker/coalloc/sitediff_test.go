@@ -33,6 +33,7 @@ func TestDiffSiteSameDelta(t *testing.T) {
 		cut := []int64{math.MaxInt64, 40, 75, 100, 5}[r.IntN(5)]
 		got := &walk{p: p, d: newDelta(opts.NotBefore, p.nodeClass), cut: cut}
 		got.diffSite(site, old, cur)
+		got.flushDiff()
 		want := &walk{p: p, d: newDelta(opts.NotBefore, p.nodeClass)}
 		diffSlotBySlot(want, site, old, cur, cut)
 		if !reflect.DeepEqual(got.d.edges, want.d.edges) || !reflect.DeepEqual(got.d.first, want.d.first) {

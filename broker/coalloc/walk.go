@@ -15,7 +15,8 @@ type walk struct {
 	prev *memo  // nil: every job is planned from scratch
 	why  string // why prev is nil
 	d    *delta
-	// index maps each site's node names to pool nodes (built on first use).
+	// index maps each site's node names to their position in the site's
+	// list of pool nodes (built on first use).
 	index  []map[string]int32
 	siteOf map[string]int32
 	// noFit lists requests that did not fit this cycle and that no other
@@ -32,10 +33,14 @@ type walk struct {
 	// cut: the forecasts' differences are taken before it only, the
 	// latest reach of last cycle's answers (see diffSite).
 	cut int64
-	// scratch of diffSite
+	// scratch of diffSite: pend holds the differences gathered (their
+	// edges in steps) until flushDiff; hint is the position on the site
+	// of the node after the last one diffed
 	runs  []runPair
 	edges []priceEdge
 	steps []dedge
+	pend  []pending
+	hint  int
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
@@ -58,6 +63,7 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 			w.diffSite(int32(i), old, f.Slots)
 		}
 	}
+	w.flushDiff()
 	for _, s := range prev.sites {
 		if !kept[s.name] {
 			w.d.left(s.nodes, s.slots) // a site that left: what it offered is lost
@@ -84,18 +90,27 @@ func (w *walk) site(name string) (int32, bool) {
 }
 
 func (w *walk) node(site int32, name string) (int32, bool) {
+	i, ok := w.nodePos(site, name)
+	if !ok {
+		return 0, false
+	}
+	return w.p.sites[site].nodes[i], true
+}
+
+// nodePos is the position of the named node in its site's list.
+func (w *walk) nodePos(site int32, name string) (int32, bool) {
 	if w.index == nil {
 		w.index = make([]map[string]int32, len(w.p.sites))
 	}
 	if w.index[site] == nil {
 		m := make(map[string]int32, len(w.p.sites[site].nodes))
-		for _, n := range w.p.sites[site].nodes {
-			m[w.p.nodes[n].name] = n
+		for i, n := range w.p.sites[site].nodes {
+			m[w.p.nodes[n].name] = int32(i)
 		}
 		w.index[site] = m
 	}
-	n, ok := w.index[site][name]
-	return n, ok
+	i, ok := w.index[site][name]
+	return i, ok
 }
 
 // run plans the queue and returns the cache for the next cycle.
@@ -212,7 +227,8 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 	if old != nil && !sameAlloc(old.alloc, a) {
 		st.Differ++
 	}
-	if w.d != nil {
+	if w.d != nil && (old == nil || !slices.Equal(old.taken, o.taken)) {
+		// (taking again just what it took before changes nothing)
 		if old != nil {
 			w.gone(old)
 		}
