@@ -209,7 +209,7 @@ func sameIn(a, b []forecast.Slot, from, to int64) bool {
 			return i == len(a) && j == len(b)
 		}
 		x, y := a[i], b[j]
-		if x.Procs != y.Procs || x.Price != y.Price ||
+		if x.Node != y.Node || x.Procs != y.Procs || x.Price != y.Price ||
 			max(x.Start, from) != max(y.Start, from) || min(x.End, to) != min(y.End, to) {
 			return false
 		}

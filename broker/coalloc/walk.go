@@ -49,10 +49,7 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 		return w
 	}
 	w.prev, w.d = prev, newDelta(notBefore, p.nodeClass)
-	w.cut = math.MinInt64
-	for i := range prev.queue {
-		w.cut = max(w.cut, prev.queue[i].reach)
-	}
+	w.cut = prev.cut()
 	kept := map[string]bool{}
 	for i, f := range fcs {
 		var old []forecast.Slot // a site that came: everything it offers is new
