@@ -85,6 +85,31 @@ func (d *delta) add(n int32, price float64, start, end, procs int64) {
 	d.settle(k)
 }
 
+// addEdges adds edges (each at or after from) to key k's difference.
+func (d *delta) addEdges(k dkey, es []dedge) {
+	d.edges[k] = append(d.edges[k], es...)
+	d.settle(k)
+}
+
+// addAll adds each key's edges (merged: sorted, one per instant, none
+// zero; the slices become the delta's) to the difference; on an empty
+// difference the maps are sized once.
+func (d *delta) addAll(ps []pending) {
+	if len(d.edges) == 0 && len(ps) > 8 {
+		d.edges, d.first = make(map[dkey][]dedge, len(ps)), make(map[dkey]dfirst, len(ps))
+	}
+	for _, p := range ps {
+		if _, had := d.edges[p.k]; had {
+			d.addEdges(p.k, p.es)
+			continue
+		}
+		d.edges[p.k] = p.es
+		f := firstOf(p.es)
+		d.first[p.k] = f
+		d.moved(p.k, dfirst{}, false, f)
+	}
+}
+
 // settle merges key k's edges and recomputes where it is nonzero.
 func (d *delta) settle(k dkey) {
 	es := d.edges[k]
@@ -108,16 +133,22 @@ func (d *delta) settle(k dkey) {
 		return
 	}
 	d.edges[k] = out
-	f := dfirst{any: out[0].at, last: out[len(out)-1].at, pos: math.MaxInt64}
+	f := firstOf(out)
+	d.first[k] = f
+	d.moved(k, old, had, f)
+}
+
+// firstOf says where merged, nonzero edges make a difference.
+func firstOf(es []dedge) dfirst {
+	f := dfirst{any: es[0].at, last: es[len(es)-1].at, pos: math.MaxInt64}
 	var sum int64
-	for _, e := range out {
+	for _, e := range es {
 		if sum += e.procs; sum > 0 {
 			f.pos = e.at
 			break
 		}
 	}
-	d.first[k] = f
-	d.moved(k, old, had, f)
+	return f
 }
 
 // exactBelow: a difference of fewer keys has its summary rebuilt after

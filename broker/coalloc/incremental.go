@@ -111,7 +111,7 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	st := Stats{Jobs: len(jobs)}
 	if prev != nil && prev.sameInput(fcs, jobs, notBefore) {
 		st.Reused = len(jobs)
-		prev.notBefore = notBefore
+		prev.notBefore, prev.sites = notBefore, memoSites(fcs)
 		in.prev = prev
 		return slices.Clone(prev.out), st, nil
 	}
@@ -129,15 +129,21 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	return slices.Clone(next.out), st, nil
 }
 
-// sameInput: the same sites, nodes, slots and jobs, and time did not pass
-// any start a placed job's answer depended on.
+// sameInput: the same sites, nodes and jobs, the same slots from
+// notBefore to the latest reach of the answers (see walk.cut), and time
+// did not pass any start a placed job's answer depended on. The walk
+// would then find no difference and keep every answer, each at the cost
+// it has (its window's slots, and what the jobs before it take there,
+// are the same).
 func (m *memo) sameInput(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) bool {
 	if notBefore < m.notBefore || len(fcs) != len(m.sites) || len(jobs) != len(m.input) {
 		return false
 	}
+	cut := m.cut()
 	for i := range fcs {
 		s := &m.sites[i]
-		if fcs[i].Site != s.name || !sameSlots(fcs[i].Slots, s.slots) || !sameNodes(fcs[i].Nodes, s.nodes) {
+		if fcs[i].Site != s.name || !sameNodes(fcs[i].Nodes, s.nodes) ||
+			(!sameSlots(fcs[i].Slots, s.slots) && !sameIn(s.slots, fcs[i].Slots, notBefore, cut)) {
 			return false
 		}
 	}
@@ -152,6 +158,16 @@ func (m *memo) sameInput(fcs []forecast.Forecast, jobs []forecast.JobRequest, no
 		}
 	}
 	return true
+}
+
+// cut is the latest reach of the cached answers: what they depend on of
+// the slots lies before it.
+func (m *memo) cut() int64 {
+	cut := int64(math.MinInt64)
+	for i := range m.queue {
+		cut = max(cut, m.queue[i].reach)
+	}
+	return cut
 }
 
 // timeValid: time passing to notBefore cannot change the answer.

@@ -122,3 +122,24 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 	}
 	return nil
 }
+
+// checkEarliestCost checks an earliest-start or earliest-finish allocation
+// for cost: no placement with the same criterion value (the same start
+// and end: the criterion and its tie on the other instant) over as many
+// sites, whichever set of sites and speed threshold, costs less (across
+// sites, not only within the sites it chose). Every such placement is the
+// earliest of its site set and speed (oraclePlacements): one that started
+// or ended earlier would beat the optimum.
+func checkEarliestCost(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options) error {
+	nodes := oNodes(before)
+	cheapest, m := math.Inf(1), len(a.Sites())
+	for _, pl := range oraclePlacements(before, job, opts) {
+		if popcount(pl.mask) == m && pl.start == a.Start && pl.end == a.End {
+			cheapest = min(cheapest, oMinCost(nodes, job, pl.mask, pl.speed, a.Start, a.End))
+		}
+	}
+	if !costEqual(a.Cost, cheapest) {
+		return fmt.Errorf("cost %v on %d site(s), the cheapest placement over [%d,%d) on %d site(s) costs %v", a.Cost, m, a.Start, a.End, m, cheapest)
+	}
+	return nil
+}

@@ -40,7 +40,9 @@ type candidate struct {
 // ranks the feasible allocations; with Options.Tiers empty the answer is
 // optimal by it. earliest-start: Start the earliest; earliest-finish: End
 // the earliest; ties go to the earlier finish (resp. start), then to fewer
-// sites, then to the faster tier. least-held: among the allocations ending
+// sites, then to the slower tier (the same hold: the durations are rounded
+// up to the second, so two speeds can hold alike; the slower tier's nodes
+// include the faster one's, so its cheapest processors cost no more). least-held: among the allocations ending
 // within Options.Tolerance × walltime of the earliest End, the least work
 // held, then the earliest End, the cheapest, the fewest sites (see
 // leastheld.go). Allocation.Why says why the answer won. See
@@ -193,8 +195,8 @@ func (p *Pool) bestCandidate(job forecast.JobRequest, tiers []float64, finish bo
 
 // allSpecs lists the sweeps of every tier: the slowest tier first (it has
 // every node, so it usually finds a start early and bounds the others),
-// then the fastest first, since a faster tier wins ties on the start and so
-// rules the slower ones out.
+// then the fastest first, since at the same start a faster tier ends
+// sooner and so rules the slower ones out.
 func (p *Pool) allSpecs(job forecast.JobRequest, tiers []float64) []sweepSpec {
 	specs := p.specs(job, tiers[len(tiers)-1])
 	for _, tier := range tiers[:len(tiers)-1] {
@@ -256,7 +258,9 @@ func better(a, b candidate, finish bool) bool {
 	if a.sites != b.sites {
 		return a.sites < b.sites
 	}
-	return a.tier > b.tier
+	// The same start, end and sites: the same hold, so the slower tier,
+	// whose nodes include the faster one's, can only pay less.
+	return a.tier < b.tier
 }
 
 // specs lists the sweeps one tier needs. The hold time depends on how many

@@ -50,6 +50,23 @@ func TestPriceCases(t *testing.T) {
 			cost: (5*3 + 4*1) * 150.0 / 3600,
 		},
 		{
+			name: "two prices, speeds that hold alike: earliest-finish takes the cheaper site though its nodes are slower",
+			fcs: []forecast.Forecast{
+				mkSite("fast", []forecast.Node{nd("n1", 4, 2)}, sl("n1", 4, 0, 1000, 3)),
+				mkSite("slow", []forecast.Node{nd("m1", 4, 1.99)}, sl("m1", 4, 0, 1000, 1)),
+			},
+			// 99 s at speed 2 or 1.99 both hold 50 s (rounded up)
+			job: withCrit(jb("j", 4, 99, 3), forecast.EarliestFinish), start: 0, end: 50, parts: "slow/m1:4",
+			cost: 4 * 50.0 / 3600,
+		},
+		{
+			name: "two prices, speeds that hold alike: earliest-start takes the cheaper node though it is slower",
+			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("fast", 4, 2), nd("slow", 4, 1.99)},
+				sl("fast", 4, 0, 1000, 3), sl("slow", 4, 0, 1000, 1))},
+			job: withCrit(jb("j", 4, 99, 3), forecast.EarliestStart), start: 0, end: 50, parts: "a/slow:4",
+			cost: 4 * 50.0 / 3600,
+		},
+		{
 			name: "two prices on one site: parts take the cheaper node",
 			fcs: []forecast.Forecast{mkSite("a", []forecast.Node{nd("n1", 4, 1), nd("n2", 4, 1)},
 				sl("n1", 4, 0, 1000, 5), sl("n2", 4, 0, 1000, 1))},

@@ -14,6 +14,13 @@ func SortQueue(jobs []forecast.JobRequest) {
 	slices.SortStableFunc(jobs, queueCmp)
 }
 
+// SortQueueBy orders jobs in place in the queue order the planner plans
+// them in with Options.Order order: OrderPrice ("" too) as SortQueue,
+// OrderFCFS by submitted, then id.
+func SortQueueBy(jobs []forecast.JobRequest, order string) {
+	slices.SortStableFunc(jobs, Options{Order: order}.jobCmp())
+}
+
 func queueCmp(a, b forecast.JobRequest) int {
 	if c := cmp.Compare(b.MaxPrice, a.MaxPrice); c != 0 {
 		return c

@@ -15,7 +15,8 @@ type walk struct {
 	prev *memo  // nil: every job is planned from scratch
 	why  string // why prev is nil
 	d    *delta
-	// index maps each site's node names to pool nodes (built on first use).
+	// index maps each site's node names to their position in the site's
+	// list of pool nodes (built on first use).
 	index  []map[string]int32
 	siteOf map[string]int32
 	// noFit lists requests that did not fit this cycle and that no other
@@ -29,6 +30,17 @@ type walk struct {
 	// streak counts the jobs in a row the difference sent to be planned
 	// again (see maxStreak).
 	streak int
+	// cut: the forecasts' differences are taken before it only, the
+	// latest reach of last cycle's answers (see diffSite).
+	cut int64
+	// scratch of diffSite: pend holds the differences gathered (their
+	// edges in steps) until flushDiff; hint is the position on the site
+	// of the node after the last one diffed
+	runs  []runPair
+	edges []priceEdge
+	steps []dedge
+	pend  []pending
+	hint  int
 }
 
 func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *walk {
@@ -37,6 +49,7 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 		return w
 	}
 	w.prev, w.d = prev, newDelta(notBefore, p.nodeClass)
+	w.cut = prev.cut()
 	kept := map[string]bool{}
 	for i, f := range fcs {
 		var old []forecast.Slot // a site that came: everything it offers is new
@@ -47,6 +60,7 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 			w.diffSite(int32(i), old, f.Slots)
 		}
 	}
+	w.flushDiff()
 	for _, s := range prev.sites {
 		if !kept[s.name] {
 			w.d.left(s.nodes, s.slots) // a site that left: what it offered is lost
@@ -61,38 +75,6 @@ func newWalk(p *Pool, prev *memo, fcs []forecast.Forecast, notBefore int64) *wal
 	return w
 }
 
-// diffSite adds the difference of one site's slots, node by node (nodes
-// whose slots are the same in both are skipped).
-func (w *walk) diffSite(site int32, old, cur []forecast.Slot) {
-	byNode := map[string]*[2][]forecast.Slot{}
-	group := func(slots []forecast.Slot, k int) {
-		for _, s := range slots {
-			g := byNode[s.Node]
-			if g == nil {
-				g = &[2][]forecast.Slot{}
-				byNode[s.Node] = g
-			}
-			g[k] = append(g[k], s)
-		}
-	}
-	group(old, 0)
-	group(cur, 1)
-	for name, g := range byNode {
-		if slices.Equal(g[0], g[1]) {
-			continue
-		}
-		n, ok := w.node(site, name)
-		if !ok {
-			continue // a slot of an unknown node: the forecast was refused
-		}
-		for k, sign := range [2]int64{-1, 1} {
-			for _, s := range g[k] {
-				w.d.add(n, s.Price, s.Start, s.End, sign*int64(s.Procs))
-			}
-		}
-	}
-}
-
 func (w *walk) site(name string) (int32, bool) {
 	if w.siteOf == nil {
 		w.siteOf = make(map[string]int32, len(w.p.sites))
@@ -105,18 +87,27 @@ func (w *walk) site(name string) (int32, bool) {
 }
 
 func (w *walk) node(site int32, name string) (int32, bool) {
+	i, ok := w.nodePos(site, name)
+	if !ok {
+		return 0, false
+	}
+	return w.p.sites[site].nodes[i], true
+}
+
+// nodePos is the position of the named node in its site's list.
+func (w *walk) nodePos(site int32, name string) (int32, bool) {
 	if w.index == nil {
 		w.index = make([]map[string]int32, len(w.p.sites))
 	}
 	if w.index[site] == nil {
 		m := make(map[string]int32, len(w.p.sites[site].nodes))
-		for _, n := range w.p.sites[site].nodes {
-			m[w.p.nodes[n].name] = n
+		for i, n := range w.p.sites[site].nodes {
+			m[w.p.nodes[n].name] = int32(i)
 		}
 		w.index[site] = m
 	}
-	n, ok := w.index[site][name]
-	return n, ok
+	i, ok := w.index[site][name]
+	return i, ok
 }
 
 // run plans the queue and returns the cache for the next cycle.
@@ -233,7 +224,8 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 	if old != nil && !sameAlloc(old.alloc, a) {
 		st.Differ++
 	}
-	if w.d != nil {
+	if w.d != nil && (old == nil || !slices.Equal(old.taken, o.taken)) {
+		// (taking again just what it took before changes nothing)
 		if old != nil {
 			w.gone(old)
 		}

@@ -99,6 +99,11 @@ type Config struct {
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
+	// Order is the queue order the planner plans in (coalloc.OrderPrice,
+	// "" too, or coalloc.OrderFCFS; PlannerOptions.Order): a cycle's
+	// allocations are committed in it too, so a job planned first is
+	// also reserved first (it wins a budget both cannot fit in).
+	Order string
 	// PlanStats, when set, says what the planner re-planned in the cycle
 	// just run and why (Planner.TakeStats): logged and counted per cycle.
 	PlanStats func() coalloc.Stats
@@ -164,6 +169,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Planner == nil {
 		return fmt.Errorf("no planner configured")
+	}
+	if err := (coalloc.Options{Order: c.Order}).Validate(); err != nil {
+		return fmt.Errorf("planning order: %w", err)
 	}
 	if c.Policy.MaxWalltime < 0 {
 		return fmt.Errorf("max_walltime: %d, must not be negative", c.Policy.MaxWalltime)

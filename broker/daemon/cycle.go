@@ -73,9 +73,11 @@ func countPlaced(allocs []forecast.Allocation) int {
 }
 
 // snapshot takes the cycle's input under the lock: fresh forecasts, holds
-// and the waiting jobs, in priority order (State.Waiting's: sorted after
-// the lock is released, from one pass over the jobs in submission order).
-// Planned starts are kept at least StartMargin ahead.
+// and the waiting jobs, in the planner's queue order (Config.Order;
+// sorted after the lock is released, from one pass over the jobs in
+// submission order; in price order that is State.Waiting's). Cycle
+// commits in this order. Planned starts are kept at least StartMargin
+// ahead.
 func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 	b.mu.Lock()
 	fresh, stale, excluded := broker.Fresh(b.siteList(), now, int64(b.cfg.ForecastTTL/time.Second))
@@ -89,7 +91,7 @@ func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 		}
 	}
 	b.mu.Unlock()
-	coalloc.SortQueue(in.Jobs) // max_price, submitted, id; stable: the order of State.Waiting
+	coalloc.SortQueueBy(in.Jobs, b.cfg.Order) // stable: price order is State.Waiting's
 	return in, stale, excluded
 }
 

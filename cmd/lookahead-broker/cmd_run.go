@@ -177,6 +177,6 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
-		Planner: planner.Plan, PlanStats: planner.TakeStats,
+		Planner: planner.Plan, PlanStats: planner.TakeStats, Order: p.Order,
 	}
 }
