@@ -59,15 +59,15 @@ func pairRuns(old, cur []forecast.Slot, out []runPair) ([]runPair, bool) {
 		if old[i].Node != cur[j].Node {
 			return out, false
 		}
-		r := runPair{old0: i, old1: runEnd(old, i), cur0: j, cur1: runEnd(cur, j)}
+		r := runPair{old0: i, old1: nodeRunEnd(old, i), cur0: j, cur1: nodeRunEnd(cur, j)}
 		out = append(out, r)
 		i, j = r.old1, r.cur1
 	}
 	return out, i == len(old) && j == len(cur)
 }
 
-// runEnd is the end of the run of slots of slots[i]'s node from i.
-func runEnd(slots []forecast.Slot, i int) int {
+// nodeRunEnd is the end of the run of slots of slots[i]'s node from i.
+func nodeRunEnd(slots []forecast.Slot, i int) int {
 	j := i + 1
 	for j < len(slots) && slots[j].Node == slots[i].Node {
 		j++
