@@ -41,6 +41,11 @@ func runRun(ctx context.Context, c Config) error {
 		return cli.UsageError{Err: err}
 	}
 	log := base.With().Str("site", c.Site).Str("component", "daemon").Logger()
+	if created, err := ensureStateDir(c); err != nil {
+		return err
+	} else if created {
+		log.Info().Str("state_dir", c.StateDir).Msg("state_dir did not exist: created it")
+	}
 	met, reg := agentMetrics()
 	msrv := &metrics.Server{Addr: c.Metrics.Listen, Gatherer: reg}
 	if _, err := msrv.Listen(); err != nil {
