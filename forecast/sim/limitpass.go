@@ -155,13 +155,51 @@ func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, b
 	}
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
+	e.limitReselect(levelSoft)
 	if minAfter != nil {
 		minAfter = e.suffixMinProcs()
 	}
 	e.secondCall = true
 	w2, idle2 := e.priorityPass(full, keep, minAfter)
 	e.secondCall = false
+	e.dropLimitRes(w2)
 	return w2, idle || idle2
+}
+
+// limitReselect is the MQueueSelectJobs that opens Maui's second call: a
+// waiting job the first call's starts took over a limit at level lv is
+// not in the second call (it would otherwise be reserved there as a job
+// refused before IdleJobFound).
+func (e *Engine) limitReselect(lv limitLevel) {
+	for _, j := range e.queue {
+		if j.lim.inPass && !j.started && e.lim.blocks(&e.use, j, lv) {
+			j.lim.inPass = false
+		}
+	}
+}
+
+// dropLimitRes is the hard-level MQueueSelectJobs after Maui's second call
+// (before its hard backfill): a job a limit refused in the second call
+// before IdleJobFound was reserved there (MJobPReserve) and held its
+// nodes against the jobs after it in that call; when it is still over a
+// hard limit the selection refuses it and destroys that reservation, so
+// backfill finds those processors free (maxproc at +0 s: j0025 and j0026
+// reserved now, j0027 after them at +1800 s, then j0025's and j0026's
+// reservations dropped and j0050 backfilled).
+func (e *Engine) dropLimitRes(w int) {
+	for _, j := range e.queue[:w] {
+		if !j.lim.limRes {
+			continue
+		}
+		j.lim.limRes = false
+		if !e.lim.blocks(&e.use, j, levelHard) {
+			continue // within its hard limits: Maui keeps the reservation
+		}
+		j.lim.inPass = false
+		if j.held && j.lim.limB != nil {
+			e.dropHeld(j)
+		}
+	}
 }
 
 // dropHeld forgets j's reservation made this pass.
