@@ -133,16 +133,24 @@ func (e *Engine) noteReservations() {
 // backfill): a job a limit refused in the first call, before IdleJobFound,
 // was reserved there as a job that does not fit (MJobPReserve), holding
 // its nodes against the jobs after it; the second call's MQueueSelectJobs
-// refuses it and drops that reservation. The pass then runs again, the
+// refuses it and drops that reservation, and so it does for a job
+// reserved there as one that does not fit when a job started after it
+// took it over a limit (limits at +258 s). The pass then runs again, the
 // jobs reserved in the first call keeping theirs (and counting against the
 // depth), so a job after them may now start or get the freed place.
 func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
 	dropped := false
 	for _, j := range e.queue[:w] {
-		if !j.lim.limRes {
+		switch {
+		case j.lim.limRes:
+			j.lim.limRes = false
+		case j.held && !j.kept && j.lim.limB != nil && e.lim.blocks(&e.use, j, levelSoft):
+			// reserved in the first call as a job that does not fit,
+			// then a job started after it took it over a limit: the
+			// second call's MQueueSelectJobs refuses it too
+		default:
 			continue
 		}
-		j.lim.limRes = false
 		j.lim.inPass = false
 		if !j.held || j.lim.limB == nil {
 			continue

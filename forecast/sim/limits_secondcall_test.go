@@ -44,3 +44,22 @@ func TestLimitsSecondCallReserves(t *testing.T) {
 		t.Errorf("starts %v, want j1 and j5 at 0, j7 at 500 (behind j6's reservation in the second call)", got)
 	}
 }
+
+// Under usage limits a job's queue time counts from its SystemQueueTime
+// (reset while a hard limit blocks it) when no selection has set its
+// effective queue duration, not from its submission: a real Maui on maxps
+// printed j0072's priority as 2.30 at +8517 s (138 s since its last reset
+// at +8379 s, not the 155 s since it was submitted) and 1.00 once the
+// pass's first selection had reset it again.
+func TestLimitsQueueTimeFromReset(t *testing.T) {
+	j := newJob(Job{ID: "j", Procs: 1, Walltime: 100, Submit: 0}, 0)
+	j.policy().lim = jobLim{sqt: 100}
+	j.lim = &j.pol.lim
+	if got := j.waited(1000); got != 900 {
+		t.Errorf("waited %d, want 900 (since the reset at 100)", got)
+	}
+	j.lim.effQD = 50
+	if got := j.waited(1000); got != 50 {
+		t.Errorf("waited %d, want 50 (the effective queue duration)", got)
+	}
+}

@@ -168,7 +168,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
-				if j.lim != nil && j.lim.limRes {
+				if j.lim != nil {
+					// (any reservation: the second call may drop it,
+					// limitRedo)
 					j.lim.limB, j.lim.limProf = e.blocked[len(e.blocked)-1], e.onProfile
 				}
 				reserved++
