@@ -133,16 +133,24 @@ func (e *Engine) noteReservations() {
 // backfill): a job a limit refused in the first call, before IdleJobFound,
 // was reserved there as a job that does not fit (MJobPReserve), holding
 // its nodes against the jobs after it; the second call's MQueueSelectJobs
-// refuses it and drops that reservation. The pass then runs again, the
+// refuses it and drops that reservation, and so it does for a job
+// reserved there as one that does not fit when a job started after it
+// took it over a limit (limits at +258 s). The pass then runs again, the
 // jobs reserved in the first call keeping theirs (and counting against the
 // depth), so a job after them may now start or get the freed place.
 func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
 	dropped := false
 	for _, j := range e.queue[:w] {
-		if !j.lim.limRes {
+		switch {
+		case j.lim.limRes:
+			j.lim.limRes = false
+		case j.held && !j.kept && j.lim.limB != nil && e.lim.blocks(&e.use, j, levelSoft):
+			// reserved in the first call as a job that does not fit,
+			// then a job started after it took it over a limit: the
+			// second call's MQueueSelectJobs refuses it too
+		default:
 			continue
 		}
-		j.lim.limRes = false
 		j.lim.inPass = false
 		if !j.held || j.lim.limB == nil {
 			continue
@@ -155,13 +163,51 @@ func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, b
 	}
 	clear(e.queue[w:])
 	e.queue = e.queue[:w]
+	e.limitReselect(levelSoft)
 	if minAfter != nil {
 		minAfter = e.suffixMinProcs()
 	}
 	e.secondCall = true
 	w2, idle2 := e.priorityPass(full, keep, minAfter)
 	e.secondCall = false
+	e.dropLimitRes(w2)
 	return w2, idle || idle2
+}
+
+// limitReselect is the MQueueSelectJobs that opens Maui's second call: a
+// waiting job the first call's starts took over a limit at level lv is
+// not in the second call (it would otherwise be reserved there as a job
+// refused before IdleJobFound).
+func (e *Engine) limitReselect(lv limitLevel) {
+	for _, j := range e.queue {
+		if j.lim.inPass && !j.started && e.lim.blocks(&e.use, j, lv) {
+			j.lim.inPass = false
+		}
+	}
+}
+
+// dropLimitRes is the hard-level MQueueSelectJobs after Maui's second call
+// (before its hard backfill): a job a limit refused in the second call
+// before IdleJobFound was reserved there (MJobPReserve) and held its
+// nodes against the jobs after it in that call; when it is still over a
+// hard limit the selection refuses it and destroys that reservation, so
+// backfill finds those processors free (maxproc at +0 s: j0025 and j0026
+// reserved now, j0027 after them at +1800 s, then j0025's and j0026's
+// reservations dropped and j0050 backfilled).
+func (e *Engine) dropLimitRes(w int) {
+	for _, j := range e.queue[:w] {
+		if !j.lim.limRes {
+			continue
+		}
+		j.lim.limRes = false
+		if !e.lim.blocks(&e.use, j, levelHard) {
+			continue // within its hard limits: Maui keeps the reservation
+		}
+		j.lim.inPass = false
+		if j.held && j.lim.limB != nil {
+			e.dropHeld(j)
+		}
+	}
 }
 
 // dropHeld forgets j's reservation made this pass.

@@ -131,18 +131,18 @@ var refFloor = map[string]int{
 	// came, 131 starts and 149 host lists, first difference +20736 s; with
 	// Maui's second call followed (nodePolicyRedo) 187 and 197, +43358 s.
 	"nodemaxheld": 187,
-	// Usage limits (docs/simulator.md, "Usage limits"): exact up to the
-	// first difference; causes not found yet (see the doc).
-	"maxjob":     109, // first difference +16623 s
-	"maxps":      94,  // first difference +13259 s
-	"maxwc":      43,  // first difference +1330 s
-	"limits":     19,  // combined; first difference +0 s
-	"softhard":   21,  // soft,hard MAXJOB and MAXPROC: 77 starts, 21 host lists; +0 s
-	"maxproc":    29,  // +0 s
-	"limitsheld": 29,  // held out: as it came, 33 starts and 29 host lists, +0 s
-	// QOS usage limits: 16 starts, 16 host lists (6 and 9 with the QOS
-	// limits ignored); +0 s, the usage-limit gaps above.
-	"qoslimits": 16,
+	// Usage limits (docs/simulator.md, "Usage limits"): limits, maxproc,
+	// maxps, maxwc, softhard and limitsheld are exact since the second
+	// call's reservations and drops and the queue time counted from
+	// SystemQueueTime were followed (held out: limitsheld as it came, 33
+	// starts and 29 host lists, +0 s). maxjob: 109 starts and 109 host
+	// lists before, 108 and 110 now; its first difference (+16623 s, cause
+	// not found, see the doc) did not move, the one start lost is after it.
+	"maxjob": 108,
+	// QOS usage limits: 49 starts, 48 host lists (36 and 36 before the
+	// queue time from SystemQueueTime, 16 and 16 before the second call
+	// reserved, 6 and 9 with the QOS limits ignored); +2313 s.
+	"qoslimits": 48,
 	// Standing reservations (docs/simulator.md, "Standing reservations"):
 	// jobs inside a window's ACL use its nodes in Maui (MJobGetSNRange,
 	// MResCheckJAccess, MResAdjustDRes, affinity), followed in part.

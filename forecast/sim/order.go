@@ -60,11 +60,19 @@ type jobLim struct {
 
 // waited is how long j counts as having waited at now under usage
 // limits: the effective queue duration of the last pass that selected it,
-// or the time since it was submitted when none did (Maui's
-// MJobGetStartPriority with USESYSTEMQUEUETIME off).
+// else the time since its SystemQueueTime (its submission, or the last
+// time a hard limit refused it in a pass's first selection). Maui's
+// MJobGetStartPriority (MPriority.c) reads as SubmitTime there unless
+// USESYSTEMQUEUETIME is on, but the real Maui 3.3.1 counts from
+// SystemQueueTime: on maxps, j0072's queue time was 138 s at +8517 s,
+// the time since its reset at +8379 s, not the 155 s since it was
+// submitted, and 0 once that pass's first selection reset it again.
 func (j *job) waited(now int64) int64 {
 	if j.lim != nil && j.lim.effQD > 0 {
 		return j.lim.effQD
+	}
+	if j.lim != nil {
+		return max(now-j.lim.sqt, 0)
 	}
 	return max(now-j.Submit, 0)
 }

@@ -142,12 +142,13 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 			continue // not selected: over a fairshare cap
 		}
 		if e.lim != nil && (!j.lim.inPass || e.lim.blocks(&e.use, j, levelSoft)) {
-			if !j.lim.inPass || idle || e.secondCall {
+			if !j.lim.inPass || idle {
 				continue // not in this pass, or refused after IdleJobFound
 			}
 			// refused before IdleJobFound (a job started earlier in this
-			// pass): Maui reserves it as a job that does not fit; the
-			// reservation holds until the pass is run again (limitRedo)
+			// pass): Maui reserves it as a job that does not fit, in
+			// either call; the reservation holds until the next
+			// MQueueSelectJobs refuses the job (limitRedo)
 			j.lim.limRes = true
 		} else if !idle && e.startNow(j) {
 			w--
@@ -167,7 +168,9 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		switch {
 		case room:
 			if e.reserveInPass(j, keep, idle) {
-				if j.lim != nil && j.lim.limRes {
+				if j.lim != nil {
+					// (any reservation: the second call may drop it,
+					// limitRedo)
 					j.lim.limB, j.lim.limProf = e.blocked[len(e.blocked)-1], e.onProfile
 				}
 				reserved++

@@ -1,0 +1,65 @@
+package sim
+
+import (
+	"testing"
+
+	"lookahead/forecast"
+)
+
+// Maui's second call reserves a job a limit refuses before IdleJobFound,
+// as its first call does (MQueueScheduleIJobs → MJobPReserve), and that
+// reservation holds processors against the jobs after it in the call;
+// the hard MQueueSelectJobs before backfill then destroys it (a real
+// Maui on maxproc at +0 s: j0025 and j0026 reserved now, j0027 reserved
+// at +1800 s behind them instead of starting). Here j2 and j3 fill the
+// depth in the first call and j4, refused with the depth full, is its
+// IdleJobFound, so j5 starts only in the second call; that takes g2 to
+// its limit, j6 is reserved now on 2 of the 3 free processors and j7 no
+// longer fits now: it is reserved at j1's walltime end, too long to
+// backfill before it, and starts when j1 ends.
+func TestLimitsSecondCallReserves(t *testing.T) {
+	mc := readCfg(t, "RESERVATIONDEPTH 2\nGROUPCFG[DEFAULT] MAXPROC=4\n")
+	c := Cluster{Nodes: []forecast.SnapshotNode{{Name: "n1", Procs: 10, State: []string{forecast.NodeFree}, Speed: 1}}}
+	jobs := []Job{
+		{ID: "j1", Procs: 4, Walltime: 1000, Runtime: 500, Group: "g1"},
+		{ID: "j2", Procs: 1, Walltime: 1000, Runtime: 500, Group: "g1"},
+		{ID: "j3", Procs: 1, Walltime: 1000, Runtime: 500, Group: "g1"},
+		{ID: "j4", Procs: 1, Walltime: 1000, Runtime: 500, Group: "g1"},
+		{ID: "j5", Procs: 3, Walltime: 1000, Runtime: 800, Group: "g2"},
+		{ID: "j6", Procs: 2, Walltime: 1000, Runtime: 500, Group: "g2"},
+		{ID: "j7", Procs: 3, Walltime: 2000, Runtime: 100, Group: "g3"},
+	}
+	for i := range jobs {
+		jobs[i].User = "u" + jobs[i].Group
+	}
+	res, err := Run(c, jobs, mc.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r.Start
+	}
+	if got["j1"] != 0 || got["j5"] != 0 || got["j7"] != 500 {
+		t.Errorf("starts %v, want j1 and j5 at 0, j7 at 500 (behind j6's reservation in the second call)", got)
+	}
+}
+
+// Under usage limits a job's queue time counts from its SystemQueueTime
+// (reset while a hard limit blocks it) when no selection has set its
+// effective queue duration, not from its submission: a real Maui on maxps
+// printed j0072's priority as 2.30 at +8517 s (138 s since its last reset
+// at +8379 s, not the 155 s since it was submitted) and 1.00 once the
+// pass's first selection had reset it again.
+func TestLimitsQueueTimeFromReset(t *testing.T) {
+	j := newJob(Job{ID: "j", Procs: 1, Walltime: 100, Submit: 0}, 0)
+	j.policy().lim = jobLim{sqt: 100}
+	j.lim = &j.pol.lim
+	if got := j.waited(1000); got != 900 {
+		t.Errorf("waited %d, want 900 (since the reset at 100)", got)
+	}
+	j.lim.effQD = 50
+	if got := j.waited(1000); got != 50 {
+		t.Errorf("waited %d, want 50 (the effective queue duration)", got)
+	}
+}
