@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -115,39 +114,5 @@ func TestNodeMaxJobCountsLaterReservations(t *testing.T) {
 		if r := got["q"]; r.Start != tc.qAt || hostNames(r.Hosts) != tc.qHostsWant {
 			t.Errorf("%q: q at %d on %s, want %d on %s", tc.cfg, r.Start, hostNames(r.Hosts), tc.qAt, tc.qHostsWant)
 		}
-	}
-}
-
-// BenchmarkNodePolicyCost replays the node-policy references with their
-// NODECFG policies and with them ignored (the schedules differ, so this
-// is the cost of the other schedule as much as of the checks).
-func BenchmarkNodePolicyCost(b *testing.B) {
-	var cases []refCase
-	var with, without []Policy
-	for _, name := range []string{"nodemaxjob", "nodemaxheld"} {
-		c := loadRefCase(b, filepath.Join("testdata", "mauiref", name))
-		p, err := refPolicy(c.cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := p
-		q.Nodes = nil
-		cases, with, without = append(cases, c), append(with, p), append(without, q)
-	}
-	for _, v := range []struct {
-		name string
-		ps   []Policy
-	}{{"without", without}, {"with", with}} {
-		b.Run(v.name, func(b *testing.B) {
-			cpu0 := cpuTime()
-			for b.Loop() {
-				for k, c := range cases {
-					if _, err := RunWith(c.cluster, c.jobs, v.ps[k], Options{KeepHosts: true}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
-		})
 	}
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"path/filepath"
 	"testing"
 
 	"lookahead/forecast"
@@ -48,40 +47,6 @@ func TestPartitionJobNeverSpans(t *testing.T) {
 		if len(seen) != 1 {
 			t.Errorf("%s spans partitions: %v", id, got[id].Hosts)
 		}
-	}
-}
-
-// BenchmarkPartitionCost replays the partition references with their
-// partitions and with them ignored (the schedules differ, so this is the
-// cost of the other schedule as much as of the passes per partition).
-func BenchmarkPartitionCost(b *testing.B) {
-	var cases []refCase
-	var with, without []Policy
-	for _, name := range []string{"partition", "partheld"} {
-		c := loadRefCase(b, filepath.Join("testdata", "mauiref", name))
-		p, err := refPolicy(c.cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := p
-		q.Nodes = nil
-		cases, with, without = append(cases, c), append(with, p), append(without, q)
-	}
-	for _, v := range []struct {
-		name string
-		ps   []Policy
-	}{{"without", without}, {"with", with}} {
-		b.Run(v.name, func(b *testing.B) {
-			cpu0 := cpuTime()
-			for b.Loop() {
-				for k, c := range cases {
-					if _, err := RunWith(c.cluster, c.jobs, v.ps[k], Options{KeepHosts: true}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
-		})
 	}
 }
 
