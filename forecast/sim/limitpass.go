@@ -138,12 +138,24 @@ func (e *Engine) noteReservations() {
 // took it over a limit (limits at +258 s). The pass then runs again, the
 // jobs reserved in the first call keeping theirs (and counting against the
 // depth), so a job after them may now start or get the freed place.
+// Maui always runs the second call; it is skipped here only when it cannot
+// differ from the first. A job refused before IdleJobFound with the depth
+// full was not reserved: its failed MJobPReserve set IdleJobFound, so the
+// first call looked at no job after it, and the second, without it, does
+// (maxjob at +16623 s: j0042, refused by u03's MAXJOB with the depth full,
+// ended the first call; the second started j0048, which the simulator had
+// left to backfill, where the window measured with j0048's nodes still
+// free was shorter than Maui's and j0106 started instead of j0075).
 func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
-	dropped := false
+	redo := false
 	for _, j := range e.queue[:w] {
 		switch {
 		case j.lim.limRes:
+			// refused before IdleJobFound: reserved, or (depth full)
+			// the job whose failed MJobPReserve set IdleJobFound; either
+			// way the second call leaves it out and may go further
 			j.lim.limRes = false
+			redo = true
 		case j.held && !j.kept && j.lim.limB != nil && e.lim.blocks(&e.use, j, levelSoft):
 			// reserved in the first call as a job that does not fit,
 			// then a job started after it took it over a limit: the
@@ -156,9 +168,9 @@ func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, b
 			continue
 		}
 		e.dropHeld(j)
-		dropped = true
+		redo = true
 	}
-	if !dropped {
+	if !redo {
 		return w, idle
 	}
 	clear(e.queue[w:])
