@@ -108,6 +108,32 @@ func (e *Engine) limitBlocked(j *job) bool {
 	return e.lim != nil && e.lim.blocks(&e.use, j, e.level)
 }
 
+// windowBlocked is the limit check MBFGetWindow (MBF.c) makes before it
+// measures a backfill window: it builds a pseudo-job "BFWindow" of 1
+// processor for 1 s with user, group and account [ALL] and their default
+// QOS (DEFAULT unless a QDEF applies), checks it with MJobCheckLimits at
+// the soft level (in the hard round too) and, when that fails, returns a
+// window of no nodes, so no job backfills. [ALL]'s own credentials run
+// nothing; the QOS is the one that counts: with QOSCFG[DEFAULT] MAXJOB=8
+// and 8 jobs of QOS DEFAULT running, nothing backfills, whatever the QOS
+// of the waiting jobs (a real Maui on qoslimits at +2313 s: "job
+// BFWindow violates active SOFT MAXJOB limit of 8 for qos DEFAULT",
+// "backfill window: time: INFINITY nodes: 0", and lo's j0043 did not
+// backfill).
+func (e *Engine) windowBlocked() bool {
+	if e.lim == nil {
+		return false
+	}
+	if e.bfWin == nil {
+		w := Job{ID: "BFWindow", Procs: 1, Walltime: 1, User: "[ALL]", Group: "[ALL]", Account: "[ALL]", Queue: "[ALL]"}
+		if e.policy.QOS != nil {
+			w.QOS = e.policy.QOS.Of(w)
+		}
+		e.bfWin = newJob(w, -1)
+	}
+	return e.lim.blocks(&e.use, e.bfWin, levelSoft)
+}
+
 // hardRound is Maui's second backfill, within the hard limits
 // (MQueueBackFill at ptHARD), when some soft limit is below its hard one.
 func (e *Engine) hardRound(w int) int {
