@@ -63,6 +63,9 @@ func (e *Engine) backfill(queue []*job) {
 	e.bfJobs = jobs
 	prev := e.now
 	for prev < never && len(jobs) > 0 {
+		if e.windowBlocked() {
+			return // Maui's window has no nodes: backfill ends
+		}
 		w, procs, found := e.nextWindow(cand, prev)
 		if !found {
 			return

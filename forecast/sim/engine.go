@@ -136,6 +136,7 @@ type Engine struct {
 	lim   *Limits    // Policy.Limits; nil: none (limits.go)
 	use   credUsage  // running jobs' usage, this pass
 	level limitLevel // the limits backfill applies now
+	bfWin *job       // MBFGetWindow's pseudo-job (windowBlocked)
 	// secondCall: the priority pass runs again (limitRedo)
 	secondCall bool
 	order2     []*job // running jobs and the queue in priority order

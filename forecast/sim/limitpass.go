@@ -108,6 +108,32 @@ func (e *Engine) limitBlocked(j *job) bool {
 	return e.lim != nil && e.lim.blocks(&e.use, j, e.level)
 }
 
+// windowBlocked is the limit check MBFGetWindow (MBF.c) makes before it
+// measures a backfill window: it builds a pseudo-job "BFWindow" of 1
+// processor for 1 s with user, group and account [ALL] and their default
+// QOS (DEFAULT unless a QDEF applies), checks it with MJobCheckLimits at
+// the soft level (in the hard round too) and, when that fails, returns a
+// window of no nodes, so no job backfills. [ALL]'s own credentials run
+// nothing; the QOS is the one that counts: with QOSCFG[DEFAULT] MAXJOB=8
+// and 8 jobs of QOS DEFAULT running, nothing backfills, whatever the QOS
+// of the waiting jobs (a real Maui on qoslimits at +2313 s: "job
+// BFWindow violates active SOFT MAXJOB limit of 8 for qos DEFAULT",
+// "backfill window: time: INFINITY nodes: 0", and lo's j0043 did not
+// backfill).
+func (e *Engine) windowBlocked() bool {
+	if e.lim == nil {
+		return false
+	}
+	if e.bfWin == nil {
+		w := Job{ID: "BFWindow", Procs: 1, Walltime: 1, User: "[ALL]", Group: "[ALL]", Account: "[ALL]", Queue: "[ALL]"}
+		if e.policy.QOS != nil {
+			w.QOS = e.policy.QOS.Of(w)
+		}
+		e.bfWin = newJob(w, -1)
+	}
+	return e.lim.blocks(&e.use, e.bfWin, levelSoft)
+}
+
 // hardRound is Maui's second backfill, within the hard limits
 // (MQueueBackFill at ptHARD), when some soft limit is below its hard one.
 func (e *Engine) hardRound(w int) int {
@@ -138,12 +164,24 @@ func (e *Engine) noteReservations() {
 // took it over a limit (limits at +258 s). The pass then runs again, the
 // jobs reserved in the first call keeping theirs (and counting against the
 // depth), so a job after them may now start or get the freed place.
+// Maui always runs the second call; it is skipped here only when it cannot
+// differ from the first. A job refused before IdleJobFound with the depth
+// full was not reserved: its failed MJobPReserve set IdleJobFound, so the
+// first call looked at no job after it, and the second, without it, does
+// (maxjob at +16623 s: j0042, refused by u03's MAXJOB with the depth full,
+// ended the first call; the second started j0048, which the simulator had
+// left to backfill, where the window measured with j0048's nodes still
+// free was shorter than Maui's and j0106 started instead of j0075).
 func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, bool) {
-	dropped := false
+	redo := false
 	for _, j := range e.queue[:w] {
 		switch {
 		case j.lim.limRes:
+			// refused before IdleJobFound: reserved, or (depth full)
+			// the job whose failed MJobPReserve set IdleJobFound; either
+			// way the second call leaves it out and may go further
 			j.lim.limRes = false
+			redo = true
 		case j.held && !j.kept && j.lim.limB != nil && e.lim.blocks(&e.use, j, levelSoft):
 			// reserved in the first call as a job that does not fit,
 			// then a job started after it took it over a limit: the
@@ -156,9 +194,9 @@ func (e *Engine) limitRedo(w int, idle, full, keep bool, minAfter []int) (int, b
 			continue
 		}
 		e.dropHeld(j)
-		dropped = true
+		redo = true
 	}
-	if !dropped {
+	if !redo {
 		return w, idle
 	}
 	clear(e.queue[w:])

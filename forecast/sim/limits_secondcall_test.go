@@ -63,3 +63,63 @@ func TestLimitsQueueTimeFromReset(t *testing.T) {
 		t.Errorf("waited %d, want 50 (the effective queue duration)", got)
 	}
 }
+
+// Maui's second call always runs (m_schedule_on_partitions), and a job a
+// limit refused before IdleJobFound is not in it even when the first call
+// could not reserve it: with the depth full its MJobPReserve failed and it
+// set IdleJobFound, so the jobs after it were not looked at in the first
+// call and are in the second (a real Maui on maxjob at +16623 s: j0042,
+// refused by u03's MAXJOB with the depth full, ended the first call; the
+// second started j0048 before the backfill window was measured). Here j1
+// takes u1 to its MAXJOB, j2 fills the depth of 1, j3 (u1) is refused with
+// the depth full, and j4, whose QOS may not backfill, starts only in the
+// second call; skipping that call, it waits for j2 to end.
+func TestLimitsSecondCallAfterFailedReserve(t *testing.T) {
+	cfg := "RESERVATIONDEPTH 1\nUSERCFG[DEFAULT] MAXJOB=1 QLIST=lo\nQOSCFG[lo] QFLAGS=NOBF\n"
+	jobs := []Job{
+		{ID: "j1", Procs: 4, Walltime: 1000, Runtime: 1000, User: "u1"},
+		{ID: "j2", Procs: 10, Walltime: 1000, Runtime: 1000, User: "u2"},
+		{ID: "j3", Procs: 1, Walltime: 1000, Runtime: 1000, User: "u1"},
+		{ID: "j4", Procs: 2, Walltime: 500, Runtime: 500, User: "u3", QOS: "lo"},
+	}
+	res, err := Run(UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r.Start
+	}
+	if got["j1"] != 0 || got["j2"] != 1000 || got["j4"] != 0 {
+		t.Errorf("starts %v, want j1 and j4 at 0 (j4 in the second call), j2 at 1000", got)
+	}
+}
+
+// Maui measures a backfill window (MBFGetWindow) only when a pseudo-job
+// of user, group and account [ALL] in their default QOS passes the soft
+// limits: with QOS DEFAULT at its MAXJOB no window has nodes, so nothing
+// backfills, whatever the waiting jobs' QOS (a real Maui on qoslimits at
+// +2313 s: "job BFWindow violates active SOFT MAXJOB limit of 8 for qos
+// DEFAULT", and lo's j0043 did not backfill). Here j1 (QOS DEFAULT)
+// takes DEFAULT to its MAXJOB 1, j2 is reserved, j3 cannot be (IdleJobFound)
+// and j4, of QOS lo, fits before j2's reservation but may not backfill.
+func TestLimitsWindowQOSDefault(t *testing.T) {
+	cfg := "RESERVATIONDEPTH 1\nUSERCFG[DEFAULT] QLIST=lo\nQOSCFG[lo] MAXJOB=10\nQOSCFG[DEFAULT] MAXJOB=1\n"
+	jobs := []Job{
+		{ID: "j1", Procs: 4, Walltime: 1000, Runtime: 1000, User: "u1"},
+		{ID: "j2", Procs: 10, Walltime: 1000, Runtime: 1000, User: "u2", QOS: "lo"},
+		{ID: "j3", Procs: 10, Walltime: 1000, Runtime: 1000, User: "u3", QOS: "lo"},
+		{ID: "j4", Procs: 2, Walltime: 500, Runtime: 500, User: "u4", QOS: "lo"},
+	}
+	res, err := Run(UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r.Start
+	}
+	if got["j1"] != 0 || got["j2"] != 1000 || got["j4"] != 3000 {
+		t.Errorf("starts %v, want j1 at 0, j2 at 1000, j4 at 3000 (after j3, not backfilled at 0)", got)
+	}
+}
