@@ -462,15 +462,16 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
 	b := e.newBlocked(t, end)
+	order := e.resOrderFor(j, t, end)
 	if e.chunksByMaui(j) {
-		if e.distributeChunks(j, b, free) {
+		if e.distributeChunks(j, b, free, order) {
 			return true
 		}
 		e.dropLastBlocked()
 		return false
 	}
 	need := j.Procs
-	for _, i := range e.resOrder {
+	for _, i := range order {
 		f := free[i]
 		if f > 0 && !j.can(i) {
 			f = 0

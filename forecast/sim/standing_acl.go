@@ -78,3 +78,45 @@ func (e *Engine) affinity(j *job) []int {
 	}
 	return pref
 }
+
+// resOrderFor is the order a reservation for j over [s, end) takes nodes
+// in. For a job inside a window's ACL (e.acl), Maui's MJobAllocMNL walks
+// the feasible nodes once per affinity level (ResourceIteration: required,
+// positive, neutral, …): the nodes of the windows over [s, end) admitting
+// j have positive affinity (MJobGetSNRange → MResCheckJAccess), so they
+// come first, each level in the policy's order (LASTAVAILABLE: n003 n002
+// n001, then n031 n030 …, seen in a LOGLEVEL 7 log of sracl at +0 s).
+func (e *Engine) resOrderFor(j *job, s, end int64) []int {
+	if e.acl != j {
+		return e.resOrder
+	}
+	pref := e.affinityOver(j, s, end)
+	order := e.ordBuf[:0]
+	for pass := 0; pass < 2; pass++ {
+		for _, i := range e.resOrder {
+			if (pref[i] > 0) == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	e.ordBuf = order
+	return order
+}
+
+// affinityOver marks the nodes of the windows over [s, end) whose ACL
+// admits j.
+func (e *Engine) affinityOver(j *job, s, end int64) []int {
+	if len(e.affBuf) != len(e.nodes) {
+		e.affBuf = make([]int, len(e.nodes))
+	}
+	pref := e.affBuf
+	clear(pref)
+	for _, r := range e.resvs {
+		if r.def != nil && r.r.Start < end && r.r.End > s && r.def.Admits(j.Job) {
+			for _, h := range r.hosts {
+				pref[h.node] = 1
+			}
+		}
+	}
+	return pref
+}
