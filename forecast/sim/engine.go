@@ -152,6 +152,7 @@ type Engine struct {
 	acl     *job  // the job node-level checks are made for, when srACL
 	affBuf  []int // affinity: nodes of the windows admitting a job
 	ordBuf  []int // resOrderFor
+	bfAll   bool  // measuring backfill windows: admits is Maui's BFWindow probe's
 
 	feats [][]string   // node features (nodefeat.go), nil: no node has any
 	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none

@@ -193,7 +193,8 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		} else {
 			// (with limits, Maui's later reservations matter: limitRedo
 			// may free processors, and the next pass spares reserved jobs)
-			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0
+			// (a window's ACL jobs may start beyond the profile)
+			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0 && !e.srACL
 		}
 	}
 	return w, idle

@@ -8,7 +8,27 @@ package sim
 // admits reports whether hold r does not hold against the job node-level
 // checks are made for (e.acl): a window whose ACL admits it.
 func (e *Engine) admits(r *resv) bool {
+	if e.bfAll {
+		return r.def != nil && r.def.admitsAll()
+	}
 	return e.acl != nil && r.def != nil && r.def.Admits(e.acl.Job)
+}
+
+// admitsAll reports whether the window's ACL admits Maui's backfill probe
+// (MBFGetWindow's pseudo-job BFWindow, user, group and account "[ALL]"):
+// MACLCheckAccess's mcmpSEQ matches the name [ALL] with any entry, so a
+// USERLIST, GROUPLIST or ACCOUNTLIST admits it (a class or QOS list does
+// not: its class and QOS are not [ALL]).
+func (s *StandingRes) admitsAll() bool {
+	return len(s.Users)+len(s.Groups)+len(s.Accounts) > 0
+}
+
+// bfACL reports whether backfill treats j as a job inside a window's ACL:
+// its node checks admit the windows, and the processor profile (which
+// counts the windows against everyone) does not decide, as in
+// startNowACL.
+func (e *Engine) bfACL(j *job) bool {
+	return e.srACL && !e.unbounded && !e.keepPlan && e.inACL(j)
 }
 
 // inACL reports whether some standing reservation's ACL admits j.
