@@ -26,10 +26,12 @@ import (
 // measured after the previous one's starts.
 func (e *Engine) backfill(queue []*job) {
 	p := &e.prof
-	if p.steps[0].free <= 0 || e.used >= e.total {
-		return
+	if (p.steps[0].free <= 0 && !e.srACL) || e.used >= e.total {
+		return // (the profile counts windows that jobs inside an ACL may use)
 	}
+	e.bfAll = e.srACL
 	cand := e.windowNodes()
+	e.bfAll = false
 	// the jobs that may backfill, compact: a window scans them all
 	jobs, least := e.bfJobs[:0], math.MaxInt
 	free := p.steps[0].free
@@ -41,11 +43,15 @@ func (e *Engine) backfill(queue []*job) {
 	caps := e.fs != nil && e.fs.caps
 	e.bfStarted = e.bfStarted[:0]
 	for k, j := range queue {
-		if j.started || j.held || j.Procs > free || (caps && e.fsCapped(j)) || e.noBackfill(j) {
+		if j.started || j.held || (caps && e.fsCapped(j)) || e.noBackfill(j) {
+			continue
+		}
+		acl := e.bfACL(j)
+		if j.Procs > free && !acl {
 			continue
 		}
 		end := sat(e.now, j.Walltime)
-		if cut {
+		if cut && !acl {
 			// one that does not fit now on the profile, which only loses
 			// processors in this pass, fits would refuse in every window
 			// (it stays when BACKFILLDEPTH counts the tries)
@@ -245,6 +251,11 @@ func (e *Engine) bfValue(j *job) int64 {
 // if it does.
 func (e *Engine) fits(b bfJob, cand []bfNode) ([]hostUse, bool) {
 	p := &e.prof
+	if e.bfACL(b.j) {
+		e.acl = b.j
+		defer func() { e.acl = nil }()
+		return e.pickIn(b.j, cand)
+	}
 	if p.steps[0].free < b.procs {
 		return nil, false
 	}
@@ -262,9 +273,14 @@ func (e *Engine) startBackfill(b bfJob, hosts []hostUse, cand []bfNode) {
 	e.start(j, hosts)
 	e.stale++
 	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	if e.bfACL(j) {
+		e.unshare(j)
+	}
+	e.bfAll = e.srACL
 	for _, h := range hosts {
 		cand[e.candPos[h.node]].avail = e.nodeAvail(h.node)
 	}
+	e.bfAll = false
 }
 
 // bfJob is a job that may backfill: its processors and walltime end, kept

@@ -152,6 +152,8 @@ type Engine struct {
 	srACL   bool  // some standing reservation has an ACL (standing_acl.go)
 	acl     *job  // the job node-level checks are made for, when srACL
 	affBuf  []int // affinity: nodes of the windows admitting a job
+	ordBuf  []int // resOrderFor
+	bfAll   bool  // measuring backfill windows: admits is Maui's BFWindow probe's
 
 	feats [][]string   // node features (nodefeat.go), nil: no node has any
 	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none

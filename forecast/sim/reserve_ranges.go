@@ -85,15 +85,16 @@ func (e *Engine) reserveAt(j *job, t int64) bool {
 		return false
 	}
 	b := e.newBlocked(t, sat(t, j.Walltime))
+	order := e.resOrderFor(j, t, sat(t, j.Walltime))
 	if e.chunksByMaui(j) {
-		if e.distributeChunks(j, b, avail) {
+		if e.distributeChunks(j, b, avail, order) {
 			return true
 		}
 		e.dropLastBlocked()
 		return false
 	}
 	need := j.Procs
-	for _, i := range e.resOrder {
+	for _, i := range order {
 		f := e.chunkCap(j, min(avail[i], j.Procs))
 		if f <= 0 {
 			continue
@@ -139,14 +140,14 @@ func (c *nodeEventCache) of(i int) []nevent { return c.ev[c.off[i]:c.off[i+1]] }
 // make up the job's tasks; MINRESOURCE rounds each node down to whole
 // chunks there already); then MJobDistributeTasks (TasksPerNode) keeps
 // each node's count rounded down to whole chunks, the last ones only what
-// is still missing. The booking can fall short of the job's tasks (7 + 7
+// is still missing (order: resOrderFor). The booking can fall short of the job's tasks (7 + 7
 // + 4 + 8 + 6 + 8 + 8 tasks for a 44-task job of 4 per node book 40):
 // Maui makes that reservation all the same. False when the nodes do not
 // make up the job's tasks.
-func (e *Engine) distributeChunks(j *job, b *blockedRes, avail []int) bool {
+func (e *Engine) distributeChunks(j *job, b *blockedRes, avail, order []int) bool {
 	got := 0
 	var taken []int
-	for _, i := range e.resOrder {
+	for _, i := range order {
 		if avail[i] < j.PPN {
 			continue
 		}

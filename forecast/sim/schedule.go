@@ -193,7 +193,8 @@ func (e *Engine) priorityPass(full, keep bool, minAfter []int) (int, bool) {
 		} else {
 			// (with limits, Maui's later reservations matter: limitRedo
 			// may free processors, and the next pass spares reserved jobs)
-			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0
+			// (a window's ACL jobs may start beyond the profile)
+			stopped = !full && !keep && e.lim == nil && p.steps[0].free <= 0 && !e.srACL
 		}
 	}
 	return w, idle
@@ -462,15 +463,16 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
 	b := e.newBlocked(t, end)
+	order := e.resOrderFor(j, t, end)
 	if e.chunksByMaui(j) {
-		if e.distributeChunks(j, b, free) {
+		if e.distributeChunks(j, b, free, order) {
 			return true
 		}
 		e.dropLastBlocked()
 		return false
 	}
 	need := j.Procs
-	for _, i := range e.resOrder {
+	for _, i := range order {
 		f := free[i]
 		if f > 0 && !j.can(i) {
 			f = 0

@@ -8,7 +8,27 @@ package sim
 // admits reports whether hold r does not hold against the job node-level
 // checks are made for (e.acl): a window whose ACL admits it.
 func (e *Engine) admits(r *resv) bool {
+	if e.bfAll {
+		return r.def != nil && r.def.admitsAll()
+	}
 	return e.acl != nil && r.def != nil && r.def.Admits(e.acl.Job)
+}
+
+// admitsAll reports whether the window's ACL admits Maui's backfill probe
+// (MBFGetWindow's pseudo-job BFWindow, user, group and account "[ALL]"):
+// MACLCheckAccess's mcmpSEQ matches the name [ALL] with any entry, so a
+// USERLIST, GROUPLIST or ACCOUNTLIST admits it (a class or QOS list does
+// not: its class and QOS are not [ALL]).
+func (s *StandingRes) admitsAll() bool {
+	return len(s.Users)+len(s.Groups)+len(s.Accounts) > 0
+}
+
+// bfACL reports whether backfill treats j as a job inside a window's ACL:
+// its node checks admit the windows, and the processor profile (which
+// counts the windows against everyone) does not decide, as in
+// startNowACL.
+func (e *Engine) bfACL(j *job) bool {
+	return e.srACL && !e.unbounded && !e.keepPlan && e.inACL(j)
 }
 
 // inACL reports whether some standing reservation's ACL admits j.
@@ -71,6 +91,48 @@ func (e *Engine) affinity(j *job) []int {
 	clear(pref)
 	for _, r := range e.resvs {
 		if r.def != nil && r.r.Start <= e.now && r.r.End > e.now && r.def.Admits(j.Job) {
+			for _, h := range r.hosts {
+				pref[h.node] = 1
+			}
+		}
+	}
+	return pref
+}
+
+// resOrderFor is the order a reservation for j over [s, end) takes nodes
+// in. For a job inside a window's ACL (e.acl), Maui's MJobAllocMNL walks
+// the feasible nodes once per affinity level (ResourceIteration: required,
+// positive, neutral, …): the nodes of the windows over [s, end) admitting
+// j have positive affinity (MJobGetSNRange → MResCheckJAccess), so they
+// come first, each level in the policy's order (LASTAVAILABLE: n003 n002
+// n001, then n031 n030 …, seen in a LOGLEVEL 7 log of sracl at +0 s).
+func (e *Engine) resOrderFor(j *job, s, end int64) []int {
+	if e.acl != j {
+		return e.resOrder
+	}
+	pref := e.affinityOver(j, s, end)
+	order := e.ordBuf[:0]
+	for pass := 0; pass < 2; pass++ {
+		for _, i := range e.resOrder {
+			if (pref[i] > 0) == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	e.ordBuf = order
+	return order
+}
+
+// affinityOver marks the nodes of the windows over [s, end) whose ACL
+// admits j.
+func (e *Engine) affinityOver(j *job, s, end int64) []int {
+	if len(e.affBuf) != len(e.nodes) {
+		e.affBuf = make([]int, len(e.nodes))
+	}
+	pref := e.affBuf
+	clear(pref)
+	for _, r := range e.resvs {
+		if r.def != nil && r.r.Start < end && r.r.End > s && r.def.Admits(j.Job) {
 			for _, h := range r.hosts {
 				pref[h.node] = 1
 			}

@@ -225,3 +225,74 @@ func TestStandingACL(t *testing.T) {
 		t.Errorf("carol: start %+d s from 10:00, want when a job outside the window ends", c.Start-nov(26, 10))
 	}
 }
+
+// TestStandingACLReserveAffinity: a reservation for a job inside a
+// window's ACL takes the window's nodes first (Maui's MJobAllocMNL walks
+// the positive-affinity nodes before the others), leaving the other nodes
+// to backfill: here dave starts at once beside bob, where a reservation
+// on the nodes in plain LASTAVAILABLE order (n0002 before n0001) would
+// hold him back.
+func TestStandingACLReserveAffinity(t *testing.T) {
+	s := newStanding("day")
+	s.Start, s.End, s.Hosts, s.Users = 8*3600, 18*3600, []string{"n0001"}, []string{"alice"}
+	p := Policy{Depth: 1, Standing: &Standing{Res: []StandingRes{s}}}
+	at := nov(26, 9)
+	jobs := []Job{
+		{ID: "b1", User: "bob", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
+		{ID: "a1", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 10},
+		{ID: "b2", User: "bob", Procs: 2, Walltime: 3600, Runtime: 3600, Submit: at + 20},
+		{ID: "a2", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
+		{ID: "dave", User: "dave", Procs: 2, Walltime: 7200, Runtime: 7200, Submit: at + 40},
+	}
+	res, err := Run(UniformCluster(3, 4), jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r
+	}
+	if a := got["a1"]; a.Start != at+10 || hostNames(a.Hosts) != "n0001" {
+		t.Fatalf("a1: start %+d s on %v, want at once on the window's node", a.Start-at, a.Hosts)
+	}
+	if a := got["a2"]; a.Start != nov(26, 10)+10 || hostNames(a.Hosts) != "n0001" {
+		t.Errorf("a2: start %+d s on %v, want at a1's end on the window's node", a.Start-at, a.Hosts)
+	}
+	if d := got["dave"]; d.Start != at+40 || hostNames(d.Hosts) != "n0002" {
+		t.Errorf("dave: start %+d s on %v, want at once beside b2 (a2 reserved on the window's node)", d.Start-at, d.Hosts)
+	}
+}
+
+// TestStandingACLBackfill: Maui's backfill probe (MBFGetWindow's
+// pseudo-job, user [ALL]) passes a window with a USERLIST, so a job
+// inside the ACL backfills onto the window's free node while the
+// priority pass is idle: here a1 starts at once, where backfill windows
+// measured without the window's nodes would leave it waiting until big
+// starts.
+func TestStandingACLBackfill(t *testing.T) {
+	s := newStanding("day")
+	s.Start, s.End, s.Hosts, s.Users = 8*3600, 18*3600, []string{"n0001"}, []string{"alice"}
+	p := Policy{Depth: 1, Backfill: FirstFit, Standing: &Standing{Res: []StandingRes{s}}}
+	at := nov(26, 9)
+	jobs := []Job{
+		{ID: "b1", User: "bob", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
+		{ID: "b2", User: "bob", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
+		{ID: "big", User: "bob", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: at + 10},
+		{ID: "carl", User: "carl", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 20},
+		{ID: "a1", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
+	}
+	res, err := Run(UniformCluster(3, 4), jobs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]JobResult{}
+	for _, r := range res.Jobs {
+		got[r.ID] = r
+	}
+	if b := got["big"]; b.Start != nov(26, 11) {
+		t.Fatalf("big: start %+d s, want at b1's and b2's end", b.Start-at)
+	}
+	if a := got["a1"]; a.Start != at+30 || hostNames(a.Hosts) != "n0001" {
+		t.Errorf("a1: start %+d s on %v, want at once on the window's node (backfill)", a.Start-at, a.Hosts)
+	}
+}
