@@ -13,17 +13,23 @@ const (
 	// processor-seconds, then the earliest finish, then the cheapest, then
 	// the fewest sites. The default for a request that omits criterion.
 	LeastHeld = "least-held"
+	// FreeFirst: least-held over free time first. Among the allocations
+	// that finish within the planner's tolerance of the earliest finish,
+	// those that take only the grid's cheapest slots (free time: the
+	// lowest price in the forecasts) come first; least-held ranks within
+	// them, or among all when free time alone cannot finish in time.
+	FreeFirst = "free-first"
 )
 
 // DefaultCriterion is the criterion of a request that omits one.
 const DefaultCriterion = LeastHeld
 
 // Criteria lists the valid criteria, the default first.
-func Criteria() []string { return []string{LeastHeld, EarliestStart, EarliestFinish} }
+func Criteria() []string { return []string{LeastHeld, FreeFirst, EarliestStart, EarliestFinish} }
 
 // IsCriterion reports whether c names a criterion ("" does not).
 func IsCriterion(c string) bool {
-	return c == LeastHeld || c == EarliestStart || c == EarliestFinish
+	return c == LeastHeld || c == FreeFirst || c == EarliestStart || c == EarliestFinish
 }
 
 // Node is a compute node a site offers to the grid. Speed is relative to the

@@ -131,7 +131,7 @@ func (j *JobRequest) Validate() error {
 	case j.MaxSites < 0:
 		return invalid("job %s: max_sites %d, must be >= 0", j.ID, j.MaxSites)
 	case j.Criterion != "" && !IsCriterion(j.Criterion):
-		return invalid("job %s: criterion %q, must be %q, %q or %q", j.ID, j.Criterion, LeastHeld, EarliestStart, EarliestFinish)
+		return invalid("job %s: criterion %q, must be one of %q", j.ID, j.Criterion, Criteria())
 	case j.User != "" && !IsPlainName(j.User):
 		return invalid("job %s: user %q: must be a plain name", j.ID, clipName(j.User))
 	case j.Account != "" && !IsPlainName(j.Account):

@@ -10,17 +10,9 @@ import (
 // lookahead is the co-allocation core over every site's slots: one pool per
 // cycle, jobs in the broker's priority order (Env.Order), each job seeing
 // what the ones before it left.
-type lookahead struct{ criterion string }
+type lookahead struct{ name, criterion string }
 
-func (l lookahead) Name() string {
-	switch l.criterion {
-	case forecast.EarliestFinish:
-		return NameLookaheadFinish
-	case forecast.EarliestStart:
-		return NameLookaheadStart
-	}
-	return NameLookahead
-}
+func (l lookahead) Name() string { return l.name }
 
 func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env Env) ([]forecast.Allocation, error) {
 	reqs := make([]forecast.JobRequest, len(queue))

@@ -72,6 +72,7 @@ const (
 	NameLookahead       = "lookahead"
 	NameLookaheadStart  = "lookahead-start"
 	NameLookaheadFinish = "lookahead-finish"
+	NameLookaheadFree   = "lookahead-free"
 	NameSingleSite      = "single-site-earliest"
 	NameGreedy          = "greedy-multisite"
 	NameCheap           = "cheap"
@@ -81,9 +82,10 @@ const (
 )
 
 var strategies = map[string]Strategy{
-	NameLookahead:       lookahead{criterion: forecast.LeastHeld},
-	NameLookaheadStart:  lookahead{criterion: forecast.EarliestStart},
-	NameLookaheadFinish: lookahead{criterion: forecast.EarliestFinish},
+	NameLookahead:       lookahead{NameLookahead, forecast.LeastHeld},
+	NameLookaheadStart:  lookahead{NameLookaheadStart, forecast.EarliestStart},
+	NameLookaheadFinish: lookahead{NameLookaheadFinish, forecast.EarliestFinish},
+	NameLookaheadFree:   lookahead{NameLookaheadFree, forecast.FreeFirst},
 	NameSingleSite:      perJob{name: NameSingleSite, choose: chooseEarliestStart},
 	NameGreedy:          perJob{name: NameGreedy, candidates: greedySets, choose: chooseEarliestEnd},
 	NameCheap:           perJob{name: NameCheap, choose: chooseCheap},

@@ -91,6 +91,7 @@ type siteMemo struct {
 	name  string
 	nodes []forecast.Node
 	slots []forecast.Slot
+	free  freeOf
 }
 
 type entry struct {
@@ -109,9 +110,10 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	prev := in.prev
 	in.prev = nil
 	st := Stats{Jobs: len(jobs)}
-	if prev != nil && prev.sameInput(fcs, jobs, notBefore) {
+	sites := memoSites(fcs, prev, notBefore)
+	if prev != nil && lowestPrice(sites) == lowestPrice(prev.sites) && prev.sameInput(fcs, jobs, notBefore) {
 		st.Reused = len(jobs)
-		prev.notBefore, prev.sites = notBefore, memoSites(fcs)
+		prev.notBefore, prev.sites = notBefore, sites
 		in.prev = prev
 		return slices.Clone(prev.out), st, nil
 	}
@@ -122,9 +124,13 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 		return nil, st, err
 	}
 	w := newWalk(p, prev, fcs, notBefore)
+	if w.why == "" && lowestPrice(sites) != lowestPrice(prev.sites) {
+		// free-first answers rest on the lowest price anywhere
+		w = &walk{p: p, why: "the lowest price changed"}
+	}
 	st.FullWhy = w.why
 	next := w.run(jobs, &st)
-	next.sites = memoSites(fcs)
+	next.sites = sites
 	in.prev = next
 	return slices.Clone(next.out), st, nil
 }
@@ -200,13 +206,61 @@ func sameJob(a, b forecast.JobRequest) bool {
 }
 
 // memoSites keeps the forecasts' names, nodes and slots (references: the
-// caller does not modify them).
-func memoSites(fcs []forecast.Forecast) []siteMemo {
+// caller does not modify them), and each site's free price (siteFree),
+// taken from prev for a site whose slots are the same slice and whose
+// free price has not expired.
+func memoSites(fcs []forecast.Forecast, prev *memo, notBefore int64) []siteMemo {
 	out := make([]siteMemo, len(fcs))
 	for i, f := range fcs {
 		out[i] = siteMemo{name: f.Site, nodes: f.Nodes, slots: f.Slots}
+		if prev != nil && i < len(prev.sites) {
+			if old := prev.sites[i]; old.name == f.Site && sameSlice(old.slots, f.Slots) && notBefore < old.free.until {
+				out[i].free = old.free
+				continue
+			}
+		}
+		out[i].free = siteFree(f.Slots, notBefore)
 	}
 	return out
+}
+
+// freeOf is the lowest price of a site's slots that a pool planning from
+// notBefore keeps (those ending after it), and the latest end of a slot at
+// that price: the price holds while notBefore stays before it.
+type freeOf struct {
+	price float64
+	until int64
+	ok    bool
+}
+
+func siteFree(slots []forecast.Slot, notBefore int64) freeOf {
+	var f freeOf
+	for _, s := range slots {
+		switch {
+		case s.End <= max(s.Start, notBefore):
+		case !f.ok || s.Price < f.price:
+			f = freeOf{price: s.Price, until: s.End, ok: true}
+		case s.Price == f.price:
+			f.until = max(f.until, s.End)
+		}
+	}
+	return f
+}
+
+// lowestPrice is the lowest slot price over the sites (the pool's free
+// price, see freefirst.go); -1 when there is none.
+func lowestPrice(sites []siteMemo) float64 {
+	low := -1.0
+	for _, s := range sites {
+		if s.free.ok && (low < 0 || s.free.price < low) {
+			low = s.free.price
+		}
+	}
+	return low
+}
+
+func sameSlice(a, b []forecast.Slot) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // fullWhy is why no cached answer can be kept ("" when some can). Sites

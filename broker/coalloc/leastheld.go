@@ -40,15 +40,21 @@ type weighed struct {
 	tier  float64
 }
 
-func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64) (plan, string) {
-	cands, ok := p.heldCandidates(job, tiers)
+func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, freeFirst bool) (plan, string) {
+	cands, ok := p.heldCandidates(job, tiers, math.MaxInt64)
 	if !ok && len(tiers) < len(exact) {
-		cands, ok = p.heldCandidates(job, exact) // coarse tiers never cost a fit
+		tiers = exact // coarse tiers never cost a fit
+		cands, ok = p.heldCandidates(job, exact, math.MaxInt64)
 	}
 	if !ok {
 		return plan{}, NoFitCapacity
 	}
-	return p.pickLeastHeld(job, cands), ""
+	if !freeFirst {
+		pl := p.pickLeastHeld(job, cands)
+		pl.why = "least-held: " + pl.why
+		return pl, ""
+	}
+	return p.pickFreeFirst(job, cands, tiers), ""
 }
 
 // within is the latest finish the tolerance admits when the earliest is e.
@@ -62,9 +68,9 @@ func (p *Pool) within(job forecast.JobRequest, e int64) int64 {
 
 // heldCandidates runs every sweep of the job and returns each one's
 // earliest start that finishes within the tolerance of the earliest finish
-// of all. A sweep stops once its start cannot finish within the window of
-// the earliest finish found so far (the window only shrinks).
-func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64) ([]candidate, bool) {
+// of all, and no later than last. A sweep stops once its start cannot
+// finish within that window (the window only shrinks).
+func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64, last int64) ([]candidate, bool) {
 	specs := p.allSpecs(job, tiers)
 	var from *startState
 	if len(specs) > 1 {
@@ -74,11 +80,10 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64) ([]candi
 		}
 	}
 	var found []candidate
-	earliest := int64(math.MaxInt64)
 	for _, sp := range specs {
 		sp.limit, sp.from = math.MaxInt64, from
-		if len(found) > 0 {
-			sp.limit = p.within(job, earliest) - sp.dur
+		if last < math.MaxInt64 {
+			sp.limit = last - sp.dur
 		}
 		t, ok := p.stage1(sp)
 		if !ok {
@@ -86,9 +91,8 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64) ([]candi
 		}
 		c := candidate{start: t, end: addSat(t, sp.dur), dur: sp.dur, sites: sp.sites, tier: sp.tier, caps: p.stage1Caps()}
 		found = append(found, c)
-		earliest = min(earliest, c.end)
+		last = min(last, p.within(job, c.end))
 	}
-	last := p.within(job, earliest)
 	out := found[:0]
 	for _, c := range found {
 		if c.end <= last {
@@ -101,15 +105,28 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64) ([]candi
 // pickLeastHeld realizes every candidate (stage 2) and keeps the best by
 // the least-held key; the plan says why it won.
 func (p *Pool) pickLeastHeld(job forecast.JobRequest, cands []candidate) plan {
-	ws := make([]weighed, len(cands))
+	ws := make([]weighed, 0, len(cands))
 	first := 0 // the earliest-finishing allocation, for the explanation
-	for i, c := range cands {
-		pl := p.choose(job, c)
+	add := func(pl plan, tier float64) {
 		sites := p.planSites(pl)
-		ws[i] = weighed{pl: pl, held: p.opts.workOf(job.Walltime, sites), cost: p.planCost(job, pl),
-			sites: sites, tier: c.tier}
+		ws = append(ws, weighed{pl: pl, held: p.opts.workOf(job.Walltime, sites), cost: p.planCost(job, pl),
+			sites: sites, tier: tier})
+		i := len(ws) - 1
 		if pl.end < ws[first].pl.end || (pl.end == ws[first].pl.end && heldLess(ws[i], ws[first])) {
 			first = i
+		}
+	}
+	spreadFree := p.opts.workOf(job.Walltime, 2) == p.opts.workOf(job.Walltime, 1)
+	for _, c := range cands {
+		add(p.choose(job, c), c.tier)
+		if spreadFree && c.sites > 1 {
+			// Spreading holds no more here, so the key's next term, cost,
+			// may prefer the cheapest processors of any sites to stage 2's
+			// one site (or fewest sites) that can hold the job.
+			takes, _ := p.greedy(c.caps, int64(job.Procs), c.start, addSat(c.start, c.dur), job.MaxPrice)
+			if pl := p.realize(job, c.start, takes); p.planSites(pl) <= c.sites {
+				add(pl, c.tier)
+			}
 		}
 	}
 	best := 0
@@ -121,6 +138,15 @@ func (p *Pool) pickLeastHeld(job forecast.JobRequest, cands []candidate) plan {
 	pl := ws[best].pl
 	pl.why = p.whyLeastHeld(job, ws[best], ws[first], len(ws))
 	return pl
+}
+
+// earliestEnd is the earliest finish among the candidates.
+func earliestEnd(cands []candidate) int64 {
+	e := int64(math.MaxInt64)
+	for _, c := range cands {
+		e = min(e, c.end)
+	}
+	return e
 }
 
 // heldLess is the least-held key: hold, finish, cost, sites, faster tier.
@@ -175,10 +201,10 @@ func (o Options) workOf(walltime int64, sites int) float64 {
 func (p *Pool) whyLeastHeld(job forecast.JobRequest, won, first weighed, n int) string {
 	hours := func(w weighed) float64 { return float64(job.Procs) * w.held / 3600 }
 	if won.pl.end == first.pl.end {
-		return fmt.Sprintf("least-held: the earliest finish, %d site(s), %.4g reference processor-hours, the least of %d allocations weighed",
+		return fmt.Sprintf("the earliest finish, %d site(s), %.4g reference processor-hours, the least of %d allocations weighed",
 			won.sites, hours(won), n)
 	}
-	return fmt.Sprintf("least-held: %d site(s), %.4g reference processor-hours instead of %.4g on %d site(s) for the earliest finish, "+
+	return fmt.Sprintf("%d site(s), %.4g reference processor-hours instead of %.4g on %d site(s) for the earliest finish, "+
 		"which ends %d s sooner (within the tolerance of %g × walltime; %d allocations weighed)",
 		won.sites, hours(won), hours(first), first.sites, won.pl.end-first.pl.end, p.opts.Tolerance, n)
 }

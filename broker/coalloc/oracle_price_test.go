@@ -85,13 +85,31 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 // do, finishes earliest of those that hold that little, and no set of as
 // many sites offers that finish for less (across sites, not only within
 // the sites it chose).
-func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options) error {
+//
+// A free-first job is checked the same way over the placements that take
+// only slots at free (the lowest price of the cycle's forecasts) and end
+// within the tolerance of the earliest finish at its max_price, when there
+// are any.
+func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options, free float64) error {
 	places := oraclePlacements(before, job, opts)
 	earliest := int64(math.MaxInt64)
 	for _, pl := range places {
 		earliest = min(earliest, pl.end)
 	}
 	last := earliest + int64(math.Floor(opts.Tolerance*float64(job.Walltime)))
+	if job.Criterion == forecast.FreeFirst && job.MaxPrice > free {
+		fj := job
+		fj.MaxPrice = free
+		var in []oPlacement
+		for _, pl := range oraclePlacements(before, fj, opts) {
+			if pl.end <= last {
+				in = append(in, pl)
+			}
+		}
+		if len(in) > 0 {
+			places, job = in, fj
+		}
+	}
 	// Work per processor, reference seconds: it depends on the site count.
 	work := func(sites int) float64 {
 		w := float64(job.Walltime)
@@ -142,4 +160,18 @@ func checkEarliestCost(before []forecast.Forecast, job forecast.JobRequest, a fo
 		return fmt.Errorf("cost %v on %d site(s), the cheapest placement over [%d,%d) on %d site(s) costs %v", a.Cost, m, a.Start, a.End, m, cheapest)
 	}
 	return nil
+}
+
+// oFreePrice is the lowest price of the slots a pool planning from
+// notBefore keeps: free-first's free price.
+func oFreePrice(fcs []forecast.Forecast, notBefore int64) float64 {
+	free := math.Inf(1)
+	for _, f := range fcs {
+		for _, sl := range f.Slots {
+			if sl.End > max(sl.Start, notBefore) {
+				free = min(free, sl.Price)
+			}
+		}
+	}
+	return free
 }

@@ -76,8 +76,8 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 		tiers = coarse(p.opts.Tiers, exact)
 	}
 	crit := p.criterion(job)
-	if crit == forecast.LeastHeld {
-		return p.selectLeastHeld(job, tiers, exact)
+	if crit == forecast.LeastHeld || crit == forecast.FreeFirst {
+		return p.selectLeastHeld(job, tiers, exact, crit == forecast.FreeFirst)
 	}
 	finish := crit == forecast.EarliestFinish
 	best, ok := p.bestCandidate(job, tiers, finish)

@@ -21,6 +21,15 @@ func TestPriceCases(t *testing.T) {
 		}
 	}
 	msf := Options{MultiSiteFactor: 1.5, Tolerance: 0.5}
+	// queued: site q's time is a local job's forecast time (price 2) from
+	// 0; site f has free time (price 1) from freeAt.
+	queued := func(freeAt int64) []forecast.Forecast {
+		return []forecast.Forecast{
+			mkSite("q", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 0, 10000, 2)),
+			mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, freeAt, 10000, 1)),
+		}
+	}
+	tol := Options{Tolerance: 0.5}
 	cases := []struct {
 		name  string
 		fcs   []forecast.Forecast
@@ -110,6 +119,40 @@ func TestPriceCases(t *testing.T) {
 			name: "earliest-finish spreads where least-held waits",
 			fcs:  twoSites(60), job: withCrit(jb("j", 8, 100, 1), forecast.EarliestFinish), opts: msf,
 			start: 0, end: 150, parts: "b/m1:4 c/k1:4", cost: 8 * 150.0 / 3600,
+		},
+		{
+			name: "free-first: free time 40 s later rather than a local job's time now",
+			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
+			start: 40, end: 140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "free-first: beyond the tolerance, a local job's time",
+			fcs:  queued(60), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "least-held buys a local job's time to finish first",
+			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.LeastHeld), opts: tol,
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "free-first: free time on two sites rather than one site's queued time",
+			fcs: []forecast.Forecast{
+				mkSite("q", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 10000, 2)),
+				mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
+				mkSite("g", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
+			},
+			job: withCrit(jb("j", 8, 100, 2), forecast.FreeFirst), opts: msf,
+			start: 0, end: 150, parts: "f/m1:4 g/k1:4", cost: 8 * 150.0 / 3600,
+		},
+		{
+			name: "least-held, spreading for free: two sites' cheaper processors rather than one dear site",
+			fcs: []forecast.Forecast{
+				mkSite("one", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 10000, 2)),
+				mkSite("two", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
+				mkSite("three", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
+			},
+			job: jb("j", 8, 100, 2), opts: tol, start: 0, end: 100, parts: "two/m1:4 three/k1:4", cost: 8 * 100.0 / 3600,
 		},
 		{
 			name: "least-held: the fast node later rather than the slow one now",

@@ -55,7 +55,8 @@ func randJob(r *rand.Rand, i int) forecast.JobRequest {
 	if r.IntN(5) == 0 {
 		j.MemMB = 800
 	}
-	j.Criterion = []string{"", forecast.EarliestStart, forecast.EarliestFinish}[r.IntN(3)]
+	crits := append([]string{""}, forecast.Criteria()...)
+	j.Criterion = crits[r.IntN(len(crits))]
 	return j
 }
 
@@ -81,6 +82,7 @@ func TestAgainstOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("instance %d: %v", inst, err)
 		}
+		free := oFreePrice(fcs, opts.NotBefore)
 		for _, job := range jobs {
 			before := p.Remaining()
 			start, finish, ok := oracle(before, job, opts)
@@ -116,8 +118,8 @@ func TestAgainstOracle(t *testing.T) {
 				if err := checkEarliestCost(before, job, a, opts); err != nil {
 					t.Fatalf("%v: %s", err, ctx)
 				}
-			case forecast.LeastHeld:
-				if err := checkLeastHeld(before, job, a, opts); err != nil {
+			case forecast.LeastHeld, forecast.FreeFirst:
+				if err := checkLeastHeld(before, job, a, opts, free); err != nil {
 					t.Fatalf("%v: %s", err, ctx)
 				}
 			}
