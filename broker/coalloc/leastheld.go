@@ -105,28 +105,15 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64, last int
 // pickLeastHeld realizes every candidate (stage 2) and keeps the best by
 // the least-held key; the plan says why it won.
 func (p *Pool) pickLeastHeld(job forecast.JobRequest, cands []candidate) plan {
-	ws := make([]weighed, 0, len(cands))
+	ws := make([]weighed, len(cands))
 	first := 0 // the earliest-finishing allocation, for the explanation
-	add := func(pl plan, tier float64) {
+	for i, c := range cands {
+		pl := p.choose(job, c)
 		sites := p.planSites(pl)
-		ws = append(ws, weighed{pl: pl, held: p.opts.workOf(job.Walltime, sites), cost: p.planCost(job, pl),
-			sites: sites, tier: tier})
-		i := len(ws) - 1
+		ws[i] = weighed{pl: pl, held: p.opts.workOf(job.Walltime, sites), cost: p.planCost(job, pl),
+			sites: sites, tier: c.tier}
 		if pl.end < ws[first].pl.end || (pl.end == ws[first].pl.end && heldLess(ws[i], ws[first])) {
 			first = i
-		}
-	}
-	spreadFree := p.opts.workOf(job.Walltime, 2) == p.opts.workOf(job.Walltime, 1)
-	for _, c := range cands {
-		add(p.choose(job, c), c.tier)
-		if spreadFree && c.sites > 1 {
-			// Spreading holds no more here, so the key's next term, cost,
-			// may prefer the cheapest processors of any sites to stage 2's
-			// one site (or fewest sites) that can hold the job.
-			takes, _ := p.greedy(c.caps, int64(job.Procs), c.start, addSat(c.start, c.dur), job.MaxPrice)
-			if pl := p.realize(job, c.start, takes); p.planSites(pl) <= c.sites {
-				add(pl, c.tier)
-			}
 		}
 	}
 	best := 0
@@ -149,7 +136,7 @@ func earliestEnd(cands []candidate) int64 {
 	return e
 }
 
-// heldLess is the least-held key: hold, finish, cost, sites, faster tier.
+// heldLess is the least-held key: hold, finish, sites, cost, faster tier.
 func heldLess(a, b weighed) bool {
 	if c := cmp.Compare(a.held, b.held); c != 0 {
 		return c < 0
@@ -157,11 +144,11 @@ func heldLess(a, b weighed) bool {
 	if c := cmp.Compare(a.pl.end, b.pl.end); c != 0 {
 		return c < 0
 	}
-	if c := cmp.Compare(a.cost, b.cost); c != 0 {
-		return c < 0
-	}
 	if a.sites != b.sites {
 		return a.sites < b.sites
+	}
+	if c := cmp.Compare(a.cost, b.cost); c != 0 {
+		return c < 0
 	}
 	return a.tier > b.tier
 }

@@ -82,8 +82,8 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 // checkLeastHeld checks a least-held allocation against every earliest
 // placement of every site subset and speed threshold: it finishes within
 // the tolerance of the earliest finish, holds the least work of those that
-// do, finishes earliest of those that hold that little, and no set of as
-// many sites offers that finish for less (across sites, not only within
+// do, finishes earliest of those that hold that little, spans the fewest
+// sites of those, and no set of as many sites offers that finish for less (across sites, not only within
 // the sites it chose).
 //
 // A free-first job is checked the same way over the placements that take
@@ -127,6 +127,15 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 	}
 	if got := work(len(a.Sites())); got != least || a.End != end {
 		return fmt.Errorf("ends %d holding %v s of work per processor, oracle's least within %d is %v ending at %d", a.End, got, last, least, end)
+	}
+	fewest := math.MaxInt
+	for _, pl := range places {
+		if work(popcount(pl.mask)) == least && pl.end == end {
+			fewest = min(fewest, popcount(pl.mask))
+		}
+	}
+	if len(a.Sites()) != fewest {
+		return fmt.Errorf("%d site(s), the oracle holds as little and ends as soon on %d", len(a.Sites()), fewest)
 	}
 	nodes := oNodes(before)
 	cheapest, m := math.Inf(1), len(a.Sites())

@@ -146,13 +146,13 @@ func TestPriceCases(t *testing.T) {
 			start: 0, end: 150, parts: "f/m1:4 g/k1:4", cost: 8 * 150.0 / 3600,
 		},
 		{
-			name: "least-held, spreading for free: two sites' cheaper processors rather than one dear site",
+			name: "least-held, spreading for free: one dear site rather than two sites' cheaper processors (fewer sites, then cost)",
 			fcs: []forecast.Forecast{
 				mkSite("one", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 10000, 2)),
 				mkSite("two", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
 				mkSite("three", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
 			},
-			job: jb("j", 8, 100, 2), opts: tol, start: 0, end: 100, parts: "two/m1:4 three/k1:4", cost: 8 * 100.0 / 3600,
+			job: jb("j", 8, 100, 2), opts: tol, start: 0, end: 100, parts: "one/n1:8", cost: 8 * 100.0 * 2 / 3600,
 		},
 		{
 			name: "least-held: the fast node later rather than the slow one now",
