@@ -15,9 +15,13 @@ func coallocOptions(sc Scenario) coalloc.Options {
 		MultiSiteFactor: sc.Broker.MultiSiteFactor,
 		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
 		Tolerance:       coalloc.DefaultTolerance,
+		FreeTolerance:   coalloc.DefaultFreeTolerance,
 	}
 	if sc.Broker.Tolerance != nil {
 		o.Tolerance = *sc.Broker.Tolerance
+	}
+	if sc.Broker.FreeTolerance != nil {
+		o.FreeTolerance = *sc.Broker.FreeTolerance
 	}
 	return o
 }

@@ -156,6 +156,9 @@ type BrokerSpec struct {
 	// Tolerance is the least-held criterion's tolerance, a fraction of a
 	// job's walltime (unset: coalloc.DefaultTolerance).
 	Tolerance *float64 `yaml:"tolerance" json:"tolerance,omitempty"`
+	// FreeTolerance is the free-first criterion's window for free time, a
+	// fraction of a job's walltime (unset: coalloc.DefaultFreeTolerance).
+	FreeTolerance *float64 `yaml:"free_tolerance" json:"free_tolerance,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

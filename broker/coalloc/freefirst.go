@@ -10,11 +10,11 @@ import (
 // first. Free time is the grid's cheapest slots, those at the lowest price
 // in the cycle's forecasts (every owner's idle time when owners share a
 // base price, as under forecast.DefaultPricing: time a queued local job is
-// forecast to hold costs more). Among the allocations that finish within
-// Options.Tolerance × walltime of the earliest finish E at the job's
-// max_price, those that take free time only come first, and least-held
-// ranks within them; only when free time alone cannot finish by then does
-// least-held rank every allocation the job's max_price allows.
+// forecast to hold costs more). When allocations that take free time only
+// finish within Options.FreeTolerance × walltime of the earliest finish E
+// at the job's max_price, least-held (with Options.Tolerance) ranks those;
+// only when free time alone cannot finish by then does least-held rank
+// every allocation the job's max_price allows.
 //
 // Why: a grid job that buys a local job's forecast time pushes that local
 // job back (the owner was paid for it), and on a loaded grid the local
@@ -42,16 +42,16 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 	if price, ok := p.freePrice(job.MaxPrice); ok {
 		free := job
 		free.MaxPrice = price
-		if fc, ok := p.heldCandidates(free, tiers, p.within(job, e)); ok {
+		if fc, ok := p.heldCandidates(free, tiers, withinBy(p.opts.FreeTolerance, job, e)); ok {
 			pl := p.pickLeastHeld(free, fc)
-			pl.why = fmt.Sprintf("free-first: free time only (price %g), %s", price, pl.why)
+			pl.why = fmt.Sprintf("free-first: free time only (price %g, within %g × walltime of the earliest finish), %s", price, p.opts.FreeTolerance, pl.why)
 			if pl.end > e {
 				pl.why += fmt.Sprintf("; buying dearer time (local jobs' forecast time) could finish %d s sooner", pl.end-e)
 			}
 			return pl
 		}
 		pl := p.pickLeastHeld(job, cands)
-		pl.why = fmt.Sprintf("free-first: free time (price %g) cannot finish within the tolerance of the earliest finish, so dearer time too: %s", price, pl.why)
+		pl.why = fmt.Sprintf("free-first: free time (price %g) cannot finish within %g × walltime of the earliest finish, so dearer time too: %s", price, p.opts.FreeTolerance, pl.why)
 		return pl
 	}
 	pl := p.pickLeastHeld(job, cands)

@@ -59,7 +59,12 @@ func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, 
 
 // within is the latest finish the tolerance admits when the earliest is e.
 func (p *Pool) within(job forecast.JobRequest, e int64) int64 {
-	slack := math.Floor(p.opts.Tolerance * float64(job.Walltime))
+	return withinBy(p.opts.Tolerance, job, e)
+}
+
+// withinBy is the latest finish tolerance tol admits when the earliest is e.
+func withinBy(tol float64, job forecast.JobRequest, e int64) int64 {
+	slack := math.Floor(tol * float64(job.Walltime))
 	if !(slack < float64(maxDuration)) {
 		return math.MaxInt64
 	}

@@ -44,6 +44,12 @@ type Options struct {
 	// walltime: 0.5 accepts finishing half a walltime later to hold fewer
 	// processor-seconds. 0 means no later at all. It must be in [0, 100].
 	Tolerance float64
+	// FreeTolerance is how much later than the earliest possible finish
+	// (at the job's max_price) a free-first allocation on free time alone
+	// may finish, as a fraction of the job's walltime: free time is
+	// preferred when it finishes within it (freefirst.go). 0 means no
+	// later at all. It must be in [0, 100].
+	FreeTolerance float64
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderPrice ("" too) or OrderFCFS.
 	Order string
@@ -78,6 +84,11 @@ func fcfsCmp(a, b forecast.JobRequest) int {
 // criterion", says how it was chosen).
 const DefaultTolerance = 0.5
 
+// DefaultFreeTolerance is the FreeTolerance the broker, `lookahead plan`
+// and the replay use unless told otherwise (docs/replay.md, issue 20's
+// study, says how it was chosen).
+const DefaultFreeTolerance = 2.0
+
 // Validate checks the options.
 func (o Options) Validate() error {
 	for i, s := range o.Tiers {
@@ -94,6 +105,9 @@ func (o Options) Validate() error {
 	}
 	if t := o.Tolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
+	}
+	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {
+		return fmt.Errorf("%w: free tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
 	}
 	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS {
 		return fmt.Errorf("%w: order %q: must be %q or %q", forecast.ErrInvalid, o.Order, OrderPrice, OrderFCFS)

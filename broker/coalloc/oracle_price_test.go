@@ -88,8 +88,8 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 //
 // A free-first job is checked the same way over the placements that take
 // only slots at free (the lowest price of the cycle's forecasts) and end
-// within the tolerance of the earliest finish at its max_price, when there
-// are any.
+// within the free tolerance of the earliest finish at its max_price, when
+// there are any (then the tolerance applies to the earliest of those).
 func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options, free float64) error {
 	places := oraclePlacements(before, job, opts)
 	earliest := int64(math.MaxInt64)
@@ -101,13 +101,19 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 		fj := job
 		fj.MaxPrice = free
 		var in []oPlacement
+		lastFree := earliest + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime)))
 		for _, pl := range oraclePlacements(before, fj, opts) {
-			if pl.end <= last {
+			if pl.end <= lastFree {
 				in = append(in, pl)
 			}
 		}
 		if len(in) > 0 {
 			places, job = in, fj
+			e := int64(math.MaxInt64)
+			for _, pl := range in {
+				e = min(e, pl.end)
+			}
+			last = min(lastFree, e+int64(math.Floor(opts.Tolerance*float64(job.Walltime))))
 		}
 	}
 	// Work per processor, reference seconds: it depends on the site count.

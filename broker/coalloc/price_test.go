@@ -29,7 +29,7 @@ func TestPriceCases(t *testing.T) {
 			mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, freeAt, 10000, 1)),
 		}
 	}
-	tol := Options{Tolerance: 0.5}
+	tol := Options{Tolerance: 0.5, FreeTolerance: 0.5}
 	cases := []struct {
 		name  string
 		fcs   []forecast.Forecast
@@ -142,7 +142,7 @@ func TestPriceCases(t *testing.T) {
 				mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
 				mkSite("g", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
 			},
-			job: withCrit(jb("j", 8, 100, 2), forecast.FreeFirst), opts: msf,
+			job: withCrit(jb("j", 8, 100, 2), forecast.FreeFirst), opts: Options{MultiSiteFactor: 1.5, FreeTolerance: 0.5},
 			start: 0, end: 150, parts: "f/m1:4 g/k1:4", cost: 8 * 150.0 / 3600,
 		},
 		{

@@ -39,6 +39,7 @@ func randInstance(r *rand.Rand) ([]forecast.Forecast, Options) {
 		opts.StagingDelay = 5
 	}
 	opts.Tolerance = []float64{0, 0.5, 2}[r.IntN(3)]
+	opts.FreeTolerance = []float64{0, 0.5, 2}[r.IntN(3)]
 	return fcs, opts
 }
 

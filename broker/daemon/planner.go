@@ -17,6 +17,9 @@ type PlannerOptions struct {
 	// Tolerance is least-held's, a fraction of a job's walltime.
 	Criterion string
 	Tolerance float64
+	// FreeTolerance is free-first's window for free time, a fraction of a
+	// job's walltime.
+	FreeTolerance float64
 	// Order is the queue order (coalloc.OrderPrice, the default, or
 	// coalloc.OrderFCFS).
 	Order string
@@ -39,7 +42,7 @@ type Planner struct {
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
 	inc, err := coalloc.NewIncremental(coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, Order: o.Order})
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, Order: o.Order})
 	return &Planner{inc: inc, err: err}
 }
 

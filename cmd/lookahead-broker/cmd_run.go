@@ -171,7 +171,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 	p := cfg.Planning
 	planner := daemon.NewPlanner(daemon.PlannerOptions{
 		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
-		Criterion: p.Criterion, Tolerance: p.Tolerance, Order: p.Order})
+		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance, Order: p.Order})
 	return daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,

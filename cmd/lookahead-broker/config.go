@@ -42,6 +42,7 @@ type Config struct {
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"least-held"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
+		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
 		Order          string        `mapstructure:"order" json:"order" default:"price"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
 		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
@@ -207,6 +208,9 @@ func (c Config) Validate() error {
 	}
 	if t := c.Planning.Tolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.tolerance %v: must be at most 100", t))
+	}
+	if t := c.Planning.FreeTolerance; t > 100 {
+		errs = append(errs, fmt.Errorf("planning.free_tolerance %v: must be at most 100", t))
 	}
 	return errors.Join(errs...)
 }

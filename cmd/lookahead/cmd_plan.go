@@ -28,6 +28,7 @@ type planOptions struct {
 	tiers           []float64
 	criterion       string
 	tolerance       float64
+	freeTolerance   float64
 	conn            client.Conn
 	warn            io.Writer // warnings (slots outside a forecast's window); nil: none
 }
@@ -81,6 +82,8 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"criterion of jobs that omit one: "+strings.Join(forecast.Criteria(), ", "))
 	f.Float64Var(&opts.tolerance, "tolerance", coalloc.DefaultTolerance,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
+	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
+		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
 	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd
@@ -107,7 +110,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	}
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
-		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance,
+		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance,
 	}
 	if err := copts.Validate(); err != nil {
 		return cli.Usagef("plan: %w", err)
