@@ -10,14 +10,15 @@ const (
 	EarliestFinish = "earliest-finish"
 	// LeastHeld: among the allocations that finish within the planner's
 	// tolerance of the earliest finish, the one that holds the fewest
-	// processor-seconds, then the earliest finish, then the cheapest, then
-	// the fewest sites. The default for a request that omits criterion.
+	// processor-seconds, then the earliest finish, then the fewest sites,
+	// then the cheapest.
 	LeastHeld = "least-held"
 	// FreeFirst: least-held over free time first. Among the allocations
 	// that finish within the planner's tolerance of the earliest finish,
 	// those that take only the grid's cheapest slots (free time: the
-	// lowest price in the forecasts) come first; least-held ranks within
-	// them, or among all when free time alone cannot finish in time.
+	// lowest price in the forecasts) come first when they finish within the
+	// planner's free tolerance of the earliest finish; least-held ranks
+	// within them, or among all when free time alone cannot finish by then.
 	FreeFirst = "free-first"
 )
 

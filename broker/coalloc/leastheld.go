@@ -11,7 +11,7 @@ import (
 // The least-held criterion (forecast.LeastHeld, the default): among the
 // allocations that finish at most Options.Tolerance × walltime after the
 // earliest possible finish E, the one that holds the least work, then the
-// earliest finish, then the cheapest, then the fewest sites, then the
+// earliest finish, then the fewest sites, then the cheapest, then the
 // faster tier.
 //
 // Work is counted in reference processor-seconds, a node's second worth its

@@ -44,8 +44,9 @@ type candidate struct {
 // up to the second, so two speeds can hold alike; the slower tier's nodes
 // include the faster one's, so its cheapest processors cost no more). least-held: among the allocations ending
 // within Options.Tolerance × walltime of the earliest End, the least work
-// held, then the earliest End, the cheapest, the fewest sites (see
-// leastheld.go). Allocation.Why says why the answer won. See
+// held, then the earliest End, the fewest sites, the cheapest (see
+// leastheld.go). free-first: least-held over free time first (see
+// freefirst.go). Allocation.Why says why the answer won. See
 // docs/coalloc.md for the node choice.
 //
 // The allocation holds its parts over [Start, End), End-Start being
