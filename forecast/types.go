@@ -13,12 +13,11 @@ const (
 	// processor-seconds, then the earliest finish, then the fewest sites,
 	// then the cheapest.
 	LeastHeld = "least-held"
-	// FreeFirst: least-held over free time first. Among the allocations
-	// that finish within the planner's tolerance of the earliest finish,
-	// those that take only the grid's cheapest slots (free time: the
-	// lowest price in the forecasts) come first when they finish within the
-	// planner's free tolerance of the earliest finish; least-held ranks
-	// within them, or among all when free time alone cannot finish by then.
+	// FreeFirst: least-held over free time first. The allocations that
+	// take only the grid's cheapest slots (free time: the lowest price in
+	// the forecasts) come first when they finish within the planner's free
+	// tolerance of the earliest finish; least-held ranks within them, or
+	// among all when free time alone cannot finish by then.
 	FreeFirst = "free-first"
 )
 
