@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestCriterion: every named criterion is valid, "" means least-held, and
+// TestCriterion: every named criterion is valid, "" means free-first, and
 // anything else is refused naming the field and the valid values.
 func TestCriterion(t *testing.T) {
 	for _, c := range Criteria() {
@@ -15,12 +15,12 @@ func TestCriterion(t *testing.T) {
 		}
 	}
 	j := JobRequest{ID: "j", Procs: 1, Walltime: 1}
-	if j.CriterionOrDefault() != LeastHeld || DefaultCriterion != LeastHeld || Criteria()[0] != DefaultCriterion {
+	if j.CriterionOrDefault() != FreeFirst || DefaultCriterion != FreeFirst || Criteria()[0] != DefaultCriterion {
 		t.Fatalf("default %q", j.CriterionOrDefault())
 	}
 	j.Criterion = "soonest"
 	err := j.Validate()
-	if err == nil || !strings.Contains(err.Error(), "criterion") || !strings.Contains(err.Error(), LeastHeld) || IsCriterion("") {
+	if err == nil || !strings.Contains(err.Error(), "criterion") || !strings.Contains(err.Error(), LeastHeld) || !strings.Contains(err.Error(), FreeFirst) || IsCriterion("") {
 		t.Fatalf("soonest: %v", err)
 	}
 }

@@ -17,15 +17,16 @@ const (
 	// take only the grid's cheapest slots (free time: the lowest price in
 	// the forecasts) come first when they finish within the planner's free
 	// tolerance of the earliest finish; least-held ranks within them, or
-	// among all when free time alone cannot finish by then.
+	// among all when free time alone cannot finish by then. The default
+	// for a request that omits criterion.
 	FreeFirst = "free-first"
 )
 
 // DefaultCriterion is the criterion of a request that omits one.
-const DefaultCriterion = LeastHeld
+const DefaultCriterion = FreeFirst
 
 // Criteria lists the valid criteria, the default first.
-func Criteria() []string { return []string{LeastHeld, FreeFirst, EarliestStart, EarliestFinish} }
+func Criteria() []string { return []string{FreeFirst, LeastHeld, EarliestStart, EarliestFinish} }
 
 // IsCriterion reports whether c names a criterion ("" does not).
 func IsCriterion(c string) bool {

@@ -141,7 +141,7 @@ func (j *JobRequest) Validate() error {
 }
 
 // CriterionOrDefault returns the job's criterion, DefaultCriterion
-// (least-held) when unset.
+// (free-first) when unset.
 func (j *JobRequest) CriterionOrDefault() string {
 	if j.Criterion == "" {
 		return DefaultCriterion

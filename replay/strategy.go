@@ -72,7 +72,7 @@ const (
 	NameLookahead       = "lookahead"
 	NameLookaheadStart  = "lookahead-start"
 	NameLookaheadFinish = "lookahead-finish"
-	NameLookaheadFree   = "lookahead-free"
+	NameLookaheadHeld   = "lookahead-held"
 	NameSingleSite      = "single-site-earliest"
 	NameGreedy          = "greedy-multisite"
 	NameCheap           = "cheap"
@@ -82,10 +82,10 @@ const (
 )
 
 var strategies = map[string]Strategy{
-	NameLookahead:       lookahead{NameLookahead, forecast.LeastHeld},
+	NameLookahead:       lookahead{NameLookahead, forecast.FreeFirst},
+	NameLookaheadHeld:   lookahead{NameLookaheadHeld, forecast.LeastHeld},
 	NameLookaheadStart:  lookahead{NameLookaheadStart, forecast.EarliestStart},
 	NameLookaheadFinish: lookahead{NameLookaheadFinish, forecast.EarliestFinish},
-	NameLookaheadFree:   lookahead{NameLookaheadFree, forecast.FreeFirst},
 	NameSingleSite:      perJob{name: NameSingleSite, choose: chooseEarliestStart},
 	NameGreedy:          perJob{name: NameGreedy, candidates: greedySets, choose: chooseEarliestEnd},
 	NameCheap:           perJob{name: NameCheap, choose: chooseCheap},

@@ -37,7 +37,7 @@ type Options struct {
 	// Slot time before it is ignored.
 	NotBefore int64
 	// Criterion is the criterion of jobs that omit one; "" means
-	// forecast.DefaultCriterion (least-held).
+	// forecast.DefaultCriterion (free-first).
 	Criterion string
 	// Tolerance is how much later than the earliest possible finish a
 	// least-held allocation may finish, as a fraction of the job's

@@ -97,7 +97,7 @@ func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forec
 		earliest = min(earliest, pl.end)
 	}
 	last := earliest + int64(math.Floor(opts.Tolerance*float64(job.Walltime)))
-	if job.Criterion == forecast.FreeFirst && job.MaxPrice > free {
+	if job.CriterionOrDefault() == forecast.FreeFirst && job.MaxPrice > free {
 		fj := job
 		fj.MaxPrice = free
 		var in []oPlacement

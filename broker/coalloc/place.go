@@ -36,7 +36,7 @@ type candidate struct {
 // allocation uses, so later jobs cannot use it. A job that does not fit
 // gets an Allocation with Error set and changes nothing.
 //
-// The job's criterion (its own, else Options.Criterion, else least-held)
+// The job's criterion (its own, else Options.Criterion, else free-first)
 // ranks the feasible allocations; with Options.Tiers empty the answer is
 // optimal by it. earliest-start: Start the earliest; earliest-finish: End
 // the earliest; ties go to the earlier finish (resp. start), then to fewer

@@ -152,7 +152,7 @@ func TestPriceCases(t *testing.T) {
 				mkSite("two", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 1)),
 				mkSite("three", []forecast.Node{nd("k1", 4, 1)}, sl("k1", 4, 0, 10000, 1)),
 			},
-			job: jb("j", 8, 100, 2), opts: tol, start: 0, end: 100, parts: "one/n1:8", cost: 8 * 100.0 * 2 / 3600,
+			job: withCrit(jb("j", 8, 100, 2), forecast.LeastHeld), opts: tol, start: 0, end: 100, parts: "one/n1:8", cost: 8 * 100.0 * 2 / 3600,
 		},
 		{
 			name: "least-held: the fast node later rather than the slow one now",

@@ -13,8 +13,9 @@ type PlannerOptions struct {
 	Tiers           []float64
 	MultiSiteFactor float64
 	StagingDelay    int64
-	// Criterion is the criterion of jobs that omit one ("": least-held);
-	// Tolerance is least-held's, a fraction of a job's walltime.
+	// Criterion is the criterion of jobs that omit one ("": free-first);
+	// Tolerance is least-held's (free-first ranks with it too), a fraction
+	// of a job's walltime.
 	Criterion string
 	Tolerance float64
 	// FreeTolerance is free-first's window for free time, a fraction of a

@@ -40,7 +40,7 @@ type Config struct {
 		StartGrace     time.Duration `mapstructure:"start_grace" json:"start_grace" default:"2m" min:"1s"`
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
 		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
-		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"least-held"`
+		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"free-first"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
 		Order          string        `mapstructure:"order" json:"order" default:"price"`

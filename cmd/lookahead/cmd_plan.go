@@ -54,11 +54,15 @@ starts with "no-fit:" (or "invalid:" for a bad request); that is an answer,
 and plan still exits 0. Invalid forecast or queue files exit 2 with the file
 and the offending field named.
 
-A job that omits "criterion" is planned by --criterion (default least-held:
-among the allocations finishing at most --tolerance × its walltime after the
-earliest possible finish, the one holding the fewest processor-seconds, then
-the earliest, then the cheapest, then on the fewest sites). The WHY column
-(and "why" in JSON) says why each allocation won.
+A job that omits "criterion" is planned by --criterion (default free-first:
+least-held over free time first). least-held: among the allocations
+finishing at most --tolerance × its walltime after the earliest possible
+finish, the one holding the fewest processor-seconds, then the earliest,
+then on the fewest sites, then the cheapest. free-first: the same among the
+allocations on free time alone (the lowest price in the forecasts) when one
+finishes at most --free-tolerance × its walltime after the earliest
+possible finish, else among all. The WHY column (and "why" in JSON) says
+why each allocation won.
 
 -o json prints a JSON array of v1 allocations and nothing else on stdout.
 Use "-" as --jobs to read the queue from stdin.`,

@@ -37,7 +37,7 @@ func newReplayCommand() *cobra.Command {
 		Long: `Replay several sites over time: each runs its local workload (SWF traces)
 through the built-in simulator and publishes forecasts; a broker places a
 grid job stream with each named strategy (lookahead — the default
-criterion, least-held —, lookahead-start, lookahead-finish,
+criterion, free-first —, lookahead-held (least-held), lookahead-start, lookahead-finish,
 single-site-earliest, greedy-multisite, cheap, mct, cheap-sort, mct-sort),
 reserving at the commit lead time. Prints one row per strategy and sweep
 point: grid and local AWRT/AWWT, bounded slowdown, utilization, density,
