@@ -8,7 +8,7 @@ import (
 	"lookahead/forecast"
 )
 
-// The least-held criterion (forecast.LeastHeld, the default): among the
+// The least-held criterion (forecast.LeastHeld): among the
 // allocations that finish at most Options.Tolerance × walltime after the
 // earliest possible finish E, the one that holds the least work, then the
 // earliest finish, then the fewest sites, then the cheapest, then the
