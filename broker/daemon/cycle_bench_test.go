@@ -60,7 +60,8 @@ func eachPlanner(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore 
 // whole queue planned with the co-allocation core) for waiting jobs over
 // sites × 200 nodes. algo=each is the baseline (today's algorithm before
 // issue 21: every job from scratch); algo=first is the incremental
-// planner's first cycle (from scratch, with no-fit dominance); the others
+// planner's first cycle (from scratch, with no-fit dominance; crit=: with
+// that criterion and the broker's default tolerances); the others
 // are a primed incremental planner's next cycle after: time=: only time
 // passed (one second); site=: one site's forecast changed (a new revision
 // with one node's slots moved); arrive=: one job submitted; commit=: the
@@ -86,6 +87,15 @@ func BenchmarkPlanningCycle(b *testing.B) {
 				return NewPlanner(PlannerOptions{}).Plan(f, j, nb)
 			})
 		})
+		for _, crit := range []string{forecast.LeastHeld, forecast.FreeFirst} {
+			// the criterion's cost, with the broker's default tolerances
+			opts := PlannerOptions{Criterion: crit, Tolerance: coalloc.DefaultTolerance, FreeTolerance: coalloc.DefaultFreeTolerance}
+			b.Run(name+"/algo=first/crit="+crit, func(b *testing.B) {
+				benchCycle(b, in, func(f []forecast.Forecast, j []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
+					return NewPlanner(opts).Plan(f, j, nb)
+				})
+			})
+		}
 		for _, ch := range []string{"time", "site", "arrive", "commit"} {
 			b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
 		}
