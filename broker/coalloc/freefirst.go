@@ -46,7 +46,7 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 			pl := p.pickLeastHeld(free, fc)
 			pl.why = fmt.Sprintf("free-first: free time only (price %g, within %g × walltime of the earliest finish), %s", price, p.opts.FreeTolerance, pl.why)
 			if pl.end > e {
-				pl.why += fmt.Sprintf("; buying dearer time (local jobs' forecast time) could finish %d s sooner", pl.end-e)
+				pl.why += fmt.Sprintf("; buying dearer time (local jobs' forecast time, or owners who charge more) could finish %d s sooner", pl.end-e)
 			}
 			return pl
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,7 +66,9 @@ or account has as many active grid jobs as the broker allows).`,
 	f.Float64Var(&o.job.MinSpeed, "min-speed", 0, "slowest node speed allowed")
 	f.Int64Var(&o.job.MemMB, "mem-mb", 0, "least node memory in MB")
 	f.StringSliceVar(&o.job.Features, "feature", nil, "node feature required (repeatable)")
-	f.StringVar(&o.job.Criterion, "criterion", "", "earliest-start (default) or earliest-finish")
+	f.StringVar(&o.job.Criterion, "criterion", "",
+		"how the planner ranks the job's allocations: "+strings.Join(forecast.Criteria(), ", ")+
+			` (empty: the broker's planning.criterion, free-first unless set; docs/formats.md, "The criterion")`)
 	f.IntVar(&o.job.MaxSites, "max-sites", 0, "most sites the job may span (0: any)")
 	f.StringVar(&o.job.User, "user", "", "grid user the job runs as")
 	f.StringVar(&o.job.Account, "account", "", "account charged")
