@@ -94,6 +94,8 @@ func TestPlanRejectsBadInput(t *testing.T) {
 			criterion: "fastest"}, "criterion"},
 		"bad tolerance": {planOptions{forecasts: examplePlan.forecasts, jobs: examplePlan.jobs, output: "json",
 			tolerance: -1}, "tolerance"},
+		"bad free tolerance": {planOptions{forecasts: examplePlan.forecasts, jobs: examplePlan.jobs, output: "json",
+			freeTolerance: 101}, "free tolerance"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -160,6 +162,47 @@ func TestPlanCriterionAndWhy(t *testing.T) {
 		}
 		if placed == 0 {
 			t.Fatalf("--criterion %s: nothing placed", crit)
+		}
+	}
+}
+
+// TestPlanFreeTolerance: --free-tolerance reaches the planner. Site q's
+// time is a local job's forecast time (price 2) from now, site f is free
+// (price 1) from 40 s: a 100 s free-first job waits for f when the free
+// window admits 40 s, and buys q's time when it does not.
+func TestPlanFreeTolerance(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	site := func(name string, start int64, price float64) forecast.Forecast {
+		return forecast.Forecast{Version: 1, Site: name, Horizon: 10000,
+			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
+			Slots: []forecast.Slot{{Node: "n1", Procs: 4, Start: start, End: 10000, Price: price}}}
+	}
+	opts := planOptions{forecasts: []string{write("q.json", site("q", 0, 2)), write("f.json", site("f", 40, 1))},
+		jobs:   write("jobs.json", []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2}}),
+		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5}
+	for ftol, want := range map[float64]string{0.5: "f", 0.3: "q"} {
+		opts.freeTolerance = ftol
+		var out bytes.Buffer
+		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		var allocs []forecast.Allocation
+		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
+			t.Fatalf("free tolerance %v: %s (%v)", ftol, out.String(), err)
+		}
+		if got := allocs[0].Parts[0].Site; got != want {
+			t.Errorf("free tolerance %v: on %s, want %s (%s)", ftol, got, want, allocs[0].Why)
 		}
 	}
 }
