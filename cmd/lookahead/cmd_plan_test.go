@@ -172,17 +172,7 @@ func TestPlanCriterionAndWhy(t *testing.T) {
 // window admits 40 s, and buys q's time when it does not.
 func TestPlanFreeTolerance(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, v any) string { return writeJSON(t, dir, name, v) }
 	site := func(name string, start int64, price float64) forecast.Forecast {
 		return forecast.Forecast{Version: 1, Site: name, Horizon: 10000,
 			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
