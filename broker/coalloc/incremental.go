@@ -124,10 +124,8 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 		return nil, st, err
 	}
 	w := newWalk(p, prev, fcs, notBefore)
-	if w.why == "" && lowestPrice(sites) != lowestPrice(prev.sites) {
-		// free-first answers rest on the lowest price anywhere
-		w = &walk{p: p, why: "the lowest price changed"}
-	}
+	// free-first answers rest on the lowest price anywhere (see keep)
+	w.freeMoved = prev != nil && lowestPrice(sites) != lowestPrice(prev.sites)
 	st.FullWhy = w.why
 	next := w.run(jobs, &st)
 	next.sites = sites
@@ -182,13 +180,7 @@ func (e *entry) timeValid(notBefore int64) bool {
 }
 
 func sameSlots(a, b []forecast.Slot) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	return slices.Equal(a, b)
+	return sameSlice(a, b) || slices.Equal(a, b)
 }
 
 func sameNodes(a, b []forecast.Node) bool {

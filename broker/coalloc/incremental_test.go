@@ -371,7 +371,8 @@ func TestIncrementalLeastHeldKeepsWhatAChangeCannotReach(t *testing.T) {
 // TestIncrementalFreePriceChange: a free-first answer rests on the lowest
 // price anywhere in the forecasts, also beyond what its searches read. A
 // cheaper slot far in the future makes free time scarcer, and the job is
-// planned again (the answer of planning from scratch), not kept.
+// planned again (the answer of planning from scratch), not kept; a
+// least-held job elsewhere keeps its answer (no full re-plan).
 func TestIncrementalFreePriceChange(t *testing.T) {
 	// q's n1 is a local job's forecast time (price 2) from 0; f's m1 is
 	// free (price 1) from 40; q's n2 has one slot at 5,000.
@@ -380,9 +381,12 @@ func TestIncrementalFreePriceChange(t *testing.T) {
 			mkSite("q", []forecast.Node{nd("n1", 4, 1), nd("n2", 1, 1)},
 				sl("n1", 4, 0, 10000, 2), sl("n2", 1, 5000, 6000, farPrice)),
 			mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 40, 10000, 1)),
+			mkSite("z", []forecast.Node{nd("k1", 2, 1, "ib")}, sl("k1", 2, 0, 10000, 1)),
 		}
 	}
-	jobs := []forecast.JobRequest{withCrit(jb("j", 4, 100, 2), forecast.FreeFirst)}
+	k := withCrit(jb("k", 2, 100, 1), forecast.LeastHeld)
+	k.Features = []string{"ib"} // only z's node: the far slot is none of its business
+	jobs := []forecast.JobRequest{withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), k}
 	opts := Options{Tolerance: 0.5, FreeTolerance: 0.5}
 	in, err := NewIncremental(opts)
 	if err != nil {
@@ -392,7 +396,7 @@ func TestIncrementalFreePriceChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if partsOf(first[0]) != "f/m1:4" {
+	if partsOf(first[0]) != "f/m1:4" || partsOf(first[1]) != "z/k1:2" {
 		t.Fatalf("first cycle: %+v, want free time on f", first[0])
 	}
 	got, st, err := in.Plan(fc(0.5), jobs, 0)
@@ -403,7 +407,7 @@ func TestIncrementalFreePriceChange(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || reflect.DeepEqual(got, first) {
 		t.Fatalf("%+v: incremental %+v, from scratch %+v (first cycle %+v)", st, got, want, first)
 	}
-	if st.FullWhy != "the lowest price changed" {
-		t.Fatalf("stats %+v: want a full re-plan because the lowest price changed", st)
+	if st.FullWhy != "" || st.Changed != 1 || st.Reused != 1 {
+		t.Fatalf("stats %+v: want the free-first job planned again and the least-held one kept", st)
 	}
 }

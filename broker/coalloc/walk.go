@@ -27,6 +27,9 @@ type walk struct {
 	// moved lists the nodes of the sites that came or left since the last
 	// cycle (their speeds are tiers of the jobs that may use them).
 	moved []forecast.Node
+	// freeMoved: the lowest slot price differs from the last cycle's, so
+	// every free-first answer is planned again.
+	freeMoved bool
 	// streak counts the jobs in a row the difference sent to be planned
 	// again (see maxStreak).
 	streak int
@@ -161,7 +164,7 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
-	if w.nodesMoved(o) {
+	if w.nodesMoved(o) || (w.freeMoved && w.p.criterion(o.job) == forecast.FreeFirst) {
 		return w.plan(o.job, o, &st.Changed, st)
 	}
 	if o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o) {
