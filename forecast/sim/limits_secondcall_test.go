@@ -32,14 +32,7 @@ func TestLimitsSecondCallReserves(t *testing.T) {
 	for i := range jobs {
 		jobs[i].User = "u" + jobs[i].Group
 	}
-	res, err := Run(c, jobs, mc.Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r.Start
-	}
+	got := runStarts(t, c, jobs, mc.Policy)
 	if got["j1"] != 0 || got["j5"] != 0 || got["j7"] != 500 {
 		t.Errorf("starts %v, want j1 and j5 at 0, j7 at 500 (behind j6's reservation in the second call)", got)
 	}
@@ -82,14 +75,7 @@ func TestLimitsSecondCallAfterFailedReserve(t *testing.T) {
 		{ID: "j3", Procs: 1, Walltime: 1000, Runtime: 1000, User: "u1"},
 		{ID: "j4", Procs: 2, Walltime: 500, Runtime: 500, User: "u3", QOS: "lo"},
 	}
-	res, err := Run(UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r.Start
-	}
+	got := runStarts(t, UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
 	if got["j1"] != 0 || got["j2"] != 1000 || got["j4"] != 0 {
 		t.Errorf("starts %v, want j1 and j4 at 0 (j4 in the second call), j2 at 1000", got)
 	}
@@ -111,15 +97,18 @@ func TestLimitsWindowQOSDefault(t *testing.T) {
 		{ID: "j3", Procs: 10, Walltime: 1000, Runtime: 1000, User: "u3", QOS: "lo"},
 		{ID: "j4", Procs: 2, Walltime: 500, Runtime: 500, User: "u4", QOS: "lo"},
 	}
-	res, err := Run(UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r.Start
-	}
+	got := runStarts(t, UniformCluster(1, 10), jobs, readCfg(t, cfg).Policy)
 	if got["j1"] != 0 || got["j2"] != 1000 || got["j4"] != 3000 {
 		t.Errorf("starts %v, want j1 at 0, j2 at 1000, j4 at 3000 (after j3, not backfilled at 0)", got)
 	}
+}
+
+// runStarts runs the simulator and returns each job's start.
+func runStarts(t *testing.T, c Cluster, jobs []Job, pol Policy) map[string]int64 {
+	t.Helper()
+	res, err := Run(c, jobs, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startsOf(res)
 }

@@ -296,14 +296,7 @@ func TestLimitsMaxJob(t *testing.T) {
 		{ID: "a2", Procs: 1, Walltime: 1000, Runtime: 500, Submit: 0, User: "alice"},
 		{ID: "b1", Procs: 1, Walltime: 1000, Runtime: 500, Submit: 10, User: "bob"},
 	}
-	res, err := Run(c, jobs, mc.Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r.Start
-	}
+	got := runStarts(t, c, jobs, mc.Policy)
 	if got["a1"] != 0 || got["a2"] != 500 || got["b1"] != 10 {
 		t.Errorf("starts %v, want a1 0, a2 500 (after a1), b1 10", got)
 	}

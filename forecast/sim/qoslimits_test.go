@@ -22,14 +22,7 @@ USERCFG[DEFAULT] QLIST=hi,lo
 		{ID: "d2", Procs: 1, Walltime: 100, Runtime: 100, Submit: 3, User: "dave"},
 		{ID: "l1", Procs: 2, Walltime: 100, Runtime: 100, Submit: 4, User: "erin", QOS: "lo"},
 	}
-	res, err := Run(UniformCluster(4, 4), jobs, mc.Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r.Start
-	}
+	got := runStarts(t, UniformCluster(4, 4), jobs, mc.Policy)
 	want := map[string]int64{"h1": 0, "h2": 100, "d1": 2, "d2": 102, "l1": 4}
 	for id, s := range want {
 		if got[id] != s {
