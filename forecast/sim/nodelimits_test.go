@@ -35,7 +35,9 @@ func TestNodeCfgLimits(t *testing.T) {
 	}
 }
 
-func runNodeLim(t *testing.T, c Cluster, jobs []Job, p Policy) map[string]JobResult {
+// runVerified runs the simulator, checks the schedule with Verify and
+// returns each job's result by id.
+func runVerified(t *testing.T, c Cluster, jobs []Job, p Policy) map[string]JobResult {
 	t.Helper()
 	res, err := Run(c, jobs, p)
 	if err != nil {
@@ -69,7 +71,7 @@ func TestNodeMaxJobAndMaxProcStartNow(t *testing.T) {
 		{"NODECFG[n0002] MAXPROC=2\n", []Job{one("a", 3)}, map[string]string{"a": "n0002:n0001"}},
 		{"NODECFG[n0002] MAXPROCPERUSER=2\n", []Job{one("a", 1), one("b", 1), one("c", 1)}, map[string]string{"a": "n0002", "b": "n0002", "c": "n0001"}},
 	} {
-		got := runNodeLim(t, c, tc.jobs, readCfg(t, "RESERVATIONDEPTH 1\nNODEALLOCATIONPOLICY MINRESOURCE\n"+tc.cfg).Policy)
+		got := runVerified(t, c, tc.jobs, readCfg(t, "RESERVATIONDEPTH 1\nNODEALLOCATIONPOLICY MINRESOURCE\n"+tc.cfg).Policy)
 		for id, hosts := range tc.want {
 			if r := got[id]; r.Start != 0 || hostNames(r.Hosts) != hosts {
 				t.Errorf("%q: %s at %d on %s, want 0 on %s", tc.cfg, id, r.Start, hostNames(r.Hosts), hosts)
@@ -104,7 +106,7 @@ func TestNodeMaxJobCountsLaterReservations(t *testing.T) {
 		{"NODECFG[n0001] MAXJOB=2\n", 1, 1, "n0001"},
 		{"NODECFG[n0001] MAXJOB=1\n", 200, 1, "n0001"},
 	} {
-		got := runNodeLim(t, c, jobs, readCfg(t, base+tc.cfg).Policy)
+		got := runVerified(t, c, jobs, readCfg(t, base+tc.cfg).Policy)
 		if got["z"].Start != 100 || !slices.Contains([]string{"n0002:n0001"}, hostNames(got["z"].Hosts)) {
 			t.Errorf("%q: z at %d on %s, want 100 on n0002:n0001", tc.cfg, got["z"].Start, hostNames(got["z"].Hosts))
 		}

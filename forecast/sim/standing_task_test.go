@@ -16,14 +16,7 @@ func TestStandingTaskCountHoldsNodes(t *testing.T) {
 		{ID: "a", Procs: 4, Walltime: 100, Runtime: 100, Submit: 0},
 		{ID: "b", Procs: 4, Walltime: 100, Runtime: 100, Submit: 0},
 	}
-	res, err := Run(c, jobs, mc.Policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]JobResult{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r
-	}
+	got := runVerified(t, c, jobs, mc.Policy)
 	if got["a"].Start != 0 || got["b"].Start != 100 {
 		t.Fatalf("a, b start at %d, %d; want 0, 100", got["a"].Start, got["b"].Start)
 	}

@@ -59,14 +59,7 @@ func TestStandingHoldsJobs(t *testing.T) {
 		{ID: "wide", Procs: 8, Walltime: 2 * 3600, Runtime: 3600, Submit: nov(26, 1)},
 		{ID: "narrow", Procs: 4, Walltime: 2 * 3600, Runtime: 3600, Submit: nov(26, 1) + 60},
 	}
-	res, err := Run(c, jobs, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]JobResult{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r
-	}
+	got := runVerified(t, c, jobs, p)
 	if got["wide"].Start != nov(26, 6) {
 		t.Errorf("wide starts at %+d s from 06:00, want at the window's end", got["wide"].Start-nov(26, 6))
 	}
@@ -207,14 +200,7 @@ func TestStandingACL(t *testing.T) {
 		{ID: "bob", User: "bob", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 10},
 		{ID: "carol", User: "carol", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: nov(26, 9) + 20},
 	}
-	res, err := Run(c, jobs, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]JobResult{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r
-	}
+	got := runVerified(t, c, jobs, p)
 	if a := got["alice"]; a.Start != nov(26, 9) || a.Hosts[0].Node != "n0002" {
 		t.Errorf("alice: start %+d s on %v, want at once on the window's node", a.Start-nov(26, 9), a.Hosts)
 	}
@@ -244,14 +230,7 @@ func TestStandingACLReserveAffinity(t *testing.T) {
 		{ID: "a2", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
 		{ID: "dave", User: "dave", Procs: 2, Walltime: 7200, Runtime: 7200, Submit: at + 40},
 	}
-	res, err := Run(UniformCluster(3, 4), jobs, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]JobResult{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r
-	}
+	got := runVerified(t, UniformCluster(3, 4), jobs, p)
 	if a := got["a1"]; a.Start != at+10 || hostNames(a.Hosts) != "n0001" {
 		t.Fatalf("a1: start %+d s on %v, want at once on the window's node", a.Start-at, a.Hosts)
 	}
@@ -281,14 +260,7 @@ func TestStandingACLBackfill(t *testing.T) {
 		{ID: "carl", User: "carl", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 20},
 		{ID: "a1", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
 	}
-	res, err := Run(UniformCluster(3, 4), jobs, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]JobResult{}
-	for _, r := range res.Jobs {
-		got[r.ID] = r
-	}
+	got := runVerified(t, UniformCluster(3, 4), jobs, p)
 	if b := got["big"]; b.Start != nov(26, 11) {
 		t.Fatalf("big: start %+d s, want at b1's and b2's end", b.Start-at)
 	}
