@@ -15,6 +15,6 @@
 //   - audit reconciliation (missing, orphaned, drifted reservations).
 //
 // The NATS adapters and the daemon loop live in broker/daemon; the CLI's
-// client in broker/client; the one-process demo (which also runs agents) in internal/demo, outside
+// client in broker/client; the one-process demo (which also runs agents) in demo/, outside
 // broker/ so that the broker does not depend on the agent.
 package broker

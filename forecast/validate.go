@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -9,8 +8,18 @@ import (
 )
 
 // ErrInvalid is wrapped by every validation error, so callers can tell bad
-// input from failed machinery with errors.Is.
-var ErrInvalid = errors.New("invalid input")
+// input from failed machinery with errors.Is. It says so itself too
+// (BadInput), so the CLIs' exit codes (internal/cli, which imports nothing
+// above it) find it without importing this package.
+var ErrInvalid error = invalidInput{}
+
+type invalidInput struct{}
+
+func (invalidInput) Error() string { return "invalid input" }
+
+// BadInput marks the error as the user's input being wrong, not the
+// machinery failing: the CLIs exit 2.
+func (invalidInput) BadInput() bool { return true }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))

@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,15 @@ func TestDecodeForecastVersionAndDuplicates(t *testing.T) {
 		if _, err := DecodeForecast(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestErrInvalidSaysItIsBadInput: the CLIs (internal/cli, which does not
+// import this package) exit 2 for an error whose chain says BadInput.
+func TestErrInvalidSaysItIsBadInput(t *testing.T) {
+	var b interface{ BadInput() bool }
+	err := fmt.Errorf("forecast x.json: %w", invalid("slots[0].end: %d", 5))
+	if !errors.As(err, &b) || !b.BadInput() || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("%v: not bad input", err)
 	}
 }

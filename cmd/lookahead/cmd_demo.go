@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lookahead/demo"
 	"lookahead/internal/cli"
-	"lookahead/internal/demo"
 )
 
 type demoOptions struct {

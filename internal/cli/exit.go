@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"lookahead/forecast"
 )
 
 // Exit codes of every lookahead binary. Documented in the README; keep them
@@ -60,11 +58,20 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &coded):
 		return coded.Code
-	case errors.As(err, &usage), errors.Is(err, forecast.ErrInvalid):
+	case errors.As(err, &usage), isBadInput(err):
 		return ExitUsage
 	default:
 		return ExitFailure
 	}
+}
+
+// isBadInput reports whether an error in err's chain says it is bad
+// input (a BadInput method returning true, as forecast.ErrInvalid has):
+// packages above this one mark their input errors so without this package
+// importing them.
+func isBadInput(err error) bool {
+	var b interface{ BadInput() bool }
+	return errors.As(err, &b) && b.BadInput()
 }
 
 // Main runs a command under a context cancelled by SIGINT/SIGTERM, prints

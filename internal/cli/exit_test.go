@@ -10,9 +10,14 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-
-	"lookahead/forecast"
 )
+
+// badInput is an error of a package above this one that says it is bad
+// input, as forecast.ErrInvalid does.
+type badInput struct{ bad bool }
+
+func (badInput) Error() string    { return "invalid input" }
+func (b badInput) BadInput() bool { return b.bad }
 
 func TestExitCode(t *testing.T) {
 	_, notExist := os.Open("/nonexistent/file")
@@ -23,7 +28,9 @@ func TestExitCode(t *testing.T) {
 		{nil, ExitOK},
 		{errors.New("boom"), ExitFailure},
 		{Usagef("bad"), ExitUsage},
-		{fmt.Errorf("x: %w", forecast.ErrInvalid), ExitUsage},
+		{fmt.Errorf("x: %w", badInput{true}), ExitUsage},
+		{errors.Join(errors.New("a"), fmt.Errorf("x: %w", badInput{true})), ExitUsage},
+		{fmt.Errorf("x: %w", badInput{false}), ExitFailure},
 		{fmt.Errorf("open trace: %w", notExist), ExitUsage},
 		{CodedError{Code: ExitUnavailable, Err: fmt.Errorf("tail: %w", notExist)}, ExitUsage}, // a missing directory is input
 		{CodedError{Code: ExitRefused, Err: errors.New("forbidden")}, ExitRefused},

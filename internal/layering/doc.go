@@ -1,9 +1,13 @@
 // Package layering holds the tests of the module's import layering: which
 // packages may depend on which. It has no code of its own.
 //
+//   - internal/ is the ground floor: no package under it, nor its tests,
+//     imports a lookahead package outside internal/. Compositions of the
+//     whole system live above: the demo (demo/) and the failover tests
+//     (failover/).
 //   - The broker (broker/...) does not depend on the agent (agent/...) nor
-//     on the demo's composition root (internal/demo): a broker build
-//     carries no agent.
+//     on the demo's composition root (demo/): a broker build carries no
+//     agent.
 //   - Only the binaries (cmd/...) depend on the CLI helpers (internal/cli):
 //     libraries take the version from internal/version.
 package layering

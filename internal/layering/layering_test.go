@@ -62,7 +62,46 @@ func checkNoDep(t *testing.T, why string, patterns []string, forbidden ...string
 
 func TestBrokerDoesNotDependOnTheAgent(t *testing.T) {
 	checkNoDep(t, "a broker build must not carry the agent",
-		[]string{"./broker/..."}, "lookahead/agent", "lookahead/internal/demo")
+		[]string{"./broker/..."}, "lookahead/agent", "lookahead/demo")
+}
+
+// TestInternalIsTheGroundFloor: the packages under internal/ (config,
+// metrics, natsconn, cli, ...) are the foundation every part builds on;
+// none of them, nor their tests, imports a lookahead package outside
+// internal/ (a composition of agents and brokers, such as the demo or the
+// failover tests, lives above them: demo/, failover/).
+func TestInternalIsTheGroundFloor(t *testing.T) {
+	var above []string
+	for _, p := range rootsOf(t, "./...") {
+		if !under(p, "lookahead/internal") {
+			above = append(above, p)
+		}
+	}
+	internal := rootsOf(t, "./internal/...")
+	for _, p := range internal {
+		for _, imp := range imports(t, p) {
+			for _, a := range above {
+				if imp == a {
+					t.Errorf("%s imports %s: internal/ is the ground floor, nothing in it may import a package above it", p, imp)
+				}
+			}
+		}
+	}
+	if len(internal) < 5 || len(above) < 5 {
+		t.Fatalf("internal %v, above %v: go list found too little", internal, above)
+	}
+}
+
+// imports lists what package p and its tests import directly.
+func imports(t *testing.T, p string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", `{{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, p)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", p, err)
+	}
+	return strings.Fields(string(out))
 }
 
 func TestOnlyBinariesDependOnTheCLI(t *testing.T) {
