@@ -49,14 +49,12 @@ func LoadSitePolicy(path string, required bool, fallback string) (SitePolicy, er
 	if err != nil {
 		return SitePolicy{}, fmt.Errorf("site maui.cfg %s: %w", path, err)
 	}
-	if mc.Policy.Standing != nil {
-		// the site's Maui runs beside the agent: its standing
-		// reservations' windows sit on this host's local time unless
-		// the agent is told the site's zone (maui.timezone, which
-		// lookahead-agent sets here after loading)
-		mc.Policy.Standing.Zone = time.Local
-	}
-	return SitePolicy{Source: path, Policy: mc.Policy, Unmodelled: mc.Unmodelled}, nil
+	// the site's Maui runs beside the agent: its standing reservations'
+	// windows sit on this host's local time unless the agent is told the
+	// site's zone (maui.timezone, which lookahead-agent applies after
+	// loading)
+	pol := sim.LiveClock(time.Local).Site(mc.Policy)
+	return SitePolicy{Source: path, Policy: pol, Unmodelled: mc.Unmodelled}, nil
 }
 
 // CheckDetail is what `lookahead-agent check` says about the policy: where

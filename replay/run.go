@@ -167,7 +167,7 @@ func Studies(scs []Scenario, in Inputs, opts Options) ([]Report, error) {
 	var tasks []studyTask
 	reps := make([]Report, len(scs))
 	for k, sc := range scs {
-		sc = sc.WithDefaults()
+		sc = sc.OnClock(in).WithDefaults()
 		if err := sc.Validate(); err != nil {
 			return nil, err
 		}

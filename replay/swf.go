@@ -9,10 +9,13 @@ import (
 )
 
 // SWFStats count what ReadSWF read and left out (records whose run time or
-// processors the archive marks unknown).
+// processors the archive marks unknown), and say where the trace's time 0
+// is on the wall clock: Origin, its header's UnixStartTime (0 when the
+// header has none).
 type SWFStats struct {
 	Jobs    int
 	Skipped int
+	Origin  int64
 }
 
 // ReadSWF reads a Standard Workload Format trace with forecast/swf and
@@ -31,5 +34,5 @@ func ReadSWF(r io.Reader) ([]TraceJob, SWFStats, error) {
 			Procs: j.Procs(), User: strconv.Itoa(j.User),
 		})
 	}
-	return out, SWFStats{Jobs: len(out), Skipped: len(t.Skipped)}, nil
+	return out, SWFStats{Jobs: len(out), Skipped: len(t.Skipped), Origin: t.Header.UnixStartTime}, nil
 }

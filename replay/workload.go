@@ -21,9 +21,39 @@ type TraceJob struct {
 }
 
 // Inputs are the traces a scenario names, keyed by the path exactly as the
-// scenario writes it.
+// scenario writes it. Origins are their wall clocks, keyed the same way:
+// the Unix time of each trace's time 0 (its SWF header's UnixStartTime; a
+// trace missing here counts from 0).
 type Inputs struct {
-	Traces map[string][]TraceJob
+	Traces  map[string][]TraceJob
+	Origins map[string]int64
+}
+
+// OnClock puts the scenario on its traces' wall clock (docs/simulator.md,
+// "The wall clock"): a scenario without a start (0) starts when the first
+// job it replays from the first trace it names (the shared local trace,
+// else the grid's, else the first site's) was submitted on its trace's
+// clock, so that every stream shifted to Start keeps the time of day and
+// week it had. A scenario with a start, or naming no trace, is kept.
+func (s Scenario) OnClock(in Inputs) Scenario {
+	if s.Start != 0 {
+		return s
+	}
+	type named struct {
+		path string
+		skip int
+	}
+	paths := []named{{s.Local.Trace, s.Local.Skip}, {s.Grid.Trace, s.Grid.Skip}}
+	for _, site := range s.Sites {
+		paths = append(paths, named{site.Trace, s.Local.Skip})
+	}
+	for _, p := range paths {
+		if jobs := in.Traces[p.path]; p.path != "" && p.skip < len(jobs) {
+			s.Start = in.Origins[p.path] + jobs[p.skip].Submit
+			return s
+		}
+	}
+	return s
 }
 
 // GridJob is a grid job of the replay: the request the broker sees, the run

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"lookahead/agent"
+	"lookahead/forecast/sim"
 )
 
 // mauiZone is the site's time zone, maui.timezone: the zone the site's Maui
@@ -29,8 +30,10 @@ func (c Config) mauiZone() *time.Location {
 // runs the policy key).
 func (c Config) sitePolicy() (agent.SitePolicy, error) {
 	sp, err := c.loadSitePolicy()
-	if err == nil && sp.Policy.Standing != nil && !c.slurmBackend() {
-		sp.Policy.Standing.Zone = c.mauiZone()
+	if err == nil && !c.slurmBackend() {
+		// a live site runs on the real time in its Maui's zone: the same
+		// clock rule as a trace replay (docs/simulator.md, "The wall clock")
+		sp.Policy = sim.LiveClock(c.mauiZone()).Site(sp.Policy)
 	}
 	return sp, err
 }

@@ -27,6 +27,7 @@ type replayOptions struct {
 	policies []string
 	seeds    int
 	parallel int
+	start    string
 }
 
 func newReplayCommand() *cobra.Command {
@@ -61,6 +62,7 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.StringVar(&o.traceDir, "trace-dir", "", "directory to find traces in by file name when a scenario path does not exist")
 	f.StringSliceVar(&o.policies, "policy", nil, "run only these strategies (default: the scenario's list)")
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
+	f.StringVar(&o.start, "start", "", "the replay's start on the wall clock (Unix seconds or RFC 3339; default: the scenario's start, else the first replayed job's time on its trace's clock, from the SWF header's UnixStartTime)")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
 	_ = cmd.MarkFlagRequired("scenario")
 	cli.AddOutputFlag(cmd, &o.output)
@@ -87,6 +89,12 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err != nil {
 		return err
 	}
+	if o.start != "" {
+		if sc.Start, err = parseStart(o.start); err != nil {
+			return cli.Usagef("--start %q: %v", o.start, err)
+		}
+	}
+	sc = sc.OnClock(in)
 	if o.seeds < 0 {
 		return cli.Usagef("replay: --seeds %d: must be at least 1", o.seeds)
 	}
@@ -175,7 +183,7 @@ func loadScenario(path string) (replay.Scenario, error) {
 
 // loadTraces reads every trace the scenario names.
 func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
-	in := replay.Inputs{Traces: map[string][]replay.TraceJob{}}
+	in := replay.Inputs{Traces: map[string][]replay.TraceJob{}, Origins: map[string]int64{}}
 	paths := []string{sc.Local.Trace, sc.Grid.Trace}
 	for _, s := range sc.Sites {
 		paths = append(paths, s.Trace)
@@ -184,11 +192,11 @@ func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
 		if p == "" || in.Traces[p] != nil {
 			continue
 		}
-		jobs, err := readReplayTrace(resolveTrace(p, base, dir))
+		jobs, origin, err := readReplayTrace(resolveTrace(p, base, dir))
 		if err != nil {
 			return replay.Inputs{}, err
 		}
-		in.Traces[p] = jobs
+		in.Traces[p], in.Origins[p] = jobs, origin
 	}
 	return in, nil
 }
@@ -204,27 +212,28 @@ func resolveTrace(p, base, dir string) string {
 	return full
 }
 
-// readReplayTrace reads an SWF trace, gunzipping a .gz file.
-func readReplayTrace(path string) ([]replay.TraceJob, error) {
+// readReplayTrace reads an SWF trace, gunzipping a .gz file, and where its
+// time 0 is on the wall clock.
+func readReplayTrace(path string) ([]replay.TraceJob, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
+		return nil, 0, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
 	}
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+			return nil, 0, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 		}
 		defer gz.Close()
 		r = gz
 	}
-	jobs, _, err := replay.ReadSWF(r)
+	jobs, st, err := replay.ReadSWF(r)
 	if err != nil {
-		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+		return nil, 0, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 	}
-	return jobs, nil
+	return jobs, st.Origin, nil
 }
 
 func writePlot(path string, sc replay.Scenario, rep replay.Report) error {

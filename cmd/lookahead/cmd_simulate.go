@@ -33,6 +33,7 @@ type simulateOptions struct {
 	poll     int64
 	mauiCfg  string
 	slurmCfg string
+	clock    clockFlags
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -64,7 +65,13 @@ model is printed once on stderr (and listed under "unmodelled" with -o json).
 With --slurm-config the policy is a Slurm cluster's slurm.conf, as a Slurm
 site's agent reads it (docs/slurm.md): backfill to bf_max_job_test, or
 sched/builtin's strict order; jobs in submit order (an SWF trace has no
-Slurm priorities); what it cannot model is said the same way.`,
+Slurm priorities); what it cannot model is said the same way.
+
+The replay runs on the trace's own wall clock: its time 0 is the header's
+UnixStartTime and the site's zone its TimeZoneString (UTC when absent), so
+that fairshare intervals and standing reservations' windows fall where the
+site's Maui put them; --start and --timezone override them. Start and end
+times in --schedule are Unix times on that clock.`,
 		Example: `  lookahead simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy
   lookahead simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --procs 100 --policy conservative -o json
   lookahead simulate --trace t.swf --nodes 64 --ppn 8 --jobs 1000 --schedule sched.jsonl
@@ -87,6 +94,7 @@ Slurm priorities); what it cannot model is said the same way.`,
 	f.StringVar(&o.slurmCfg, "slurm-config", "", "schedule with this slurm.conf's policy (instead of --policy)")
 	f.IntVar(&o.limit, "jobs", 0, "replay only the first N jobs (0: all)")
 	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
+	o.clock.add(f, "the trace's time 0")
 	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when stdout is a terminal), always, never")
 	cli.AddOutputFlag(cmd, &o.output)
@@ -120,7 +128,16 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	clock, err := traceClock(o.trace, tr.Header, o.clock)
+	if err != nil {
+		return err
+	}
+	if clock.guessed && policy.FollowsWallClock() {
+		fmt.Fprintf(stderr, "warning: %s has no UnixStartTime header: its time 0 is taken as 1970-01-01 00:00 UTC, so fairshare intervals and standing reservations fall where they may not have (give --start)\n", o.trace)
+	}
+	policy = clock.Site(policy)
 	jobs := tr.SimJobs()
+	clock.Jobs(jobs)
 	opts := sim.Options{KeepHosts: false}
 	if showProgress(o.progress, stdout) {
 		opts.Progress = cli.ProgressBar(stderr, "jobs")
@@ -230,6 +247,27 @@ func simCluster(o simulateOptions, h swf.Header) (sim.Cluster, string, error) {
 		return sim.PoolCluster(h.MaxProcs), fmt.Sprintf("%d procs (trace MaxProcs)", h.MaxProcs), nil
 	}
 	return sim.Cluster{}, "", cli.Usagef("the trace has no MaxProcs header: give --procs or --nodes/--ppn")
+}
+
+// guessedClock is a trace's clock and whether its origin was guessed.
+type guessedClock struct {
+	sim.Clock
+	guessed bool
+}
+
+// traceClock is the trace's wall clock by the one rule (sim.TraceClock):
+// the flags, else the header.
+func traceClock(path string, h swf.Header, flags clockFlags) (guessedClock, error) {
+	over, err := flags.setting()
+	if err != nil {
+		return guessedClock{}, err
+	}
+	hdr, err := h.Clock(time.LoadLocation)
+	if err != nil {
+		return guessedClock{}, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+	}
+	c, guessed := sim.TraceClock(over, hdr)
+	return guessedClock{c, guessed}, nil
 }
 
 // readSWF opens an SWF file, gunzipping it when it is gzipped.

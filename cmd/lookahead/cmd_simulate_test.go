@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	_ "time/tzdata" // the trace's zone loads without the host's database
 
 	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
@@ -101,5 +103,125 @@ func TestSimulateSlurmConfig(t *testing.T) {
 	}
 	if _, code := run(t, "simulate", "--trace", kthHead, "--slurm-config", cfg, "--maui-config", cfg); code != cli.ExitUsage {
 		t.Errorf("--slurm-config with --maui-config: exit %d", code)
+	}
+}
+
+// simulate runs on the trace's wall clock: KTH's header puts its time 0 at
+// 843480031 in Europe/Stockholm, where a daily 08:00-18:00 standing
+// reservation falls; --timezone and --start move it, and the schedule's
+// times are Unix times on that clock.
+func TestSimulateOnTheTracesClock(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "maui.cfg")
+	os.WriteFile(cfg, []byte("RESERVATIONDEPTH 2\nSRCFG[day] PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n0001,n0002,n0003,n0004,n0005,n0006,n0007,n0008,n0009,n0010,n0011,n0012\n"), 0o644)
+	run := func(flags clockFlags) map[string]sim.JobResult {
+		t.Helper()
+		sched := filepath.Join(dir, "sched.jsonl")
+		o := simulateOptions{trace: kthHead, nodes: 25, ppn: 4, mauiCfg: cfg, limit: 300, schedule: sched, output: cli.FormatJSON, progress: "never", clock: flags}
+		var out, errOut bytes.Buffer
+		if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(errOut.String(), "UnixStartTime") {
+			t.Errorf("a trace with a header was warned about: %s", errOut.String())
+		}
+		return readSchedule(t, sched)
+	}
+	own := run(clockFlags{})
+	// the same replay through the library on the header's clock
+	tr, err := readSWF(kthHead, 300)
+	must(t, err)
+	stockholm, err := time.LoadLocation("Europe/Stockholm")
+	must(t, err)
+	f, _ := os.Open(cfg)
+	mc, err := sim.ReadMauiConfig(f)
+	f.Close()
+	must(t, err)
+	clock, _ := sim.TraceClock(sim.ClockSetting{}, sim.ClockSetting{Origin: 843480031, HasOrigin: true, Zone: stockholm})
+	jobs := tr.SimJobs()
+	clock.Jobs(jobs)
+	res, err := sim.Run(sim.UniformCluster(25, 4), jobs, clock.Site(mc.Policy))
+	must(t, err)
+	for _, r := range res.Jobs {
+		if o := own[r.ID]; o.Start != r.Start || o.Submit != r.Submit {
+			t.Fatalf("job %s: simulate says submit %d start %d, the header's clock %d %d", r.ID, o.Submit, o.Start, r.Submit, r.Start)
+		}
+	}
+	moved := func(name string, other map[string]sim.JobResult, shift int64) {
+		n := 0
+		for id, r := range own {
+			if other[id].Start-other[id].Submit != r.Start-r.Submit {
+				n++
+			}
+			if other[id].Submit != r.Submit+shift {
+				t.Fatalf("%s: job %s submitted at %d, want %d", name, id, other[id].Submit, r.Submit+shift)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no job's wait changed: the clock is not followed", name)
+		}
+	}
+	moved("--timezone UTC", run(clockFlags{timezone: "UTC"}), 0)
+	moved("--start 6 h later", run(clockFlags{start: "843501631"}), 6*3600)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readSchedule(t *testing.T, path string) map[string]sim.JobResult {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	out := map[string]sim.JobResult{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for dec.More() {
+		var r sim.JobResult
+		must(t, dec.Decode(&r))
+		out[r.ID] = r
+	}
+	return out
+}
+
+// A trace without UnixStartTime replayed with a policy tied to the wall
+// clock is warned about; bad clock flags are usage errors naming the flag.
+func TestSimulateClockWarningsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "maui.cfg")
+	os.WriteFile(cfg, []byte("FSPOLICY DEDICATEDPS\nFSUSERWEIGHT 10\nUSERCFG[DEFAULT] FSTARGET=10\n"), 0o644)
+	trace := filepath.Join(dir, "t.swf")
+	os.WriteFile(trace, []byte("1 0 1 10 1 -1 -1 1 60 -1 1 1 1 -1 1 -1 -1 -1\n"), 0o644)
+	var out, errOut bytes.Buffer
+	o := simulateOptions{trace: trace, procs: 4, mauiCfg: cfg, output: cli.FormatJSON, progress: "never"}
+	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "no UnixStartTime header") || !strings.Contains(errOut.String(), "--start") {
+		t.Errorf("stderr %q: want the guessed clock said, with the flag to give", errOut.String())
+	}
+	errOut.Reset()
+	o.clock.start = "2025-11-28T08:00:00Z"
+	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil || errOut.Len() != 0 {
+		t.Errorf("with --start: %v, stderr %q", err, errOut.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace", kthHead, "--start", "yesterday"}, "--start"},
+		{[]string{"--trace", kthHead, "--start", "-5"}, "--start"},
+		{[]string{"--trace", kthHead, "--timezone", "Mars/Olympus"}, "--timezone"},
+	} {
+		cmd := newSimulateCommand()
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.Execute()
+		if err == nil || cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v (exit %d), want a usage error with %q", c.args, err, cli.ExitCode(err), c.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
@@ -38,10 +39,19 @@ type Job struct {
 
 // Header holds the header comments that matter for a replay.
 type Header struct {
-	MaxProcs      int // "; MaxProcs:", 0 when absent
-	MaxNodes      int // "; MaxNodes:", 0 when absent
+	MaxProcs int // "; MaxProcs:", 0 when absent
+	MaxNodes int // "; MaxNodes:", 0 when absent
+	// UnixStartTime is the trace's time 0 on the wall clock (Unix
+	// seconds); HasStart says the header gave it.
 	UnixStartTime int64
-	Comments      []string
+	HasStart      bool
+	// TimeZoneString is the zone the trace's site ran in ("US/Eastern");
+	// TimeZone the older header's offset from UTC in seconds (HasTimeZone
+	// says it was given).
+	TimeZoneString string
+	TimeZone       int
+	HasTimeZone    bool
+	Comments       []string
 }
 
 // Skip is a record left out because the archive's conventions allow a
@@ -144,18 +154,56 @@ func (h *Header) add(text string) {
 	if len(f) == 0 {
 		return
 	}
+	key = strings.TrimSpace(key)
+	if key == "TimeZoneString" {
+		h.TimeZoneString = f[0]
+		return
+	}
 	n, err := strconv.ParseInt(f[0], 10, 64)
 	if err != nil {
 		return
 	}
-	switch strings.TrimSpace(key) {
+	switch key {
 	case "MaxProcs":
 		h.MaxProcs = int(n)
 	case "MaxNodes":
 		h.MaxNodes = int(n)
 	case "UnixStartTime":
-		h.UnixStartTime = n
+		h.UnixStartTime, h.HasStart = n, true
+	case "TimeZone":
+		if n > -86400 && n < 86400 {
+			h.TimeZone, h.HasTimeZone = int(n), true
+		}
 	}
+}
+
+// Clock is what the header says of the trace's wall clock
+// (docs/simulator.md, "The wall clock"): its UnixStartTime, and its zone,
+// TimeZoneString loaded with load (time.LoadLocation: the caller's
+// access to the zone database) or, without one, the fixed offset of the
+// older TimeZone field. A TimeZoneString load cannot find is an error
+// naming it.
+func (h Header) Clock(load func(string) (*time.Location, error)) (sim.ClockSetting, error) {
+	c := sim.ClockSetting{Origin: h.UnixStartTime, HasOrigin: h.HasStart}
+	if h.HasStart && (h.UnixStartTime < 0 || h.UnixStartTime > forecast.MaxInstant) {
+		return c, fmt.Errorf("%w: header UnixStartTime %d: must lie in [0, %d]", ErrFormat, h.UnixStartTime, forecast.MaxInstant)
+	}
+	switch {
+	case h.TimeZoneString != "":
+		loc, err := load(h.TimeZoneString)
+		if err != nil {
+			return c, fmt.Errorf("%w: header TimeZoneString %q: %w", ErrFormat, h.TimeZoneString, err)
+		}
+		c.Zone = loc
+	case h.HasTimeZone:
+		off := h.TimeZone
+		sign := '+'
+		if off < 0 {
+			sign, off = '-', -off
+		}
+		c.Zone = time.FixedZone(fmt.Sprintf("UTC%c%02d:%02d", sign, off/3600, off%3600/60), h.TimeZone)
+	}
+	return c, nil
 }
 
 func parseJob(text string, line int) (Job, error) {
