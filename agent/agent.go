@@ -73,7 +73,7 @@ type Agent struct {
 
 	mu     sync.Mutex // guards the fields below
 	state  Status
-	resMu  sync.Mutex // serialises reserve and release
+	resMu  sync.Mutex // the request lock: serialises the requests of the envelope (envelope.go)
 	svc    micro.Service
 	builds int
 }

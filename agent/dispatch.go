@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"lookahead/torque"
 	"lookahead/wire"
@@ -31,42 +34,63 @@ var _ Executor = (*torque.Batch)(nil)
 // SourceDispatch labels forecasts triggered by a dispatched part.
 const SourceDispatch = "dispatch"
 
-// Dispatch answers one dispatch request (JSON wire.DispatchRequest):
-// checked on its own, audited, the grid user mapped to a local account
-// (never root or a system user), the job's reservation read from the
-// scheduler, made idempotent (a part already submitted under its name
-// la.<job>.<part> is returned, not submitted again), planned (nodes of the
-// reservation, walltime, binding options, output paths, LOOKAHEAD_*
-// variables) and submitted through the Executor. Every outcome is audited
-// with the exact commands run. Requests are served one at a time, with
-// reserve and release.
+// Dispatch answers one dispatch request (JSON wire.DispatchRequest)
+// through the request envelope (envelope.go): checked on its own, its
+// epoch admitted, audited, the grid user mapped to a local account (never
+// root or a system user), the job's reservation read from the scheduler,
+// made idempotent (a part already submitted under its name la.<job>.<part>
+// is returned, not submitted again), planned (nodes of the reservation,
+// walltime, binding options, output paths, LOOKAHEAD_* variables) and
+// submitted through the Executor. Every outcome is audited with the exact
+// commands run. Requests are served one at a time, with reserve and
+// release.
 func (a *Agent) Dispatch(ctx context.Context, data []byte) wire.DispatchReply {
-	a.resMu.Lock()
-	defer a.resMu.Unlock()
-	now := a.deps.Now()
-	var req wire.DispatchRequest
-	reply := wire.DispatchReply{Type: wire.TypeDispatchReply, Site: a.cfg.Site}
-	rec := wire.AuditRecord{Action: wire.VerbDispatch, Time: now.Unix()}
-	var cmds [][]string
-	if err := json.Unmarshal(data, &req); err != nil {
-		reply.Code, reply.Message = wire.CodeInvalid, "malformed dispatch request: "+clip(err.Error())
-	} else {
-		reply.Job, reply.Part = clip(req.Job), req.Part
-		rec.Job, rec.Actor, rec.Identity = clip(req.Job), clip(req.RequestedBy), wire.Identity{User: clip(req.User), Account: clip(req.Account)}
-		cmds = a.dispatch(ctx, req, now.Unix(), &reply)
+	c := &dispatchCall{reply: wire.DispatchReply{Type: wire.TypeDispatchReply, Site: a.cfg.Site}}
+	serve(ctx, a, data, c)
+	return c.reply
+}
+
+// dispatchCall is a dispatch request in the envelope.
+type dispatchCall struct {
+	req   wire.DispatchRequest
+	reply wire.DispatchReply
+}
+
+func (c *dispatchCall) decode(data []byte) error {
+	if err := json.Unmarshal(data, &c.req); err != nil {
+		return err
 	}
-	rec.Code, rec.Message = reply.Code, reply.Message
-	if len(cmds) > 0 {
-		rec.Command = cmds[len(cmds)-1]
+	c.reply.Job, c.reply.Part = clip(c.req.Job), c.req.Part
+	return nil
+}
+
+func (c *dispatchCall) head() requestHead {
+	return requestHead{verb: wire.VerbDispatch, job: c.req.Job, by: c.req.RequestedBy,
+		identity: wire.Identity{User: c.req.User, Account: c.req.Account}, epoch: c.req.Epoch}
+}
+
+func (c *dispatchCall) check(a *Agent, _ time.Time) *Refusal {
+	if a.deps.Executor == nil {
+		return refuse(wire.CodeForbidden, "this site does not dispatch grid jobs' parts (no executor configured)")
 	}
-	rec.Detail = map[string]any{"request": dispatchSummary(req, data), "commands": cmds, "reply": reply}
-	if err := a.audit(ctx, rec); err != nil {
-		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of dispatch result failed")
-	}
-	a.countRequest(wire.VerbDispatch, reply.Code)
-	a.log.Info().Str("job", rec.Job).Int("part", req.Part).Str("code", reply.Code).Str("local_id", reply.LocalID).
-		Str("local_user", reply.LocalUser).Str("reply", reply.Message).Msg("dispatch")
-	return reply
+	return CheckDispatch(c.req, a.cfg.Site)
+}
+
+func (c *dispatchCall) intent(now time.Time) *wire.AuditRecord {
+	return &wire.AuditRecord{Action: "dispatch-request", Time: now.Unix(), Job: c.req.Job, Actor: c.req.RequestedBy,
+		Identity: wire.Identity{User: c.req.User, Account: c.req.Account}, Code: wire.CodeOK,
+		Detail: dispatchSummary(c.req, nil)}
+}
+
+func (c *dispatchCall) refuse(r *Refusal) { c.reply.Code, c.reply.Message = r.Code, r.Message }
+
+func (c *dispatchCall) outcome(rec *wire.AuditRecord, data []byte, cmds [][]string) {
+	rec.Code, rec.Message, rec.Command = c.reply.Code, c.reply.Message, last(cmds)
+	rec.Detail = map[string]any{"request": dispatchSummary(c.req, data), "commands": cmds, "reply": c.reply}
+}
+
+func (c *dispatchCall) logLine(e *zerolog.Event) *zerolog.Event {
+	return e.Int("part", c.req.Part).Str("local_id", c.reply.LocalID).Str("local_user", c.reply.LocalUser).Str("reply", c.reply.Message)
 }
 
 // dispatchSummary is the request as the audit keeps it: everything but
@@ -80,28 +104,11 @@ func dispatchSummary(req wire.DispatchRequest, data []byte) any {
 	return map[string]any{"request": s, "script_bytes": len(req.Script)}
 }
 
-func (a *Agent) dispatch(ctx context.Context, req wire.DispatchRequest, now int64, reply *wire.DispatchReply) [][]string {
-	if ref := a.epochs.admit(req.Epoch); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
-	}
-	if a.deps.Executor == nil {
-		reply.Code, reply.Message = wire.CodeForbidden, "this site does not dispatch grid jobs' parts (no executor configured)"
-		return nil
-	}
-	if ref := CheckDispatch(req, a.cfg.Site); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
-	}
-	if err := a.audit(ctx, wire.AuditRecord{Action: "dispatch-request", Time: now, Job: req.Job, Actor: req.RequestedBy,
-		Identity: wire.Identity{User: req.User, Account: req.Account}, Code: wire.CodeOK,
-		Detail: dispatchSummary(req, nil)}); err != nil {
-		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
-		return nil
-	}
+func (c *dispatchCall) act(ctx context.Context, a *Agent, x *exchange) [][]string {
+	req, reply := c.req, &c.reply
 	u, ref := MapUser(a.cfg.Dispatch, req.User, a.deps.Users)
 	if ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
+		c.refuse(ref)
 		return nil
 	}
 	reply.LocalUser = u.Name
@@ -111,7 +118,7 @@ func (a *Agent) dispatch(ctx context.Context, req wire.DispatchRequest, now int6
 	} else if argv != nil {
 		cmds = append(cmds, argv)
 	}
-	return append(cmds, a.submitPart(ctx, req, u, now, reply)...)
+	return append(cmds, a.submitPart(ctx, req, u, x.now.Unix(), reply)...)
 }
 
 // findPart looks for the part among the batch system's jobs (a retried
@@ -176,52 +183,57 @@ func (a *Agent) reservationOf(ctx context.Context, job string) (wire.Reservation
 	return held[0], true, nil
 }
 
-// Stop answers one stop request (JSON wire.StopRequest): every part of the
-// job that the batch system still runs or queues is deleted (qdel), each
-// command audited. Idempotent: nothing left to delete is CodeOK with a
-// note.
+// Stop answers one stop request (JSON wire.StopRequest) through the
+// request envelope: every part of the job that the batch system still
+// runs or queues is deleted (qdel), each command audited. Idempotent:
+// nothing left to delete is CodeOK with a note.
 func (a *Agent) Stop(ctx context.Context, data []byte) wire.StopReply {
-	a.resMu.Lock()
-	defer a.resMu.Unlock()
-	now := a.deps.Now()
-	var req wire.StopRequest
-	reply := wire.StopReply{Type: wire.TypeStopReply, Site: a.cfg.Site}
-	rec := wire.AuditRecord{Action: wire.VerbStop, Time: now.Unix()}
-	var cmds [][]string
-	if err := json.Unmarshal(data, &req); err != nil {
-		reply.Code, reply.Message = wire.CodeInvalid, "malformed stop request: "+clip(err.Error())
-	} else {
-		reply.Job = clip(req.Job)
-		rec.Job, rec.Actor, rec.Message = clip(req.Job), clip(req.RequestedBy), clip(req.Reason)
-		cmds = a.stop(ctx, req, &reply)
-	}
-	rec.Code = reply.Code
-	if reply.Message != "" {
-		rec.Message = reply.Message
-	}
-	if len(cmds) > 0 {
-		rec.Command = cmds[len(cmds)-1]
-	}
-	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
-	if err := a.audit(ctx, rec); err != nil {
-		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of stop result failed")
-	}
-	a.countRequest(wire.VerbStop, reply.Code)
-	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Strs("deleted", reply.Deleted).Str("why", req.Reason).Msg("stop")
-	return reply
+	c := &stopCall{reply: wire.StopReply{Type: wire.TypeStopReply, Site: a.cfg.Site}}
+	serve(ctx, a, data, c)
+	return c.reply
 }
 
-func (a *Agent) stop(ctx context.Context, req wire.StopRequest, reply *wire.StopReply) [][]string {
-	if ref := a.epochs.admit(req.Epoch); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
+// stopCall is a stop request in the envelope. It keeps no intent record:
+// each qdel is audited as it runs.
+type stopCall struct {
+	req   wire.StopRequest
+	reply wire.StopReply
+}
+
+func (c *stopCall) decode(data []byte) error {
+	if err := json.Unmarshal(data, &c.req); err != nil {
+		return err
 	}
+	c.reply.Job = clip(c.req.Job)
+	return nil
+}
+
+func (c *stopCall) head() requestHead {
+	return requestHead{verb: wire.VerbStop, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}
+}
+
+func (c *stopCall) check(a *Agent, _ time.Time) *Refusal { return CheckStop(c.req, a.cfg.Site) }
+
+func (c *stopCall) intent(time.Time) *wire.AuditRecord { return nil }
+
+func (c *stopCall) refuse(r *Refusal) { c.reply.Code, c.reply.Message = r.Code, r.Message }
+
+func (c *stopCall) outcome(rec *wire.AuditRecord, data []byte, cmds [][]string) {
+	rec.Code, rec.Message, rec.Command = c.reply.Code, clip(c.req.Reason), last(cmds)
+	if c.reply.Message != "" {
+		rec.Message = c.reply.Message
+	}
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": c.reply}
+}
+
+func (c *stopCall) logLine(e *zerolog.Event) *zerolog.Event {
+	return e.Strs("deleted", c.reply.Deleted).Str("why", c.req.Reason)
+}
+
+func (c *stopCall) act(ctx context.Context, a *Agent, _ *exchange) [][]string {
+	req, reply := c.req, &c.reply
 	if a.deps.Executor == nil {
 		reply.Code, reply.Note = wire.CodeOK, "this site does not dispatch parts: nothing to delete"
-		return nil
-	}
-	if ref := CheckStop(req, a.cfg.Site); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
 		return nil
 	}
 	jobs, argv, err := a.deps.Executor.Jobs(ctx)

@@ -33,6 +33,13 @@ func localUsers(name string) (agent.LocalUser, error) {
 // site, its clock and the connection.
 func runDispatchAgent(t *testing.T) (*simsite.Site, *clock, *nats.Conn) {
 	t.Helper()
+	return runDispatchAgentWith(t, nil)
+}
+
+// runDispatchAgentWith is runDispatchAgent with the configuration changed
+// by edit (when not nil) before the agent starts.
+func runDispatchAgentWith(t *testing.T, edit func(*agent.Config)) (*simsite.Site, *clock, *nats.Conn) {
+	t.Helper()
 	nc, c := startNATS(t), newClock(t0)
 	site, err := simsite.New(simsite.Config{Site: "alpha", Nodes: 4, PPN: 4, Policy: sim.EASY, Start: t0, Clock: c.Now,
 		StartDelay: 5 * time.Second})
@@ -41,6 +48,9 @@ func runDispatchAgent(t *testing.T) (*simsite.Site, *clock, *nats.Conn) {
 	}
 	cfg := agent.Config{Site: "alpha", Debounce: 10 * time.Millisecond, Refresh: 50 * time.Millisecond,
 		Dispatch: agent.DispatchConfig{Users: map[string]string{"carol": "daemon"}}}
+	if edit != nil {
+		edit(&cfg)
+	}
 	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, Users: localUsers,
 		Now: c.Now, Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
 	if err != nil {

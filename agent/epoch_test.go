@@ -9,10 +9,11 @@ import (
 	"lookahead/wire"
 )
 
-// TestFencedByEpoch: a site refuses a reserve, release, dispatch or stop
-// request whose broker epoch is older than the highest it has seen (or
-// that has none once one was seen) with fenced, doing nothing; the
-// highest is kept in the state file, so a restarted agent still fences.
+// TestFencedByEpoch: a site refuses a reserve, release or stop request
+// whose broker epoch is older than the highest it has seen (or that has
+// none once one was seen) with fenced, doing nothing; the highest is kept
+// in the state file, so a restarted agent still fences. (Dispatch:
+// TestInvalidRequestsChangeNoState, on a site that dispatches.)
 func TestFencedByEpoch(t *testing.T) {
 	cfg := testConfig("gamma")
 	cfg.EpochState = filepath.Join(t.TempDir(), "broker-epoch")
@@ -43,7 +44,6 @@ func TestFencedByEpoch(t *testing.T) {
 		{wire.VerbReserve, old}, // no epoch, after one was seen
 		{wire.VerbRelease, wire.ReleaseRequest{Type: wire.TypeRelease, Job: "g2", Site: "gamma", Epoch: 6}},
 		{wire.VerbRelease, wire.ReleaseRequest{Type: wire.TypeRelease, Job: "g2", Site: "gamma"}},
-		{wire.VerbDispatch, wire.DispatchRequest{Type: wire.TypeDispatch, Job: "g2", Site: "gamma", Epoch: 6}},
 		{wire.VerbStop, wire.StopRequest{Type: wire.TypeStop, Job: "g2", Site: "gamma", Epoch: 6}},
 	} {
 		var code string

@@ -7,75 +7,80 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"lookahead/forecast"
 	"lookahead/wire"
 )
 
-// Reserve answers one reserve request (JSON wire.ReserveRequest): checked
-// on its own first (nothing runs for an invalid one), audited, checked
-// against the processors a fresh snapshot shows (no scheduler command runs
-// for processors the site does not have), made idempotent (a job that
-// already holds reservations gets them back), re-checked on a forecast of
-// that snapshot (stale if it no longer fits), and only then handed to the
-// Reserver. Every outcome is audited.
-// Requests are served one at a time.
+// Reserve answers one reserve request (JSON wire.ReserveRequest) through
+// the request envelope (envelope.go): checked on its own first (nothing
+// runs for an invalid one), its epoch admitted, its deadline checked,
+// audited, checked against the processors a fresh snapshot shows (no
+// scheduler command runs for processors the site does not have), made
+// idempotent (a job that already holds reservations gets them back),
+// re-checked on a forecast of that snapshot (stale if it no longer fits),
+// and only then handed to the Reserver. Every outcome is audited.
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
-	received := time.Now() // before the queue: waiting counts against the timeout
-	a.resMu.Lock()
-	defer a.resMu.Unlock()
-	now := a.deps.Now()
-	var req wire.ReserveRequest
-	reply := wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}
-	rec := wire.AuditRecord{Action: wire.VerbReserve, Time: now.Unix()}
-	var cmds [][]string
-	if err := json.Unmarshal(data, &req); err != nil {
-		reply.Code, reply.Message = wire.CodeInvalid, "malformed reserve request: "+clip(err.Error())
-	} else {
-		reply.Job = clip(req.Job)
-		rec.Job, rec.Actor, rec.Identity = clip(req.Job), clip(req.RequestedBy), clipIdentity(req.Identity)
-		cmds = a.reserve(ctx, req, now, deadlineOf(req, received), &reply)
-	}
-	rec.Code, rec.Message = reply.Code, reply.Message
-	if len(cmds) > 0 {
-		rec.Command = cmds[0]
-	}
-	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
-	if err := a.audit(ctx, rec); err != nil {
-		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of reserve result failed")
-	}
-	a.countRequest(wire.VerbReserve, reply.Code)
-	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Str("reply", reply.Message).Msg("reserve")
-	return reply
+	c := &reserveCall{reply: wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}}
+	serve(ctx, a, data, c)
+	return c.reply
 }
 
-func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadline time.Time, reply *wire.ReserveReply) [][]string {
-	if ref := a.epochs.admit(req.Epoch); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
+// reserveCall is a reserve request in the envelope.
+type reserveCall struct {
+	req   wire.ReserveRequest
+	reply wire.ReserveReply
+	spec  ReserveSpec // the checked request (check)
+}
+
+func (c *reserveCall) decode(data []byte) error {
+	if err := json.Unmarshal(data, &c.req); err != nil {
+		return err
 	}
-	spec, ref := CheckReserve(req, a.limits(now))
+	c.reply.Job = clip(c.req.Job)
+	return nil
+}
+
+func (c *reserveCall) head() requestHead {
+	return requestHead{verb: wire.VerbReserve, job: c.req.Job, by: c.req.RequestedBy, identity: c.req.Identity,
+		epoch: c.req.Epoch, timeoutMS: c.req.TimeoutMS}
+}
+
+func (c *reserveCall) check(a *Agent, now time.Time) *Refusal {
+	spec, ref := CheckReserve(c.req, a.limits(now))
 	if ref == nil {
 		spec.Identity, ref = LocalIdentity(a.cfg.Dispatch, spec.Identity)
 	}
-	if ref == nil {
-		ref = checkDeadline(deadline, time.Now())
-	}
-	if ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
-	}
-	if err := a.audit(ctx, wire.AuditRecord{Action: "reserve-request", Time: now.Unix(), Job: req.Job,
-		Actor: req.RequestedBy, Identity: req.Identity, Code: wire.CodeOK, Detail: req}); err != nil {
-		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
-		return nil
-	}
+	c.spec = spec
+	return ref
+}
+
+func (c *reserveCall) intent(now time.Time) *wire.AuditRecord {
+	return &wire.AuditRecord{Action: "reserve-request", Time: now.Unix(), Job: c.req.Job,
+		Actor: c.req.RequestedBy, Identity: c.req.Identity, Code: wire.CodeOK, Detail: c.req}
+}
+
+func (c *reserveCall) refuse(r *Refusal) { c.reply.Code, c.reply.Message = r.Code, r.Message }
+
+func (c *reserveCall) outcome(rec *wire.AuditRecord, data []byte, cmds [][]string) {
+	rec.Code, rec.Message, rec.Command = c.reply.Code, c.reply.Message, first(cmds)
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": c.reply}
+}
+
+func (c *reserveCall) logLine(e *zerolog.Event) *zerolog.Event {
+	return e.Str("reply", c.reply.Message)
+}
+
+func (c *reserveCall) act(ctx context.Context, a *Agent, x *exchange) [][]string {
+	req, spec, reply := c.req, c.spec, &c.reply
 	snap, err := a.snapshot(ctx)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()
 		return nil
 	}
 	if ref := CheckCapacity(snap, spec.Nodes, req.Procs); ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
+		c.refuse(ref)
 		return nil
 	}
 	if held, err := a.held(ctx, req.Job); err != nil || len(held) > 0 {
@@ -86,17 +91,17 @@ func (a *Agent) reserve(ctx context.Context, req wire.ReserveRequest, now, deadl
 		}
 		return nil
 	}
-	if ref := a.fit(ctx, snap, now, &spec, req.Procs); ref != nil {
+	if ref := a.fit(ctx, snap, x.now, &spec, req.Procs); ref != nil {
 		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
 		return nil
 	}
-	if ref := checkDeadline(deadline, time.Now()); ref != nil { // the checks took long
-		reply.Code, reply.Message = ref.Code, ref.Message
+	if ref := checkDeadline(x.deadline, time.Now()); ref != nil { // the checks took long
+		c.refuse(ref)
 		return nil
 	}
-	if !deadline.IsZero() { // nothing may land after the sender gave up
+	if !x.deadline.IsZero() { // nothing may land after the sender gave up
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
+		ctx, cancel = context.WithDeadline(ctx, x.deadline)
 		defer cancel()
 	}
 	res, err := a.deps.Reserver.Reserve(ctx, spec)
@@ -143,28 +148,6 @@ func (a *Agent) fit(ctx context.Context, snap forecast.Snapshot, now time.Time, 
 	return nil
 }
 
-// deadlineOf is when the sender of req stops waiting, on this host's
-// monotonic clock: TimeoutMS after the request was received. Zero when the
-// request sets no timeout. DeadlineMS (an older broker's wall-clock
-// instant) is not used: it would compare two hosts' clocks.
-func deadlineOf(req wire.ReserveRequest, received time.Time) time.Time {
-	if req.TimeoutMS <= 0 {
-		return time.Time{}
-	}
-	return received.Add(time.Duration(req.TimeoutMS) * time.Millisecond)
-}
-
-// checkDeadline answers expired once the sender has stopped waiting for
-// the answer (deadline passed; zero means none): reserving now could land
-// after the sender released the job everywhere.
-func checkDeadline(deadline, now time.Time) *Refusal {
-	if !deadline.IsZero() && !now.Before(deadline) {
-		return refuse(wire.CodeExpired, "request expired: it waited here %s past its timeout; the sender no longer waits for it, nothing was done",
-			now.Sub(deadline).Round(time.Millisecond))
-	}
-	return nil
-}
-
 // held returns the reservations job already holds, as the scheduler
 // reports them.
 func (a *Agent) held(ctx context.Context, job string) ([]wire.Reservation, error) {
@@ -194,50 +177,53 @@ func (a *Agent) limits(now time.Time) Limits {
 		MaxDuration: int64(a.cfg.MaxDuration.Seconds()), PastGrace: int64(a.cfg.PastGrace.Seconds())}
 }
 
-// Release answers one release request (JSON wire.ReleaseRequest).
-// Idempotent: releasing what does not exist is CodeOK with a note.
+// Release answers one release request (JSON wire.ReleaseRequest) through
+// the request envelope. Idempotent: releasing what does not exist is
+// CodeOK with a note.
 func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
-	a.resMu.Lock()
-	defer a.resMu.Unlock()
-	now := a.deps.Now()
-	var req wire.ReleaseRequest
-	reply := wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}
-	rec := wire.AuditRecord{Action: wire.VerbRelease, Time: now.Unix()}
-	var cmds [][]string
-	if err := json.Unmarshal(data, &req); err != nil {
-		reply.Code, reply.Message = wire.CodeInvalid, "malformed release request: "+clip(err.Error())
-	} else {
-		reply.Job = clip(req.Job)
-		rec.Job, rec.Actor = clip(req.Job), clip(req.RequestedBy)
-		cmds = a.release(ctx, req, now, &reply)
-	}
-	rec.Code, rec.Message = reply.Code, reply.Message
-	if len(cmds) > 0 {
-		rec.Command = cmds[0]
-	}
-	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": reply}
-	if err := a.audit(ctx, rec); err != nil {
-		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of release result failed")
-	}
-	a.countRequest(wire.VerbRelease, reply.Code)
-	a.log.Info().Str("job", rec.Job).Str("code", reply.Code).Strs("released", reply.Released).Msg("release")
-	return reply
+	c := &releaseCall{reply: wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}}
+	serve(ctx, a, data, c)
+	return c.reply
 }
 
-func (a *Agent) release(ctx context.Context, req wire.ReleaseRequest, now time.Time, reply *wire.ReleaseReply) [][]string {
-	ref := a.epochs.admit(req.Epoch)
-	if ref == nil {
-		ref = CheckRelease(req, a.cfg.Site)
+// releaseCall is a release request in the envelope.
+type releaseCall struct {
+	req   wire.ReleaseRequest
+	reply wire.ReleaseReply
+}
+
+func (c *releaseCall) decode(data []byte) error {
+	if err := json.Unmarshal(data, &c.req); err != nil {
+		return err
 	}
-	if ref != nil {
-		reply.Code, reply.Message = ref.Code, ref.Message
-		return nil
-	}
-	if err := a.audit(ctx, wire.AuditRecord{Action: "release-request", Time: now.Unix(), Job: req.Job,
-		Actor: req.RequestedBy, Code: wire.CodeOK, Message: req.Reason}); err != nil {
-		reply.Code, reply.Message = wire.CodeInternal, "audit unavailable, nothing done: "+err.Error()
-		return nil
-	}
+	c.reply.Job = clip(c.req.Job)
+	return nil
+}
+
+func (c *releaseCall) head() requestHead {
+	return requestHead{verb: wire.VerbRelease, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}
+}
+
+func (c *releaseCall) check(a *Agent, _ time.Time) *Refusal { return CheckRelease(c.req, a.cfg.Site) }
+
+func (c *releaseCall) intent(now time.Time) *wire.AuditRecord {
+	return &wire.AuditRecord{Action: "release-request", Time: now.Unix(), Job: c.req.Job,
+		Actor: c.req.RequestedBy, Code: wire.CodeOK, Message: c.req.Reason}
+}
+
+func (c *releaseCall) refuse(r *Refusal) { c.reply.Code, c.reply.Message = r.Code, r.Message }
+
+func (c *releaseCall) outcome(rec *wire.AuditRecord, data []byte, cmds [][]string) {
+	rec.Code, rec.Message, rec.Command = c.reply.Code, c.reply.Message, first(cmds)
+	rec.Detail = map[string]any{"request": json.RawMessage(safeJSON(data)), "commands": cmds, "reply": c.reply}
+}
+
+func (c *releaseCall) logLine(e *zerolog.Event) *zerolog.Event {
+	return e.Strs("released", c.reply.Released)
+}
+
+func (c *releaseCall) act(ctx context.Context, a *Agent, _ *exchange) [][]string {
+	req, reply := c.req, &c.reply
 	res, err := a.deps.Reserver.Release(ctx, req.Job)
 	if err != nil {
 		reply.Code, reply.Message = wire.CodeInternal, err.Error()

@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"lookahead/wire"
+)
+
+// The request envelope: every request that changes the site — reserve,
+// release, dispatch, stop — passes the same steps, in this order, here
+// and nowhere else (serve):
+//
+//  1. decode   the JSON body; a malformed one is invalid.
+//  2. check    the request on its own, fully (the verb's Check…): nothing
+//     of the site is read, no state changes.
+//  3. admit    the broker epoch (epoch.go). Only a valid request may
+//     raise the highest epoch the site has seen.
+//  4. deadline a request that reached the agent after its sender stopped
+//     waiting is answered expired (deadline.go).
+//  5. intent   the request is audited before anything runs (verbs that
+//     keep an intent record); no audit, nothing done.
+//  6. act      the verb's own work.
+//  7. outcome  the answer is audited, counted and logged.
+//
+// A refusal at steps 1 to 5 ends the request there: it has changed
+// nothing (not even the epoch, unless step 3 admitted it). Requests are
+// served one at a time: the request lock (Agent.resMu) is taken in serve,
+// before step 1, and held to the end of step 7 — the lock's whole scope
+// is serve. The audit steps are auditIntent (5) and auditOutcome (7).
+
+// call is what one verb adds to the envelope: its request, its reply and
+// the work between them. The envelope calls the methods in the order of
+// the steps above; each method may rely on the earlier ones having run.
+type call interface {
+	// decode reads the request and sets the reply's header fields that
+	// come from it (job, part), even when the request is refused later.
+	decode(data []byte) error
+	// head is what the envelope reads of the decoded request.
+	head() requestHead
+	// check validates the decoded request on its own (no I/O, no state).
+	check(a *Agent, now time.Time) *Refusal
+	// intent is the record audited before acting; nil: the verb keeps
+	// none (it audits its commands itself).
+	intent(now time.Time) *wire.AuditRecord
+	// act does the verb's work, sets the reply and returns the commands
+	// it ran, in order.
+	act(ctx context.Context, a *Agent, x *exchange) [][]string
+	// refuse sets a refusal as the reply.
+	refuse(r *Refusal)
+	// outcome completes the outcome's audit record from the reply (code,
+	// message, the main command, the detail).
+	outcome(rec *wire.AuditRecord, data []byte, cmds [][]string)
+	// logLine adds the verb's fields to the request's log line.
+	logLine(e *zerolog.Event) *zerolog.Event
+}
+
+// requestHead is what every request carries for the envelope.
+type requestHead struct {
+	verb     string
+	job      string
+	by       string
+	identity wire.Identity
+	epoch    uint64
+	// timeoutMS is how long the sender waits (0: no deadline).
+	timeoutMS int64
+}
+
+// exchange is one request in flight through the envelope.
+type exchange struct {
+	// received is when the request reached the agent (real time, before
+	// it queued for the request lock); now is the site's clock once the
+	// lock was taken.
+	received, now time.Time
+	// deadline is when the sender stops waiting (zero: none).
+	deadline time.Time
+	// decoded says the request was decoded (its head is the request's).
+	decoded bool
+}
+
+// serve runs one request through the envelope; c holds the reply. (A
+// function of the call's type, not of the interface: no call is ever held
+// in an interface value.)
+func serve[C call](ctx context.Context, a *Agent, data []byte, c C) {
+	x := &exchange{received: time.Now()} // before the queue: waiting counts against the timeout
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	x.now = a.deps.Now()
+	cmds, ref := pass(ctx, a, data, c, x)
+	if ref != nil {
+		c.refuse(ref)
+	}
+	finish(ctx, a, data, c, x, cmds)
+}
+
+// pass runs steps 1 to 6; a refusal ends it.
+func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) ([][]string, *Refusal) {
+	if err := c.decode(data); err != nil {
+		return nil, refuse(wire.CodeInvalid, "malformed %s request: %s", c.head().verb, clip(err.Error()))
+	}
+	x.decoded = true
+	h := c.head()
+	if ref := c.check(a, x.now); ref != nil {
+		return nil, ref
+	}
+	if ref := a.epochs.admit(h.epoch); ref != nil {
+		return nil, ref
+	}
+	x.deadline = deadlineOf(h, x.received)
+	if ref := checkDeadline(x.deadline, time.Now()); ref != nil {
+		return nil, ref
+	}
+	if rec := c.intent(x.now); rec != nil {
+		if err := a.auditIntent(ctx, *rec); err != nil {
+			return nil, refuse(wire.CodeInternal, "audit unavailable, nothing done: %v", err)
+		}
+	}
+	return c.act(ctx, a, x), nil
+}
+
+// auditIntent appends the record of a request about to be acted on and
+// waits for its acknowledgement: nothing runs that the audit does not
+// hold.
+func (a *Agent) auditIntent(ctx context.Context, rec wire.AuditRecord) error {
+	return a.audit(ctx, rec)
+}
+
+// finish is step 7: the outcome's audit record, the request counter and
+// the log line.
+func finish[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange, cmds [][]string) {
+	h := c.head()
+	rec := wire.AuditRecord{Action: h.verb, Time: x.now.Unix()}
+	if x.decoded {
+		rec.Job, rec.Actor, rec.Identity = clip(h.job), clip(h.by), clipIdentity(h.identity)
+	}
+	c.outcome(&rec, data, cmds)
+	a.auditOutcome(ctx, rec)
+	a.countRequest(h.verb, rec.Code)
+	c.logLine(a.log.Info().Str("job", rec.Job).Str("code", rec.Code)).Msg(h.verb)
+}
+
+// auditOutcome appends the record of a request's outcome; a failure is
+// logged (the answer is sent either way).
+func (a *Agent) auditOutcome(ctx context.Context, rec wire.AuditRecord) {
+	if err := a.audit(ctx, rec); err != nil {
+		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of " + rec.Action + " result failed")
+	}
+}
+
+// first and last pick the main command of a request's commands for its
+// audit record (nil when none ran).
+func first(cmds [][]string) []string {
+	if len(cmds) == 0 {
+		return nil
+	}
+	return cmds[0]
+}
+
+func last(cmds [][]string) []string {
+	if len(cmds) == 0 {
+		return nil
+	}
+	return cmds[len(cmds)-1]
+}
