@@ -39,6 +39,20 @@ type Options struct {
 	// Web is the web view's address (default 127.0.0.1:0, a free port on
 	// loopback; "off" turns it off): it is printed and up while the demo runs.
 	Web string
+	// Window is the simulated time over which the grid jobs are submitted
+	// (default 0.6 × Duration × Speed).
+	Window time.Duration
+	// Observer, when set, is told what the live output shows: tests
+	// follow the demo by it, not by its lines.
+	Observer Observer
+}
+
+// Observer is told of each forecast, submission answer and broker job
+// event of a demo, from the goroutines that print them.
+type Observer interface {
+	Forecast(site string)
+	Submitted(wire.SubmitReply)
+	Event(broker.Event)
 }
 
 func (o *Options) defaults() {
@@ -63,6 +77,9 @@ func (o *Options) defaults() {
 	if o.Web == "" {
 		o.Web = "127.0.0.1:0"
 	}
+	if o.Window == 0 {
+		o.Window = time.Duration(float64(o.Duration) * 0.6 * o.Speed)
+	}
 }
 
 // Validate refuses options that cannot make a demo.
@@ -70,7 +87,7 @@ func (o Options) Validate() error {
 	switch {
 	case o.Duration < 5*time.Second:
 		return fmt.Errorf("duration %v: must be at least 5s", o.Duration)
-	case o.Speed < 1 || o.Speed > 10000:
+	case !(o.Speed >= 1 && o.Speed <= 10000): // NaN too
 		return fmt.Errorf("speed %v: must be between 1 and 10000", o.Speed)
 	case o.Jobs < 1 || o.Jobs > 1000:
 		return fmt.Errorf("jobs %d: must be between 1 and 1000", o.Jobs)
@@ -298,8 +315,7 @@ func (r *run) submitter(ctx context.Context, cl *client.Client) error {
 	for _, s := range Sites {
 		widest = max(widest, s.procs())
 	}
-	window := time.Duration(float64(r.o.Duration) * 0.6 * r.o.Speed)
-	for _, gj := range gridJobs(r.o.Jobs, window, r.o.Seed, widest) {
+	for _, gj := range gridJobs(r.o.Jobs, r.o.Window, r.o.Seed, widest) {
 		due := r.clock.Origin().Add(gj.At)
 		select {
 		case <-ctx.Done():
@@ -319,6 +335,9 @@ func (r *run) submitter(ctx context.Context, cl *client.Client) error {
 		}
 		r.stats.submitted(gj, reply)
 		r.p.submitted(gj.Job, reply)
+		if r.o.Observer != nil {
+			r.o.Observer.Submitted(reply)
+		}
 	}
 	return nil
 }

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"lookahead/agent/simsite"
+	"lookahead/broker"
 	"lookahead/internal/logtest"
+	"lookahead/wire"
 )
 
 func TestBundledTracesLoad(t *testing.T) {
@@ -93,35 +98,143 @@ func TestGridJobsIncludeMultiSiteAndOverBudget(t *testing.T) {
 	}
 }
 
-// TestDemoRunsEndToEnd runs a short demo: real embedded NATS, simulated
-// sites with their agents, the broker with the co-allocation core; jobs are placed, some across sites,
-// and the closing audit finds the broker and the sites in agreement.
+// TestDemoRunsEndToEnd runs a demo until what it must show has happened,
+// judged on the broker's job events and the jobs' final states, never on
+// the live output's lines or on how much happened in a fixed time (a
+// loaded machine runs the same simulated hours with fewer cycles): real
+// embedded NATS, simulated sites with their agents, the broker with the
+// co-allocation core. Every site publishes forecasts; the ten jobs are
+// submitted; a job with a script has its part on delta dispatched through
+// the agent's Slurm adapter (sbatch into its reservation: a numeric Slurm
+// job id), the simulated Slurm cluster runs it and reports its exit
+// status, and the job concludes finished; a job spans the Slurm-kind site
+// and a Torque/Maui one; the closing audit finds the broker and the sites
+// in agreement.
 func TestDemoRunsEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for 12 s")
+		t.Skip("runs a demo for up to 3 minutes (about 15 s on an idle machine)")
 	}
+	w := newWatch(10)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		select {
+		case <-w.done:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), Options{Duration: 12 * time.Second, Speed: 900, Jobs: 10, Out: &out})
-	if err != nil {
+	// The jobs arrive over the same 1.8 simulated hours as in a 12 s demo;
+	// the demo ends when the watch has seen everything (or, failing, after
+	// 3 minutes).
+	sum, err := Run(ctx, Options{Duration: 3 * time.Minute, Window: 108 * time.Minute, Speed: 900, Jobs: 10, Out: &out,
+		Observer: w})
+	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
-	text := out.String()
-	// g1 (48 procs × 30m, a script) is reserved on delta, the cheapest
-	// fast site, in the first minutes: the broker dispatches its part
-	// through the agent's Slurm adapter (sbatch into its reservation, a
-	// numeric Slurm job id), the simulated Slurm cluster runs it and
-	// reports its exit status, the job concludes.
-	for _, want := range []string{"online    alpha", "online    gamma", "online    delta", "submit", "reserved", "summary",
-		"dispatch  g1   part on delta queued into its reservation as 1000000001 (carol)", "(1000000001, exit status 0)",
-		"job-end   g1   finished: all 1 parts exited 0"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("output lacks %q", want)
+	if missing := w.missing(); len(missing) > 0 {
+		t.Errorf("the demo ended without: %s", strings.Join(missing, "; "))
+	}
+	if sum.Placed == 0 || sum.Submitted != 10 || sum.Scripted == 0 || sum.CrossKind == 0 || sum.AuditFindings != 0 || sum.AuditErrors != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	if t.Failed() {
+		t.Logf("live output:\n%s", out.String())
+	}
+}
+
+// watch follows a demo by its events: which sites forecast, which jobs
+// were submitted, reserved across kinds, dispatched on the Slurm-kind
+// site and concluded. done closes once all of it was seen.
+type watch struct {
+	mu        sync.Mutex
+	jobs      int
+	online    map[string]bool
+	submitted int
+	crossKind string
+	slurmPart map[string]string // job → its part's Slurm job id on delta
+	finished  string            // a job with a part on delta that concluded finished
+	done      chan struct{}
+	closed    bool
+}
+
+func newWatch(jobs int) *watch {
+	return &watch{jobs: jobs, online: map[string]bool{}, slurmPart: map[string]string{}, done: make(chan struct{})}
+}
+
+func (w *watch) Forecast(site string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.online[site] = true
+	w.check()
+}
+
+// Submitted counts answers, refusals too (one job is over budget).
+func (w *watch) Submitted(wire.SubmitReply) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.submitted++
+	w.check()
+}
+
+func (w *watch) Event(e broker.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch e.Kind {
+	case broker.EvOutcome:
+		kinds := map[string]bool{}
+		for _, r := range e.Reservations {
+			kinds[kindOf(r.Site)] = true
+		}
+		if e.OK && len(kinds) > 1 {
+			w.crossKind = e.Job
+		}
+	case broker.EvDispatched:
+		if e.Site == "delta" && e.Part != nil && isNumber(e.Part.LocalID) {
+			w.slurmPart[e.Job] = e.Part.LocalID
+		}
+	case broker.EvConcluded:
+		if _, ok := w.slurmPart[e.Job]; ok && e.State == wire.JobFinished {
+			w.finished = e.Job
 		}
 	}
-	// At least one job spans the Slurm-kind site and a Torque/Maui one.
-	if sum.Placed == 0 || sum.Submitted != 10 || sum.Scripted == 0 || sum.AuditFindings != 0 || sum.AuditErrors != 0 || sum.CrossKind == 0 {
-		t.Fatalf("summary %+v\n%s", sum, text)
+	w.check()
+}
+
+// check closes done when everything was seen; w.mu is held.
+func (w *watch) check() {
+	if !w.closed && len(w.missing()) == 0 {
+		w.closed = true
+		close(w.done)
 	}
+}
+
+func (w *watch) missing() []string {
+	var m []string
+	for _, s := range Sites {
+		if !w.online[s.Name] {
+			m = append(m, "a forecast of "+s.Name)
+		}
+	}
+	if w.submitted < w.jobs {
+		m = append(m, fmt.Sprintf("%d submissions (%d)", w.jobs, w.submitted))
+	}
+	if w.crossKind == "" {
+		m = append(m, "a job reserved across a Slurm-kind and a Torque/Maui-kind site")
+	}
+	if len(w.slurmPart) == 0 {
+		m = append(m, "a part dispatched on delta through the Slurm adapter (a numeric Slurm job id)")
+	}
+	if w.finished == "" {
+		m = append(m, "a job with a part on delta concluded finished")
+	}
+	return m
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
 }
 
 func TestDemoStopsOnCancel(t *testing.T) {

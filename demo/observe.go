@@ -42,6 +42,9 @@ func (r *run) onForecast(m *nats.Msg) {
 		return
 	}
 	r.p.forecast(f)
+	if r.o.Observer != nil {
+		r.o.Observer.Forecast(f.Site)
+	}
 }
 
 func (r *run) onPlan(m *nats.Msg) {
@@ -59,6 +62,9 @@ func (r *run) onEvent(m *nats.Msg) {
 	}
 	r.stats.event(e)
 	r.p.event(e)
+	if r.o.Observer != nil {
+		r.o.Observer.Event(e)
+	}
 	if e.Kind == broker.EvOutcome && e.OK {
 		r.launch(e)
 	}
