@@ -5,45 +5,93 @@
 # Debian's rpm and nfpm for the packaging tests) by
 # itself. LOOKAHEAD_SKIP_PACKAGING=1 skips the packaging step (for quick
 # local runs only; CI runs everything).
-set -euo pipefail
+#
+# Every step runs, whatever an earlier one did (a failing test must not
+# hide a packaging problem); at the end come the time of every test
+# package, every skipped test with its reason (what did not run), and one
+# line per step. The exit status is 1 when any step failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 # Read, then unset: the daemons warn of any LOOKAHEAD_* variable that sets
 # no key of their configuration, and their tests read those warnings.
 skip_packaging=${LOOKAHEAD_SKIP_PACKAGING:-0}
 unset LOOKAHEAD_SKIP_PACKAGING
 
-echo "== go vet"
-go vet ./...
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+steps=()
+failed=0
 
-echo "== static checks"
-./scripts/static-checks.sh
+# step NAME COMMAND...: runs COMMAND (a function or a program, in this
+# shell) and records its result and time; a failure is counted, never
+# fatal.
+step() {
+	local name=$1 start=$SECONDS rc=0
+	shift
+	echo "== $name"
+	"$@" || rc=$?
+	local result=ok
+	if [ "$rc" != 0 ]; then
+		result="FAILED (exit $rc)"
+		failed=$((failed + 1))
+	fi
+	steps+=("$(printf '%-22s %-16s %5ds' "$name" "$result" $((SECONDS - start)))")
+}
 
-echo "== chromium (the web view's browser test)"
-if chromium_path=$(./scripts/ensure-chromium.sh); then
-	echo "$chromium_path"
-	# installed: the browser test must run, not skip (the name is outside
-	# LOOKAHEAD_*, which the daemons' configuration reads)
-	export LOOKAHEADTEST_REQUIRE_CHROMIUM=1
-else
-	echo "chromium unavailable: the browser test skips (reason above)"
-fi
+# note NAME TEXT: a step that did not run, and why.
+note() {
+	echo "== $1: $2"
+	steps+=("$(printf '%-22s %s' "$1" "$2")")
+}
 
-echo "== slurm (the live Slurm tests: slurm, slurm/slurmtest)"
-if slurm_version=$(./scripts/ensure-slurm.sh); then
-	echo "$slurm_version"
-	# installed: the live Slurm tests must run, not skip (they still skip
-	# where not root: slurmd must launch jobs as their users)
-	export LOOKAHEADTEST_REQUIRE_SLURM=1
-else
-	echo "slurm unavailable: the live Slurm tests skip (reason above)"
-fi
+ensure_chromium() {
+	local path
+	if path=$(./scripts/ensure-chromium.sh); then
+		echo "$path"
+		# installed: the browser test must run, not skip (the name is
+		# outside LOOKAHEAD_*, which the daemons' configuration reads)
+		export LOOKAHEADTEST_REQUIRE_CHROMIUM=1
+	else
+		echo "chromium unavailable: the browser test skips (reason above)"
+	fi
+}
 
-echo "== go test"
-go test -count=1 -timeout 15m ./...
+ensure_slurm() {
+	local version
+	if version=$(./scripts/ensure-slurm.sh); then
+		echo "$version"
+		# installed: the live Slurm tests must run, not skip (they still
+		# skip where not root: slurmd must launch jobs as their users)
+		export LOOKAHEADTEST_REQUIRE_SLURM=1
+	else
+		echo "slurm unavailable: the live Slurm tests skip (reason above)"
+	fi
+}
 
+# gotest runs every test with go test -json through scripts/testreport,
+# which prints each package as it ends and keeps the summary for the end.
+gotest() {
+	go build -o "$work/testreport" ./scripts/testreport || return
+	go test -count=1 -timeout 15m -json ./... 2>&1 | "$work/testreport" -summary "$work/go-test-summary"
+}
+
+step "go vet" go vet ./...
+step "static checks" ./scripts/static-checks.sh
+step "chromium" ensure_chromium
+step "slurm" ensure_slurm
+step "go test" gotest
 if [ "$skip_packaging" = 1 ]; then
-	echo "== packaging: skipped (LOOKAHEAD_SKIP_PACKAGING=1)"
+	note "packaging" "skipped (LOOKAHEAD_SKIP_PACKAGING=1)"
 else
-	echo "== packaging"
-	./scripts/test-packaging.sh
+	step "packaging" ./scripts/test-packaging.sh
 fi
+
+echo
+[ -f "$work/go-test-summary" ] && cat "$work/go-test-summary"
+echo "-- steps"
+printf '%s\n' "${steps[@]}"
+if [ "$failed" != 0 ]; then
+	echo "make test: $failed of ${#steps[@]} steps failed"
+	exit 1
+fi
+echo "make test: every step passed"
