@@ -55,7 +55,7 @@ func NotAnswering(cur *Site, name, why string, now int64) Site {
 	if s.Unanswered == "" {
 		s.UnansweredSince = now
 	}
-	s.Unanswered = wire.Clip("does not answer reserve/release requests: "+why, 300)
+	s.Unanswered = wire.Clip("does not answer its requests: "+why, 300)
 	return s
 }
 

@@ -210,7 +210,7 @@ type SiteStatus struct {
 	// Problem says why the site's latest message was refused. Excluded is
 	// set when the site is out of planning whatever its forecast's age:
 	// its latest forecast was refused (until a good one arrives), or it
-	// does not answer reserve/release requests (Unanswered says why, since
+	// does not answer its requests (Unanswered says why, since
 	// UnansweredSince; until it answers again).
 	Problem         string `json:"problem,omitempty"`
 	Excluded        bool   `json:"excluded,omitempty"`

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 
@@ -11,14 +12,17 @@ import (
 	"lookahead/wire"
 )
 
-// A site answers when its agent replies to reserve and release requests.
-// Publishing forecasts proves nothing of that (the agent may lack the
-// permission to serve its subjects, or its service may be hung), so a site
-// that leaves a request without a reply is out of planning, whatever its
-// forecasts, until it replies to one again: the releases it is owed are
-// retried each cycle (one per cycle while it is silent, so a silent site
-// costs one timeout per cycle, not one per job) and the first reply brings
-// it back. Jobs that owe it a release are planned on the other sites.
+// A site answers when its agent replies to its requests (reserve,
+// release, dispatch, stop). Publishing forecasts proves nothing of that
+// (the agent may lack the permission to serve its subjects, or its
+// process may be hung: SIGSTOPped, swapping), so a site that leaves a
+// request without a reply is out of planning, whatever its forecasts,
+// until it replies to one again. Finding that out costs the one pass that
+// waited; after it nothing waits for the site: the passes of later cycles
+// skip it and knock instead (one read-only request in the background, one
+// at a time), and the first reply brings it back and asks for a cycle,
+// which sends what it is owed (releases, stops, dispatches). Jobs that owe
+// it a release are planned on the other sites.
 
 // noAnswer reports whether err means the request got no reply at all (no
 // agent subscribed, or none replied in time), as opposed to a reply that
@@ -75,25 +79,99 @@ func (b *Broker) touchesUnanswered(a forecast.Allocation) bool {
 	return false
 }
 
-// probeUnanswered asks every unanswering site not already tried in this
-// pass (tried) for its reservations: a read-only request, so a site owed
-// no release still gets the chance to show it answers again.
-func (b *Broker) probeUnanswered(ctx context.Context, tried map[string]bool) {
+// silentSites is the set of sites that do not answer now; b.mu must not
+// be held. A pass takes it once at its start: requests to these sites are
+// not sent inline (they would hold the pass for a whole timeout each
+// cycle) but knocked (knock), and their work waits until they answer.
+func (b *Broker) silentSites() map[string]bool {
 	b.mu.Lock()
-	var sites []string
+	defer b.mu.Unlock()
+	out := map[string]bool{}
 	for name, s := range b.sites {
-		if s.Unanswered != "" && !tried[name] {
-			sites = append(sites, name)
+		if s.Unanswered != "" {
+			out[name] = true
 		}
 	}
-	b.mu.Unlock()
-	for _, site := range sites {
+	return out
+}
+
+// knockSilent knocks at every site that does not answer now.
+func (b *Broker) knockSilent() {
+	for site := range b.silentSites() {
+		b.knock(site)
+	}
+}
+
+// knock asks site, in the background, whether it answers again: a
+// read-only list request, one at a time per site, that no planning pass
+// waits for. Its reply brings the site back (heard), which asks for a
+// cycle, and that cycle sends what the site is owed. A knock made while
+// the broker is not running its term (knocks.start not called) does
+// nothing.
+func (b *Broker) knock(site string) {
+	ctx, ok := b.knocks.begin(site)
+	if !ok {
+		return
+	}
+	go func() {
+		defer b.knocks.end(site)
 		ctx, cancel := context.WithTimeout(ctx, b.cfg.ReserveTimeout)
+		defer cancel()
 		var reply wire.ListReply
 		err := b.request(ctx, wire.AgentSubject(site, wire.VerbList), wire.ListRequest{Type: wire.TypeList}, &reply)
-		cancel()
-		b.heard(site, "list (probe)", err)
+		b.heard(site, "list (knock)", err)
+	}()
+}
+
+// knocker owns the knocks in flight: at most one per site, all ended
+// before the term's run returns (wait).
+type knocker struct {
+	mu     sync.Mutex
+	ctx    context.Context // nil outside a term
+	flying map[string]bool
+	wg     sync.WaitGroup
+}
+
+// start lets knocks run under ctx (the term's).
+func (k *knocker) start(ctx context.Context) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.ctx, k.flying = ctx, map[string]bool{}
+}
+
+// wait blocks until ctx ends and every knock returned.
+func (k *knocker) wait(ctx context.Context) error {
+	<-ctx.Done()
+	k.mu.Lock()
+	k.ctx = nil
+	k.mu.Unlock()
+	k.wg.Wait()
+	return nil
+}
+
+func (k *knocker) begin(site string) (context.Context, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ctx == nil || k.flying[site] {
+		return nil, false
 	}
+	k.flying[site] = true
+	k.wg.Add(1)
+	return k.ctx, true
+}
+
+func (k *knocker) end(site string) {
+	k.mu.Lock()
+	delete(k.flying, site)
+	k.mu.Unlock()
+	k.wg.Done()
+}
+
+// inFlight reports whether a knock at site waits for its answer.
+func (k *knocker) inFlight(site string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.flying[site]
 }
 
 // unansweredCount is how many sites do not answer; b.mu must be held.

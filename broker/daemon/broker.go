@@ -68,6 +68,7 @@ type Broker struct {
 	audits []wire.AuditRecord
 	snap   snapshotter
 	term   termState // leadership: lease, epoch (term.go)
+	knocks knocker   // requests to sites that do not answer (answering.go)
 }
 
 // New checks the config and returns a broker that will use nc.
@@ -136,6 +137,8 @@ func (b *Broker) runActive(ctx context.Context) error {
 	}
 	defer sd.Unsubscribe()
 	g, gctx := errgroup.WithContext(ctx)
+	b.knocks.start(gctx)
+	g.Go(func() error { return b.knocks.wait(gctx) })
 	g.Go(func() error { return b.watchForecasts(gctx, kv) })
 	g.Go(func() error { return b.loop(gctx) })
 	g.Go(func() error { return b.rereadLoop(gctx) })
@@ -330,7 +333,10 @@ func (b *Broker) flushAudits(ctx context.Context) {
 }
 
 // audit appends an audit record; a failure is logged, never fatal. b.mu
-// must not be held (auditLocked).
+// must not be held (auditLocked). The append has its own deadline
+// (auditTimeout): the record of a request that ran out of time is made
+// after the request's deadline passed, and must still be kept; only the
+// broker stopping (ctx cancelled) cuts it short.
 func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
 	if r.Time == 0 {
 		r.Time = b.now()
@@ -341,9 +347,27 @@ func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
 	if b.cfg.auditHook != nil {
 		b.cfg.auditHook(r)
 	}
-	if err := publishAudit(ctx, b.js, r); err != nil {
+	actx, cancel := ownDeadline(ctx, auditTimeout)
+	defer cancel()
+	if err := publishAudit(actx, b.js, r); err != nil {
 		b.log.Error().Err(err).Msg("audit record lost")
 	}
+}
+
+// auditTimeout bounds one append to the audit stream.
+const auditTimeout = 10 * time.Second
+
+// ownDeadline is a context for work that must outlive ctx's deadline:
+// it ends after d, or when ctx is cancelled for another reason than its
+// deadline (the broker stopping, the term ending).
+func ownDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return out, func() { stop(); cancel() }
 }
 
 // loop runs a cycle every CycleInterval and, debounced, after a kick.

@@ -211,19 +211,18 @@ func rollbackReason(answers []broker.Answer) string {
 
 // releaseOwed sends every release that is due; a site that confirms (ok or
 // nothing to release) is recorded as released, others are retried next
-// cycle. A site that does not answer is asked once per pass (the owed
-// releases stay owed until it answers again); an unanswering site owed
-// nothing is probed with a list request.
+// cycle. A site that did not answer before the pass is not asked (it is
+// knocked at instead, answering.go); one that stops answering during it
+// costs that one request, and its other releases wait.
 func (b *Broker) releaseOwed(ctx context.Context) error {
 	b.mu.Lock()
 	owed := b.state.OwedReleases(b.now())
 	b.mu.Unlock()
-	tried, silent := map[string]bool{}, map[string]bool{}
+	silent := b.silentSites()
 	for _, o := range owed {
 		if b.stopPending(o.Job, o.Site) || silent[o.Site] {
 			continue // the job's parts there are deleted first, or the site is silent
 		}
-		tried[o.Site] = true
 		reply, err := b.release(ctx, o.Job, o.Site, "broker: release owed")
 		b.heard(o.Site, "release "+o.Job, err)
 		if err != nil && noAnswer(err) {
@@ -240,7 +239,7 @@ func (b *Broker) releaseOwed(ctx context.Context) error {
 			return err
 		}
 	}
-	b.probeUnanswered(ctx, tried)
+	b.knockSilent()
 	return nil
 }
 

@@ -21,13 +21,20 @@ import (
 // dispatchPending sends the dispatch requests of every reserved job with
 // parts not yet submitted, in parallel with one deadline, and records the
 // answers. A site that does not answer is asked again next cycle (the
-// agent finds a part it already submitted).
+// agent finds a part it already submitted); one that did not answer
+// before is not asked until it answers (answering.go).
 func (b *Broker) dispatchPending(ctx context.Context) error {
+	silent := b.silentSites()
 	b.mu.Lock()
 	var reqs []wire.DispatchRequest
 	for _, j := range b.state.InState(wire.JobReserved) {
-		if j.Alloc != nil && b.now() < j.Alloc.End {
-			reqs = append(reqs, broker.Dispatches(j, b.cfg.Name)...)
+		if j.Alloc == nil || b.now() >= j.Alloc.End {
+			continue
+		}
+		for _, r := range broker.Dispatches(j, b.cfg.Name) {
+			if !silent[r.Site] { // asked again once it answers (knock)
+				reqs = append(reqs, r)
+			}
 		}
 	}
 	b.mu.Unlock()
@@ -62,6 +69,7 @@ func (b *Broker) dispatchPending(ctx context.Context) error {
 func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply wire.DispatchReply, err error) error {
 	rec := wire.AuditRecord{Action: "dispatch", Job: req.Job, Site: req.Site, Identity: wire.Identity{User: req.User, Account: req.Account},
 		Code: reply.Code, Message: reply.Message, Detail: reply}
+	b.heard(req.Site, "dispatch "+req.Job, err)
 	if err != nil {
 		rec.Code, rec.Message, rec.Detail = wire.CodeInternal, err.Error(), nil
 		b.audit(ctx, rec)
@@ -179,13 +187,22 @@ func (b *Broker) concludeDue(ctx context.Context) {
 }
 
 // stopOwed sends every stop that is due; a site that confirms is recorded
-// as stopped, others are retried next cycle.
+// as stopped, others are retried next cycle. Sites that do not answer are
+// skipped as releaseOwed skips them.
 func (b *Broker) stopOwed(ctx context.Context) error {
 	b.mu.Lock()
 	owed := b.state.OwedStops(b.now())
 	b.mu.Unlock()
+	silent := b.silentSites()
 	for _, o := range owed {
+		if silent[o.Site] {
+			continue // knocked at (releaseOwed); the stop waits for its answer
+		}
 		reply, err := b.stop(ctx, o.Job, o.Site)
+		b.heard(o.Site, "stop "+o.Job, err)
+		if err != nil && noAnswer(err) {
+			silent[o.Site] = true
+		}
 		if err != nil || reply.Code != wire.CodeOK {
 			b.log.Warn().Err(err).Str("job", o.Job).Str("site", o.Site).Str("code", reply.Code).Msg("stop failed; will retry")
 			continue

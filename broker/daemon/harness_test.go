@@ -165,6 +165,26 @@ type testSite struct {
 	epoch  uint64
 	epochs map[string]uint64
 	fenced int
+	// hung, when set, makes the site a hung agent (a SIGSTOPped
+	// process): requests are kept unanswered in held and each is told
+	// on got.
+	hung bool
+	kept []micro.Request
+	got  chan string
+}
+
+// keep holds req unanswered when the site is hung (s.mu not held).
+func (s *testSite) keep(verb string, req micro.Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.hung {
+		return false
+	}
+	s.kept = append(s.kept, req)
+	if s.got != nil {
+		s.got <- verb
+	}
+	return true
 }
 
 // admit applies the agents' fencing rule (agent/epoch.go); s.mu held.
@@ -208,6 +228,9 @@ func (e *env) startSite(name string) *testSite {
 }
 
 func (s *testSite) reserve(req micro.Request) {
+	if s.keep(wire.VerbReserve, req) {
+		return
+	}
 	var r wire.ReserveRequest
 	json.Unmarshal(req.Data(), &r)
 	s.mu.Lock()
@@ -235,6 +258,9 @@ func (s *testSite) reserve(req micro.Request) {
 }
 
 func (s *testSite) release(req micro.Request) {
+	if s.keep(wire.VerbRelease, req) {
+		return
+	}
 	var r wire.ReleaseRequest
 	json.Unmarshal(req.Data(), &r)
 	s.mu.Lock()
@@ -257,6 +283,9 @@ func (s *testSite) release(req micro.Request) {
 }
 
 func (s *testSite) list(req micro.Request) {
+	if s.keep(wire.VerbList, req) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []wire.Reservation{}

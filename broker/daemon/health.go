@@ -58,7 +58,7 @@ func (b *Broker) Healthy() (bool, string) {
 	if h.cycleErr != nil {
 		return false, fmt.Sprintf("planning cycle failed: %v", h.cycleErr)
 	}
-	if late := 3*b.cfg.CycleInterval + b.cfg.Debounce; !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
+	if late := lateCycle(b.cfg); !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
 		return false, fmt.Sprintf("no planning cycle finished for %v", time.Since(h.cycleOK).Round(time.Second))
 	}
 	return true, ""
@@ -81,4 +81,12 @@ func (b *Broker) notActive() string {
 		return fmt.Sprintf("standby: broker %s is active (epoch %d)", b.term.holder.Broker, b.term.holder.Epoch)
 	}
 	return "starting: taking the leadership lease, replaying the queue and reading the stored forecasts"
+}
+
+// lateCycle is how long after the last successful cycle the broker is
+// judged stuck: three cycle lengths and the debounce, plus one request
+// timeout, what the cycle that finds a site hung waits for it (later
+// cycles do not wait for that site: answering.go).
+func lateCycle(c Config) time.Duration {
+	return 3*c.CycleInterval + c.Debounce + c.ReserveTimeout
 }
