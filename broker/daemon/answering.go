@@ -167,13 +167,6 @@ func (k *knocker) end(site string) {
 	k.wg.Done()
 }
 
-// inFlight reports whether a knock at site waits for its answer.
-func (k *knocker) inFlight(site string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.flying[site]
-}
-
 // unansweredCount is how many sites do not answer; b.mu must be held.
 func (b *Broker) unansweredCount() int {
 	n := 0

@@ -10,6 +10,13 @@ import (
 	"lookahead/wire"
 )
 
+// inFlight reports whether a knock at site waits for its answer.
+func (k *knocker) inFlight(site string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.flying[site]
+}
+
 // hang makes s a hung agent whose requests are kept unanswered; each one
 // that arrives is told on the returned channel.
 func (s *testSite) hang() chan string {
