@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/internal/natsconn"
 )
@@ -73,23 +72,22 @@ func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' }), " | ")
 }
 
-// CheckNATS connects as cfg says and asks for the account's JetStream: the
-// "nats" check of the daemons' `check` commands. The connection comes back
-// open when the check passed (the caller closes it), nil otherwise.
+// CheckNATS connects as cfg says and asks for the grid's JetStream (in
+// nats.js_domain when set): the "nats" check of the daemons' `check`
+// commands. A failure tells apart a leaf node whose link to the grid is
+// down, a missing or wrong nats.js_domain and a leaf node's own JetStream
+// (natsconn.Reach.Judge). The connection comes back open when the check
+// passed (the caller closes it), nil otherwise.
 func CheckNATS(ctx context.Context, cfg natsconn.Config) (Check, *nats.Conn) {
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
 		return Check{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the credentials and that the server is reachable",
 			Unreachable: true}, nil // as run, which exits 3 when it cannot connect
 	}
-	js, err := jetstream.New(nc)
-	if err == nil {
-		_, err = js.AccountInfo(ctx)
-	}
-	if err != nil {
+	v := natsconn.Probe(ctx, nc, cfg.JSDomain).Judge()
+	if !v.OK {
 		nc.Close()
-		return Check{Name: "nats", Detail: "connected, but JetStream: " + err.Error(),
-			Fix: "enable JetStream on the server and for this account"}, nil
+		return Check{Name: "nats", Detail: "connected, but " + v.Detail, Fix: v.Fix, Unreachable: v.Unreachable}, nil
 	}
-	return Check{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", JetStream available"}, nc
+	return Check{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", " + v.Detail}, nc
 }

@@ -32,6 +32,12 @@ type Config struct {
 	// server can let each user subscribe only to its own inbox (see
 	// packaging/nats/grid.conf): e.g. "_INBOX_alpha". Empty: "_INBOX".
 	InboxPrefix string `mapstructure:"inbox_prefix" json:"inbox_prefix"`
+	// JSDomain is the JetStream domain of the grid's servers (their
+	// `jetstream { domain: … }`, "grid" in packaging/nats/cluster.conf).
+	// A client behind a site's leaf node must set it: the leaf passes
+	// JetStream traffic to the grid only under the domain's prefix
+	// ($JS.<domain>.API). Empty: the JetStream of the server connected to.
+	JSDomain string `mapstructure:"js_domain" json:"js_domain"`
 	// ConnectTimeout bounds the first connection; 0 means 5 s.
 	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout" default:"5s" min:"100ms"`
 }
@@ -50,8 +56,20 @@ func (c Config) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return fmt.Errorf("nats: tls_cert and tls_key go together")
 	}
+	if err := CheckDomain(c.JSDomain); err != nil {
+		return fmt.Errorf("nats.js_domain: %w", err)
+	}
 	_, err := c.Servers()
 	return err
+}
+
+// Authenticated reports whether the config gives an identity (creds, an
+// nkey seed, a user or a token). Without one (one machine, the
+// quickstart) the daemons create the streams and the bucket themselves;
+// with one, grid.conf does not let them, and `lookahead-broker init`
+// must have.
+func (c Config) Authenticated() bool {
+	return c.Creds != "" || c.NKeySeed != "" || c.User != "" || c.Token != ""
 }
 
 // Options turns the config into nats.go options.

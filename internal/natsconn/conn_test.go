@@ -215,3 +215,14 @@ func TestTLSPinsTheCA(t *testing.T) {
 		t.Fatal("server with verify: true accepted a client without a certificate")
 	}
 }
+
+func TestCheckDomain(t *testing.T) {
+	for d, ok := range map[string]bool{"": true, "grid": true, "hub-1": true, "a.b": false, "g*": false, "g>": false, "a b": false, "a\tb": false} {
+		if err := natsconn.CheckDomain(d); (err == nil) != ok {
+			t.Errorf("domain %q: %v", d, err)
+		}
+		if err := (natsconn.Config{JSDomain: d}).Validate(); (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "nats.js_domain")) {
+			t.Errorf("config with domain %q: %v", d, err)
+		}
+	}
+}
