@@ -64,6 +64,9 @@ type Agent struct {
 	// parts follows dispatched parts in the batch system (build loop only).
 	parts partTracker
 	pub   *publisher
+	// gridLost is when the grid stopped answering publications (zero: it
+	// answers); loop goroutine only.
+	gridLost time.Time
 	// ledger is the grid reservations the agent made (resMu); schedDown
 	// says the scheduler did not answer the last check (resMu).
 	ledger    heldLedger
@@ -130,9 +133,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.deps.Conn == nil {
 		return errors.New("agent run: no NATS connection")
 	}
-	pub, err := newPublisher(ctx, a.deps.Conn, a.cfg)
-	if err != nil {
-		return err
+	pub, err := a.bind(ctx)
+	if err != nil || pub == nil {
+		return err // nil: stopped before the grid was reached
 	}
 	a.pub = pub
 	if a.deps.Reserver != nil {

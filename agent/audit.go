@@ -14,7 +14,7 @@ import (
 // ensureAuditStream makes sure the audit stream exists: an existing one is
 // used as it is (the broker or the operator may own its configuration); a
 // missing one is created append-only (deny delete and purge).
-func ensureAuditStream(ctx context.Context, js jetstream.JetStream, replicas int) error {
+func ensureAuditStream(ctx context.Context, js jetstream.JetStream, replicas int, created func(string)) error {
 	_, err := js.Stream(ctx, wire.AuditStream)
 	if err == nil {
 		return nil
@@ -29,6 +29,9 @@ func ensureAuditStream(ctx context.Context, js jetstream.JetStream, replicas int
 	})
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return fmt.Errorf("create audit stream %s: %w", wire.AuditStream, err)
+	}
+	if err == nil {
+		created("the audit stream " + wire.AuditStream)
 	}
 	return nil
 }

@@ -44,6 +44,10 @@ type Config struct {
 	// Replicas of the forecast bucket and audit stream when the agent
 	// creates them (default 1).
 	Replicas int
+	// JSDomain is the grid's JetStream domain (nats.js_domain, checked
+	// there), required behind a site's leaf node; empty: the server's own
+	// JetStream.
+	JSDomain string
 	// Dispatch is how grid jobs' parts run here (see DispatchConfig).
 	Dispatch DispatchConfig
 	// GridState is a file where the agent keeps the grid jobs whose parts

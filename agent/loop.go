@@ -65,7 +65,13 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 		a.met.PublishFailed()
 		a.setError(err)
 		a.log.Error().Err(err).Str("trigger", why).Msg("publish failed")
+		a.noteGrid(err)
 		return
+	}
+	if res.kind == "heartbeat" { // a heartbeat is a plain publish: ask JetStream too
+		a.noteGrid(a.pub.ping(ctx))
+	} else {
+		a.noteGrid(nil)
 	}
 	a.published(res, &b)
 	a.log.Debug().Str("trigger", why).Str("kind", res.kind).Uint64("seq", res.seq).

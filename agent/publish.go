@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/forecast"
+	"lookahead/internal/natsconn"
 	"lookahead/wire"
 )
 
@@ -39,17 +40,18 @@ type publishResult struct {
 
 // newPublisher opens (creating if missing) the forecast bucket and the
 // audit stream, and continues the site's Seq from the bucket's last entry
-// so revisions keep growing across restarts.
-func newPublisher(ctx context.Context, nc *nats.Conn, cfg Config) (*publisher, error) {
-	js, err := jetstream.New(nc)
+// so revisions keep growing across restarts. created is called with what
+// it had to create.
+func newPublisher(ctx context.Context, nc *nats.Conn, cfg Config, created func(what string)) (*publisher, error) {
+	js, err := natsconn.JetStream(nc, cfg.JSDomain)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	kv, err := ensureBucket(ctx, js, cfg)
+	kv, err := ensureBucket(ctx, js, cfg, created)
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureAuditStream(ctx, js, cfg.Replicas); err != nil {
+	if err := ensureAuditStream(ctx, js, cfg.Replicas, created); err != nil {
 		return nil, err
 	}
 	p := &publisher{nc: nc, js: js, kv: kv, site: cfg.Site, ttl: cfg.ForecastTTL}
@@ -61,7 +63,7 @@ func newPublisher(ctx context.Context, nc *nats.Conn, cfg Config) (*publisher, e
 	return p, nil
 }
 
-func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.KeyValue, error) {
+func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg Config, created func(string)) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, wire.ForecastBucket)
 	if err == nil {
 		return kv, nil
@@ -73,8 +75,11 @@ func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg Config) (jets
 		Bucket: wire.ForecastBucket, Description: "latest forecast per lookahead site",
 		History: 1, TTL: cfg.ForecastTTL, Replicas: cfg.Replicas,
 	})
-	if errors.Is(err, jetstream.ErrBucketExists) {
+	switch {
+	case errors.Is(err, jetstream.ErrBucketExists):
 		kv, err = js.KeyValue(ctx, wire.ForecastBucket)
+	case err == nil:
+		created("the forecast bucket " + wire.ForecastBucket)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create forecast bucket %s: %w", wire.ForecastBucket, err)
@@ -116,6 +121,18 @@ func (p *publisher) publish(ctx context.Context, f *forecast.Forecast, now time.
 	}
 	p.seq, p.print, p.lastPut = f.Seq, fp, now
 	return publishResult{kind: "forecast", seq: f.Seq, bytes: len(data), at: now}, nil
+}
+
+// pingTimeout bounds the JetStream ping that goes with a heartbeat.
+const pingTimeout = 5 * time.Second
+
+// ping asks the grid's JetStream for the account's info: whether the grid
+// answers at all.
+func (p *publisher) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	_, err := p.js.AccountInfo(ctx)
+	return err
 }
 
 func (p *publisher) heartbeat(now time.Time) (publishResult, error) {

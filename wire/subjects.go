@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Subjects, buckets and streams. Each subject has a wildcard form (for
 // subscriptions and permissions) and a template (for one site or one verb).
@@ -69,3 +72,26 @@ func AuditSubject(origin, action string) string {
 
 // JobEventSubject is the subject a site reports a grid job's progress on.
 func JobEventSubject(site, job string) string { return fmt.Sprintf(JobEventSubjectT, site, job) }
+
+// SiteReplyToken is the token after the broker's inbox prefix in the reply
+// subjects of its requests to a site's agent: replies to site S come back
+// on <prefix>.site.S.<id>.<n> (_INBOX_broker.site.S.> in
+// packaging/nats/grid.conf, the only reply subjects S may publish). A
+// site behind a leaf node answers that way, where allow_responses does
+// not reach.
+const SiteReplyToken = "site"
+
+// AgentSite is the site an agent endpoint's subject names
+// (AgentSubject's inverse); false for another subject.
+func AgentSite(subject string) (string, bool) {
+	const pre = "lookahead.agent."
+	if !strings.HasPrefix(subject, pre) {
+		return "", false
+	}
+	rest := subject[len(pre):]
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 0 {
+		return "", false
+	}
+	return rest[:i], true
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/internal/natsconn"
 	"lookahead/wire"
 )
 
@@ -66,7 +67,7 @@ func TrustSubject(subject string, r *wire.AuditRecord) {
 // returns the records that match, oldest first, each with the origin its
 // subject names (see TrustSubject). Undecodable records are counted in bad.
 func (c *Client) AuditLog(ctx context.Context, f LogFilter) (recs []wire.AuditRecord, bad int, err error) {
-	js, err := jetstream.New(c.nc)
+	js, err := natsconn.JetStream(c.nc, c.JSDomain)
 	if err != nil {
 		return nil, 0, fmt.Errorf("jetstream: %w", err)
 	}

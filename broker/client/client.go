@@ -19,6 +19,11 @@ import (
 // timeouts), so the CLI can exit with its "unavailable" code.
 var ErrUnavailable = errors.New("broker unavailable")
 
+// ErrBadConnection wraps connection settings that cannot work (a bad
+// URL, two ways to authenticate, a bad JetStream domain): the CLI exits
+// with its "invalid input" code.
+var ErrBadConnection = errors.New("bad NATS connection settings")
+
 // Client talks to the broker over one NATS connection.
 type Client struct {
 	nc *nats.Conn
@@ -30,6 +35,9 @@ type Client struct {
 	Timeout time.Duration
 	// Attempts is how often a submission is sent before giving up (default 3).
 	Attempts int
+	// JSDomain is the grid's JetStream domain, for what the client reads
+	// from JetStream itself (the audit trail); empty: the server's own.
+	JSDomain string
 }
 
 // New wraps a connection.

@@ -22,9 +22,9 @@ type Conn struct {
 	As string
 }
 
-// Bind adds --nats-url, --creds, --nkey, --user, --password, --tls-ca and
-// --timeout to fs, defaulting from LOOKAHEAD_NATS_URL, _CREDS, _NKEY_SEED,
-// _USER, _PASSWORD, _TOKEN and _TLS_CA.
+// Bind adds --nats-url, --creds, --nkey, --user, --password, --tls-ca,
+// --js-domain and --timeout to fs, defaulting from LOOKAHEAD_NATS_URL,
+// _CREDS, _NKEY_SEED, _USER, _PASSWORD, _TOKEN, _TLS_CA and _JS_DOMAIN.
 func (c *Conn) Bind(fs *pflag.FlagSet) {
 	env := func(k, def string) string {
 		if v := os.Getenv("LOOKAHEAD_NATS_" + k); v != "" {
@@ -40,6 +40,7 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATS.User, "user-nats", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
 	fs.StringVar(&c.NATS.TLSCA, "tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
 	fs.StringVar(&c.As, "as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
+	fs.StringVar(&c.NATS.JSDomain, "js-domain", env("JS_DOMAIN", ""), "the grid's JetStream domain, needed to read the audit trail through a leaf node (env LOOKAHEAD_NATS_JS_DOMAIN)")
 	fs.StringVar(&c.NATS.InboxPrefix, "inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "how long to wait for the broker")
 }
@@ -60,6 +61,9 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 	if cfg.InboxPrefix == "" && as != "" {
 		cfg.InboxPrefix = "_INBOX_" + as
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadConnection, err)
+	}
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -68,7 +72,7 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	cl := New(nc, as)
-	cl.Timeout = c.Timeout
+	cl.Timeout, cl.JSDomain = c.Timeout, cfg.JSDomain
 	return cl, nil
 }
 

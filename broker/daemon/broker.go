@@ -16,6 +16,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/forecast"
+	"lookahead/internal/natsconn"
 	"lookahead/wire"
 )
 
@@ -49,6 +50,10 @@ type Broker struct {
 	// copy of a forecast that arrives by the other path is not decoded.
 	digests map[string][32]byte
 
+	// agents sends requests to sites' agents, their replies on subjects
+	// of the site's own (siteinbox.go).
+	agents *siteInbox
+
 	kvMu    sync.Mutex
 	kv      jetstream.KeyValue // the forecast bucket, once watched
 	rereads rereadQueue        // sites whose key a heartbeat asks to read again
@@ -77,7 +82,7 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("broker config: %w", err)
 	}
-	js, err := jetstream.New(nc)
+	js, err := natsconn.JetStream(nc, cfg.JSDomain)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
@@ -85,11 +90,15 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
 		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
 		staleRev: map[string]uint64{}, digests: map[string][32]byte{},
-		trigger: make(chan struct{}, 1), ready: make(chan struct{}),
+		trigger: make(chan struct{}, 1), ready: make(chan struct{}), agents: newSiteInbox(nc),
 	}
 	b.settled = sync.NewCond(&b.mu)
 	return b, nil
 }
+
+// JetStream is the broker's JetStream (in the grid's domain, if any), for
+// the tools beside it that read its streams (the web view).
+func (b *Broker) JetStream() jetstream.JetStream { return b.js }
 
 // Ready is closed once the broker has replayed its queue, seen every stored
 // forecast and serves requests.

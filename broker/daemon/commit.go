@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"lookahead/broker"
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -124,7 +126,12 @@ func (b *Broker) request(ctx context.Context, subject string, v, out any) error 
 	if err != nil {
 		return fmt.Errorf("encode request to %s: %w", subject, err)
 	}
-	msg, err := b.nc.RequestWithContext(ctx, subject, data)
+	var msg *nats.Msg
+	if site, ok := wire.AgentSite(subject); ok {
+		msg, err = b.agents.request(ctx, site, subject, data) // replies on the site's own subject
+	} else {
+		msg, err = b.nc.RequestWithContext(ctx, subject, data)
+	}
 	if err != nil {
 		return fmt.Errorf("request to %s: %w", subject, err)
 	}

@@ -92,6 +92,9 @@ type Config struct {
 	SnapshotInterval time.Duration
 	// Replicas of the streams and buckets the broker creates (default 1).
 	Replicas int
+	// JSDomain is the grid's JetStream domain (nats.js_domain): empty is
+	// the JetStream of the server the broker is connected to.
+	JSDomain string
 	// LeaseTTL is the leadership lease's time to live when the broker
 	// creates the lease bucket (default 10 s); an existing bucket's TTL
 	// wins. It must sit well above the cluster's leader re-election time.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/wire"
@@ -16,11 +15,7 @@ import (
 // after ttl unless the active broker renews it) with replicas, as Init
 // does the streams; an existing bucket is left as it is, and its TTL and
 // replicas reported when they differ.
-func InitLease(ctx context.Context, nc *nats.Conn, replicas int, ttl time.Duration) (InitResult, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return InitResult{}, fmt.Errorf("jetstream: %w", err)
-	}
+func InitLease(ctx context.Context, js jetstream.JetStream, replicas int, ttl time.Duration) (InitResult, error) {
 	cfg := leaseBucketConfig(ttl, max(replicas, 1))
 	r := InitResult{Name: "KV_" + cfg.Bucket}
 	kv, err := js.KeyValue(ctx, cfg.Bucket)
@@ -46,11 +41,7 @@ func InitLease(ctx context.Context, nc *nats.Conn, replicas int, ttl time.Durati
 
 // ReplicaNotes reports the streams and buckets of a grid whose replicas
 // differ from want (docs/operations.md says how to move a grid to three).
-func ReplicaNotes(ctx context.Context, nc *nats.Conn, want int) ([]string, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
+func ReplicaNotes(ctx context.Context, js jetstream.JetStream, want int) ([]string, error) {
 	var out []string
 	for _, name := range []string{wire.AuditStream, wire.JobStream, "KV_" + wire.ForecastBucket, "KV_" + wire.LeaderBucket} {
 		s, err := js.Stream(ctx, name)

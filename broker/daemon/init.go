@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/wire"
@@ -29,11 +28,8 @@ type InitResult struct {
 // admin identity, once, at install. The running broker then needs neither
 // STREAM.CREATE nor STREAM.UPDATE on the audit stream, so it cannot shrink
 // the trail. Existing streams are left as they are; Init is safe to rerun.
-func Init(ctx context.Context, nc *nats.Conn, replicas int, siteTTL time.Duration) ([]InitResult, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
+// js is the grid's JetStream (natsconn.JetStream: in its domain if any).
+func Init(ctx context.Context, js jetstream.JetStream, replicas int, siteTTL time.Duration) ([]InitResult, error) {
 	if replicas == 0 {
 		replicas = 1
 	}
@@ -46,7 +42,7 @@ func Init(ctx context.Context, nc *nats.Conn, replicas int, siteTTL time.Duratio
 		out = append(out, r)
 	}
 	kvCfg := forecastBucketConfig(siteTTL, replicas)
-	_, err = js.KeyValue(ctx, kvCfg.Bucket)
+	_, err := js.KeyValue(ctx, kvCfg.Bucket)
 	created := false
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		_, err = js.CreateKeyValue(ctx, kvCfg)
@@ -94,11 +90,7 @@ func inspectStream(ctx context.Context, js jetstream.JetStream, name string) (In
 
 // Inspect reports, changing nothing, whether the streams and the bucket
 // Init makes exist, and whether the audit stream is append-only.
-func Inspect(ctx context.Context, nc *nats.Conn) ([]InitResult, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
+func Inspect(ctx context.Context, js jetstream.JetStream) ([]InitResult, error) {
 	var out []InitResult
 	for _, name := range []string{wire.AuditStream, wire.JobStream} {
 		r, err := inspectStream(ctx, js, name)
@@ -108,7 +100,7 @@ func Inspect(ctx context.Context, nc *nats.Conn) ([]InitResult, error) {
 		out = append(out, r)
 	}
 	r := InitResult{Name: "KV_" + wire.ForecastBucket}
-	_, err = js.KeyValue(ctx, wire.ForecastBucket)
+	_, err := js.KeyValue(ctx, wire.ForecastBucket)
 	switch {
 	case errors.Is(err, jetstream.ErrBucketNotFound):
 		r.Missing = true

@@ -8,15 +8,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"lookahead/agent"
 	"lookahead/internal/cli"
 	"lookahead/internal/execx"
+	"lookahead/internal/natsconn"
 	"lookahead/maui"
 	"lookahead/torque"
+	"lookahead/wire"
 )
 
 // checkResult is one check of `lookahead-agent check`.
@@ -98,7 +102,7 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		}
 	}
 	if !skip["nats"] {
-		results = append(results, checkNATS(ctx, c))
+		results = append(results, checkNATS(ctx, c)...)
 	}
 	if err := cli.PrintChecks(w, opts.output, results); err != nil {
 		return err
@@ -237,12 +241,42 @@ func checkForecast(ctx context.Context, c Config) checkResult {
 		Fix: "run `lookahead-agent forecast --once` as the agent's user to see the failing step"}
 }
 
-func checkNATS(ctx context.Context, c Config) checkResult {
+func checkNATS(ctx context.Context, c Config) []checkResult {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	r, nc := cli.CheckNATS(ctx, c.natsConfig())
-	if nc != nil {
-		nc.Close()
+	if nc == nil {
+		return []checkResult{r}
 	}
+	defer nc.Close()
+	return []checkResult{r, checkGridStreams(ctx, nc, c.NATS)}
+}
+
+// checkGridStreams binds the forecast bucket and the audit stream as the
+// agent does at start, in the JetStream nats.js_domain names.
+func checkGridStreams(ctx context.Context, nc *nats.Conn, c natsconn.Config) checkResult {
+	r := checkResult{Name: "grid streams"}
+	js, err := natsconn.JetStream(nc, c.JSDomain)
+	if err != nil {
+		r.Detail, r.Fix = err.Error(), "fix nats.js_domain"
+		return r
+	}
+	var missing []string
+	if _, err := js.KeyValue(ctx, wire.ForecastBucket); err != nil {
+		missing = append(missing, "forecast bucket "+wire.ForecastBucket+": "+err.Error())
+	}
+	if _, err := js.Stream(ctx, wire.AuditStream); err != nil {
+		missing = append(missing, "audit stream "+wire.AuditStream+": "+err.Error())
+	}
+	if len(missing) == 0 {
+		r.OK, r.Detail = true, "the forecast bucket and the audit stream are there"
+		return r
+	}
+	r.Detail = strings.Join(missing, "; ")
+	if !c.Authenticated() {
+		r.OK, r.Detail = true, r.Detail+"; NATS authentication is off, so the agent creates them at start"
+		return r
+	}
+	r.Fix = "start the broker or run `lookahead-broker init` first (the agent creates them with one replica only where it may); if the JetStream reached is not the grid's (a leaf node's own), set nats.js_domain to the grid's domain"
 	return r
 }

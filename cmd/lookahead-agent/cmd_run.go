@@ -57,6 +57,7 @@ func runRun(ctx context.Context, c Config) error {
 		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
 	}
 	defer nc.Drain()
+	natsconn.LogEvents(nc, base.With().Str("site", c.Site).Str("component", "nats").Logger())
 	ac, _ := c.agentConfig()
 	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base,
 		JobEnds: jobEnds(c)}

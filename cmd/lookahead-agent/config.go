@@ -250,7 +250,7 @@ func (c Config) agentConfig() (agent.Config, error) {
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
 		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
 		HoldState: c.stateFile("grid-holds.json"), PartState: c.stateFile("dispatched-parts.json"),
-		EpochState: c.stateFile("broker-epoch"),
+		EpochState: c.stateFile("broker-epoch"), JSDomain: c.NATS.JSDomain,
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
 			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {

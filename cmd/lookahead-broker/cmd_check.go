@@ -70,14 +70,18 @@ func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 		return out
 	}
 	defer nc.Close()
-	found, err := daemon.Inspect(ctx, nc)
+	js, err := natsconn.JetStream(nc, cfg.NATS.JSDomain)
+	if err != nil {
+		return append(out, cli.Check{Name: "streams", Detail: err.Error(), Fix: "fix nats.js_domain"})
+	}
+	found, err := daemon.Inspect(ctx, js)
 	if err != nil {
 		return append(out, cli.Check{Name: "streams", Detail: err.Error(), Fix: "the broker's NATS identity needs to read stream and bucket info (packaging/nats/grid.conf)"})
 	}
 	for _, r := range found {
 		c := cli.Check{Name: r.Name, OK: !r.Missing && r.Note == "", Detail: "present"}
 		switch {
-		case r.Missing && !authenticated(cfg.NATS):
+		case r.Missing && !cfg.NATS.Authenticated():
 			c.OK, c.Detail = true, "missing; NATS authentication is off, so the broker creates it at its first start"
 		case r.Missing:
 			c.Detail, c.Fix = "missing", "run `lookahead-broker init` with the NATS admin's identity (docs/security.md)"
@@ -87,15 +91,6 @@ func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 		out = append(out, c)
 	}
 	return out
-}
-
-// authenticated reports whether the broker connects with an identity of
-// its own. Without one (one machine, the quickstart) the broker creates
-// the streams and the bucket itself at start; with one, its NATS user is
-// not allowed to (packaging/nats/grid.conf) and `lookahead-broker init`
-// must have made them.
-func authenticated(c natsconn.Config) bool {
-	return c.Creds != "" || c.NKeySeed != "" || c.User != "" || c.Token != ""
 }
 
 // checkMetrics says whether the metrics address is free to listen on.

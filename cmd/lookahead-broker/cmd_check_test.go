@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/nats-io/nats.go/jetstream"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,7 +48,8 @@ func TestCheckBeforeAndAfterInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if _, err := daemon.Init(context.Background(), nc, 1, 0); err != nil {
+	js, _ := jetstream.New(nc)
+	if _, err := daemon.Init(context.Background(), js, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := run("--metrics-listen", "off"); err != nil || strings.Contains(out, "FAIL") {

@@ -71,14 +71,18 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
 	}
 	defer conn.Close()
-	res, err := daemon.Init(ctx, conn, cfg.Replicas, cfg.Planning.SiteTTL)
+	js, err := natsconn.JetStream(conn, cfg.NATS.JSDomain)
+	if err != nil {
+		return cli.UsageError{Err: err}
+	}
+	res, err := daemon.Init(ctx, js, cfg.Replicas, cfg.Planning.SiteTTL)
 	if err == nil {
 		var lr daemon.InitResult
-		lr, err = daemon.InitLease(ctx, conn, cfg.Replicas, cfg.Leadership.LeaseTTL)
+		lr, err = daemon.InitLease(ctx, js, cfg.Replicas, cfg.Leadership.LeaseTTL)
 		res = append(res, lr)
 	}
 	if err == nil {
-		notes, _ := daemon.ReplicaNotes(ctx, conn, cfg.Replicas)
+		notes, _ := daemon.ReplicaNotes(ctx, js, cfg.Replicas)
 		for _, n := range notes {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", n)
 		}

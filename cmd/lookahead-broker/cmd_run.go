@@ -62,6 +62,7 @@ func runRun(ctx context.Context, cfg Config) error {
 		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
 	}
 	defer nc.Drain()
+	natsconn.LogEvents(nc, log.With().Str("component", "nats").Logger())
 	reg := metrics.NewRegistry()
 	m := metrics.NewBroker(reg)
 	m.SetVersion(version.String())
@@ -176,7 +177,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
-		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
+		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, JSDomain: cfg.NATS.JSDomain, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
 		Planner: planner.Plan, PlanStats: planner.TakeStats, Order: p.Order,
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"net"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
 	"lookahead/broker/daemon"
@@ -38,11 +37,7 @@ func newWeb(cfg WebConfig, b *daemon.Broker, nc *nats.Conn, log zerolog.Logger) 
 		}
 		wc.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("web: jetstream: %w", err)
-	}
-	s, err := web.New(wc, b, web.Streams{JS: js})
+	s, err := web.New(wc, b, web.Streams{JS: b.JetStream()})
 	if err != nil {
 		return nil, cli.UsageError{Err: err}
 	}

@@ -168,8 +168,11 @@ func unavailable(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errorsIs(err, client.ErrUnavailable) {
+	switch {
+	case errorsIs(err, client.ErrUnavailable):
 		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+	case errorsIs(err, client.ErrBadConnection):
+		return cli.UsageError{Err: err}
 	}
 	return err
 }

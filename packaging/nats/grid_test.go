@@ -139,10 +139,11 @@ func setupBroker(t *testing.T, broker *conn) (jetstream.JetStream, jetstream.Key
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	admin := connect(t, broker.srv, adminCfg)
-	if _, err := daemon.Init(ctx, admin.Conn, 1, 5*time.Minute); err != nil {
+	adminJS, _ := jetstream.New(admin.Conn)
+	if _, err := daemon.Init(ctx, adminJS, 1, 5*time.Minute); err != nil {
 		t.Fatalf("the admin creates the streams and the bucket: %v", err)
 	}
-	if _, err := daemon.InitLease(ctx, admin.Conn, 1, 10*time.Second); err != nil {
+	if _, err := daemon.InitLease(ctx, adminJS, 1, 10*time.Second); err != nil {
 		t.Fatalf("the admin creates the lease bucket: %v", err)
 	}
 	js, err := jetstream.New(broker.Conn)
