@@ -19,6 +19,9 @@ type Options struct {
 	// ConfigFile, when set, is loaded as a nats-server configuration file
 	// (accounts, users, permissions); Host/Port still override it if set.
 	ConfigFile string
+	// FromConfig takes JetStream on or off as ConfigFile says (a site's
+	// leaf node runs none); otherwise JetStream is always on.
+	FromConfig bool
 }
 
 // Server is a running embedded nats-server.
@@ -63,7 +66,9 @@ func serverOptions(o Options) (*server.Options, error) {
 			return nil, fmt.Errorf("nats config %s: %w", o.ConfigFile, err)
 		}
 	}
-	opts.JetStream = true
+	if !o.FromConfig {
+		opts.JetStream = true
+	}
 	opts.NoSigs = true
 	if o.Host != "" || opts.Host == "" {
 		opts.Host = "127.0.0.1"
