@@ -138,6 +138,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err // nil: stopped before the grid was reached
 	}
 	a.pub = pub
+	a.epochs.verify = lastTerm(a.deps.Conn, pub.js)
 	if a.deps.Reserver != nil {
 		if err := a.startService(ctx); err != nil {
 			return err

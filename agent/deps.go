@@ -119,6 +119,11 @@ type Metrics interface {
 	// RepairFailed counts a held reservation the agent could not
 	// re-create.
 	RepairFailed()
+	// EpochRefused counts a request refused for its broker epoch, by
+	// reason: fenced (older than the highest seen), unverified (no broker
+	// began that term), error (the epoch could not be read, kept or
+	// verified).
+	EpochRefused(reason string)
 }
 
 type nopMetrics struct{}
@@ -134,3 +139,4 @@ func (nopMetrics) StartError(time.Time, time.Time)               {}
 func (nopMetrics) ForeignJob()                                   {}
 func (nopMetrics) SchedulerRestart()                             {}
 func (nopMetrics) RepairFailed()                                 {}
+func (nopMetrics) EpochRefused(string)                           {}

@@ -105,7 +105,7 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if ref := c.check(a, x.now); ref != nil {
 		return nil, ref
 	}
-	if ref := a.epochs.admit(h.epoch); ref != nil {
+	if ref := a.admitEpoch(ctx, h); ref != nil {
 		return nil, ref
 	}
 	x.deadline = deadlineOf(h, x.received)
@@ -118,6 +118,25 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 		}
 	}
 	return c.act(ctx, a, x), nil
+}
+
+// admitEpoch is step 3: a refusal is logged and counted by its reason.
+func (a *Agent) admitEpoch(ctx context.Context, h requestHead) *Refusal {
+	ref := a.epochs.admit(ctx, h.epoch)
+	if ref == nil {
+		return nil
+	}
+	reason := "unverified"
+	switch ref.Code {
+	case wire.CodeFenced:
+		reason = "fenced"
+	case wire.CodeInternal:
+		reason = "error"
+	}
+	a.met.EpochRefused(reason)
+	a.log.Warn().Str("verb", h.verb).Str("job", clip(h.job)).Uint64("epoch", h.epoch).Str("why", reason).
+		Str("reply", ref.Message).Msg("request refused: broker epoch")
+	return ref
 }
 
 // auditIntent appends the record of a request about to be acted on and

@@ -22,6 +22,7 @@ import (
 func TestInvalidRequestsChangeNoState(t *testing.T) {
 	epochFile := filepath.Join(t.TempDir(), "broker-epoch")
 	_, _, nc := runDispatchAgentWith(t, func(c *agent.Config) { c.EpochState = epochFile })
+	beginTerm(t, nc, 5)
 	start := t0 + 600
 	first := wire.ReserveRequest{Type: wire.TypeReserve, Job: "g1", Site: "alpha", Start: start, Duration: 1800,
 		Nodes: []wire.NodeProcs{{Node: "alpha-n0001", Procs: 4}}, Identity: wire.Identity{User: "alice", Account: "proj1"},

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +17,9 @@ import (
 // epochGuard fences brokers that are no longer active: it keeps the
 // highest broker epoch this site has seen (docs/broker.md, "Active and
 // standby brokers") and refuses a reserve, release, dispatch or stop
-// request that carries an older one — or none, once an epoch was seen.
+// request that carries an older one — or none, once an epoch was seen —,
+// and one that carries a newer epoch than the job stream's last term
+// record (epoch_verify.go).
 // The highest is written to its file (when set) before the request that
 // raised it is served, so a restarted agent fences as before. Requests
 // are checked under the agent's resMu, in the order they are served.
@@ -25,11 +28,16 @@ type epochGuard struct {
 	path    string
 	loaded  bool
 	highest uint64
+	// verify reads the highest epoch a broker can hold (epoch_verify.go);
+	// nil: no epoch can be verified, none raises the highest.
+	verify lastTermReader
 }
 
-// admit checks a request's epoch and raises the highest seen; a refusal is
-// CodeFenced, or CodeInternal when the highest cannot be read or kept.
-func (g *epochGuard) admit(epoch uint64) *Refusal {
+// admit checks a request's epoch and raises the highest seen, once the
+// job stream shows a broker began that term; a refusal is CodeFenced (an
+// older epoch), CodeInvalid (an epoch no broker holds), or CodeInternal
+// when the highest cannot be read or kept, or the epoch not verified.
+func (g *epochGuard) admit(ctx context.Context, epoch uint64) *Refusal {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.load(); err != nil {
@@ -39,6 +47,9 @@ func (g *epochGuard) admit(epoch uint64) *Refusal {
 		return ref
 	}
 	if epoch > g.highest {
+		if ref := verifyEpoch(ctx, g.verify, epoch); ref != nil {
+			return ref
+		}
 		if err := g.save(epoch); err != nil {
 			return refuse(wire.CodeInternal, "nothing done: %v", err)
 		}

@@ -1,11 +1,16 @@
 package agent_test
 
 import (
+	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"lookahead/internal/logtest"
 	"lookahead/wire"
 )
 
@@ -25,6 +30,7 @@ func TestFencedByEpoch(t *testing.T) {
 	if r := request[wire.ReserveReply](t, fx.nc, "gamma", wire.VerbReserve, old); r.Code != wire.CodeOK {
 		t.Fatalf("reserve without an epoch on a fresh site: %+v", r)
 	}
+	beginTerm(t, fx.nc, 7)
 	newer := reserveReq("g2", t0+60, 600, wire.NodeProcs{Node: free[1], Procs: 4})
 	newer.Epoch = 7
 	if r := request[wire.ReserveReply](t, fx.nc, "gamma", wire.VerbReserve, newer); r.Code != wire.CodeOK {
@@ -93,5 +99,63 @@ func TestEpochFileUnreadable(t *testing.T) {
 	r := request[wire.ReleaseReply](t, fx.nc, "gamma", wire.VerbRelease, wire.ReleaseRequest{Type: wire.TypeRelease, Job: "g1", Site: "gamma", Epoch: 9})
 	if r.Code != wire.CodeInternal || !strings.Contains(r.Message, "broker-epoch") {
 		t.Fatalf("release with an unreadable epoch file: %+v", r)
+	}
+}
+
+// TestEpochVerifiedOnTheJobStream: an epoch may raise the site's fence
+// only once the job stream shows a broker began that term — it is not
+// above the last term record (or the term a copy of it names). A
+// well-formed request of an unverifiable epoch (2^64-1, one past the last
+// term) is refused invalid, logged and counted, and changes nothing; so
+// is every request while the records cannot be read.
+func TestEpochVerifiedOnTheJobStream(t *testing.T) {
+	var buf logtest.Buffer
+	log := zerolog.New(&buf)
+	cfg := testConfig("gamma")
+	cfg.EpochState = filepath.Join(t.TempDir(), "broker-epoch")
+	fx := runSimAgentLog(t, cfg, &log)
+	release := func(epoch uint64) wire.ReleaseReply {
+		return request[wire.ReleaseReply](t, fx.nc, "gamma", wire.VerbRelease,
+			wire.ReleaseRequest{Type: wire.TypeRelease, Job: "g1", Site: "gamma", Epoch: epoch})
+	}
+	fence := func() string {
+		data, _ := os.ReadFile(cfg.EpochState)
+		return strings.TrimSpace(string(data))
+	}
+	if r := release(3); r.Code != wire.CodeInternal || !strings.Contains(r.Message, "lookahead-broker init") {
+		t.Fatalf("epoch 3 with no job stream: %+v, want internal naming init", r)
+	}
+	beginTerm(t, fx.nc, 4)
+	for _, e := range []uint64{5, math.MaxUint64} {
+		if r := release(e); r.Code != wire.CodeInvalid || !strings.Contains(r.Message, "last term record") {
+			t.Errorf("epoch %d above the last term (4): %+v, want invalid", e, r)
+		}
+	}
+	if f := fence(); f != "" {
+		t.Fatalf("fence after refused epochs: %q, want none kept", f)
+	}
+	if r := release(4); r.Code != wire.CodeOK || fence() != "4" {
+		t.Fatalf("epoch 4: %+v, fence %q", r, fence())
+	}
+	// A copy of term 4's record, appended after a snapshot, allows term 4
+	// and no later one.
+	js := mustJS(t, fx.nc)
+	for range 3 {
+		if _, err := js.Publish(context.Background(), "lookahead.jobs.filler", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ack, err := js.Publish(context.Background(), wire.JobEpochSubject, []byte(`{"type":"epoch.v1","broker":"test","epoch":4}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := release(ack.Sequence); r.Code != wire.CodeInvalid {
+		t.Errorf("epoch %d, the sequence of a copy of term 4: %+v, want invalid", ack.Sequence, r)
+	}
+	if r := release(4); r.Code != wire.CodeOK || fence() != "4" {
+		t.Errorf("epoch 4 after the copy: %+v, fence %q", r, fence())
+	}
+	if n := strings.Count(buf.String(), `"why":"unverified"`); n != 3 {
+		t.Errorf("%d log lines of unverified epochs, want 3:\n%s", n, buf.String())
 	}
 }

@@ -237,3 +237,31 @@ func mustJS(t *testing.T, nc *nats.Conn) jetstream.JetStream {
 	}
 	return js
 }
+
+// beginTerm appends a term record at sequence epoch to the job stream
+// (created as the broker makes it when missing; earlier sequences are
+// filled with placeholder events), as a broker beginning that term does:
+// the agent then admits requests of epochs up to it.
+func beginTerm(t *testing.T, nc *nats.Conn, epoch uint64) {
+	t.Helper()
+	ctx := context.Background()
+	js := mustJS(t, nc)
+	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: wire.JobStream, Subjects: []string{wire.JobSubjects},
+		AllowDirect: true, DenyDelete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := info.State.LastSeq + 1; seq < epoch; seq++ {
+		if _, err := js.Publish(ctx, "lookahead.jobs.filler", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ack, err := js.Publish(ctx, wire.JobEpochSubject, []byte(`{"type":"epoch.v1","broker":"test"}`))
+	if err != nil || ack.Sequence != epoch {
+		t.Fatalf("term record at %v (%v), want sequence %d", ack, err, epoch)
+	}
+}

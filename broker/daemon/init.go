@@ -20,6 +20,10 @@ type InitResult struct {
 	Note string `json:"note,omitempty"`
 	// Missing: Inspect found no such stream or bucket.
 	Missing bool `json:"missing,omitempty"`
+	// Changed says what Init changed in an existing stream.
+	Changed string `json:"changed,omitempty"`
+	// Fix says what clears Note.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Init creates what the broker and the agents use — the audit stream
@@ -27,8 +31,11 @@ type InitResult struct {
 // LOOKAHEAD_JOBS and the forecast bucket — over a connection with the NATS
 // admin identity, once, at install. The running broker then needs neither
 // STREAM.CREATE nor STREAM.UPDATE on the audit stream, so it cannot shrink
-// the trail. Existing streams are left as they are; Init is safe to rerun.
-// js is the grid's JetStream (natsconn.JetStream: in its domain if any).
+// the trail. Existing streams are left as they are, but for one change: a
+// job stream made before agents verified epochs gains allow_direct (the
+// agents read its last term record with a direct get). Init is safe to
+// rerun. js is the grid's JetStream (natsconn.JetStream: in its domain if
+// any).
 func Init(ctx context.Context, js jetstream.JetStream, replicas int, siteTTL time.Duration) ([]InitResult, error) {
 	if replicas == 0 {
 		replicas = 1
@@ -56,6 +63,9 @@ func Init(ctx context.Context, js jetstream.JetStream, replicas int, siteTTL tim
 
 func initStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (InitResult, error) {
 	r, err := inspectStream(ctx, js, cfg.Name)
+	if err == nil && r.Note == noDirectNote {
+		return allowDirect(ctx, js, cfg.Name)
+	}
 	if err != nil || !r.Missing {
 		return r, err
 	}
@@ -65,8 +75,26 @@ func initStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Strea
 	return InitResult{Name: cfg.Name, Created: true}, nil
 }
 
+// noDirectNote flags a job stream that does not allow direct gets.
+const noDirectNote = "exists but does not allow direct gets: agents cannot verify broker epochs"
+
+// allowDirect turns direct gets on in an existing stream.
+func allowDirect(ctx context.Context, js jetstream.JetStream, name string) (InitResult, error) {
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		return InitResult{Name: name}, fmt.Errorf("stream %s: %w", name, err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.AllowDirect = true
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		return InitResult{Name: name}, fmt.Errorf("allow direct gets on stream %s: %w", name, err)
+	}
+	return InitResult{Name: name, Changed: "allowed direct gets (agents verify broker epochs with them)"}, nil
+}
+
 // inspectStream says whether stream name exists and, for the audit
-// stream, whether it is append-only.
+// stream, whether it is append-only; for the job stream, whether it
+// allows direct gets.
 func inspectStream(ctx context.Context, js jetstream.JetStream, name string) (InitResult, error) {
 	r := InitResult{Name: name}
 	s, err := js.Stream(ctx, name)
@@ -84,6 +112,10 @@ func inspectStream(ctx context.Context, js jetstream.JetStream, name string) (In
 	c := info.Config
 	if name == wire.AuditStream && (!c.DenyDelete || !c.DenyPurge || c.MaxMsgs > 0 || c.MaxAge > 0 || c.MaxBytes > 0) {
 		r.Note = "exists but is not append-only (deny_delete, deny_purge, no limits): records can be lost"
+		r.Fix = "recreate it append-only: docs/security.md says how"
+	}
+	if name == wire.JobStream && !c.AllowDirect {
+		r.Note, r.Fix = noDirectNote, "run `lookahead-broker init` once with the NATS admin's identity: it allows them"
 	}
 	return r, nil
 }

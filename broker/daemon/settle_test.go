@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -103,8 +104,12 @@ func TestSnapshotRetainsAndBoundsTheJobStream(t *testing.T) {
 	if got := usedBy(r.b, "proj1"); got != used {
 		t.Fatalf("budget use %v after forgetting, was %v", got, used)
 	}
-	if n := streamMsgs(t, e); n >= msgs || n != 1 {
-		t.Fatalf("job stream holds %d messages after the snapshot (was %d), want the snapshot alone", n, msgs)
+	if n := streamMsgs(t, e); n >= msgs || n != 2 {
+		t.Fatalf("job stream holds %d messages after the snapshot (was %d), want the snapshot and a copy of the term's record", n, msgs)
+	}
+	js, _ := e.js.Stream(context.Background(), wire.JobStream)
+	if m, err := js.GetLastMsgForSubject(context.Background(), wire.JobEpochSubject); err != nil || !strings.Contains(string(m.Data), fmt.Sprintf(`"epoch":%d`, r.b.Epoch())) {
+		t.Fatalf("last term record after the purge: %v %v, want a copy naming epoch %d", m, err, r.b.Epoch())
 	}
 	r.stop()
 	r2 := e.startBroker(cfg)

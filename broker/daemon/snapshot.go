@@ -78,6 +78,9 @@ func (b *Broker) Snapshot(ctx context.Context) error {
 	}
 	b.snap.last = time.Now()
 	b.log.Info().Int("forgotten", forgot).Int("parts", len(parts)).Uint64("stream_seq", start).Msg("queue snapshot written")
+	if err := b.keepTermRecord(ctx); err != nil {
+		return err // nothing purged: the term's record stays readable
+	}
 	return b.purgeBefore(ctx, start)
 }
 

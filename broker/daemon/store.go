@@ -17,7 +17,9 @@ import (
 // snapshot (older ones are purged by the broker after each snapshot; no
 // message is ever deleted singly); a retried submission within the
 // duplicate window is dropped by JetStream as well as by the broker's own
-// request index.
+// request index. Direct gets are allowed: an agent reads the last term
+// record with one (agent/epoch_verify.go; its permission names that
+// subject only).
 func jobStreamConfig(replicas int) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        wire.JobStream,
@@ -27,6 +29,7 @@ func jobStreamConfig(replicas int) jetstream.StreamConfig {
 		Replicas:    replicas,
 		Duplicates:  10 * time.Minute,
 		DenyDelete:  true,
+		AllowDirect: true,
 	}
 }
 

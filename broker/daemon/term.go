@@ -48,10 +48,29 @@ type termState struct {
 
 // epochRecord is what a new active broker appends to the job stream on
 // wire.JobEpochSubject to begin its term; its sequence is the epoch.
+// Agents read the last one to verify epochs (agent/epoch_verify.go). A
+// snapshot's purge would remove it, so the active broker appends a copy
+// after each snapshot (keepTermRecord): Epoch names the term a copy
+// continues (absent on the record that began it).
 type epochRecord struct {
 	Type   string `json:"type"`
 	Broker string `json:"broker"`
 	Since  int64  `json:"since"`
+	Epoch  uint64 `json:"epoch,omitempty"`
+}
+
+// keepTermRecord appends a copy of the term's record, so the last term
+// record on the job stream lies after the snapshot a purge keeps.
+func (b *Broker) keepTermRecord(ctx context.Context) error {
+	epoch := b.Epoch()
+	if epoch == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(epochRecord{Type: "epoch.v1", Broker: b.cfg.Name, Since: b.term.since.Load(), Epoch: epoch})
+	if _, err := b.appendJob(ctx, wire.JobEpochSubject, data); err != nil {
+		return fmt.Errorf("copy the term record after the snapshot: %w", err)
+	}
+	return nil
 }
 
 // Epoch is the active term's epoch, 0 while the broker is not active.

@@ -86,7 +86,7 @@ func checkNATS(ctx context.Context, cfg Config) []cli.Check {
 		case r.Missing:
 			c.Detail, c.Fix = "missing", "run `lookahead-broker init` with the NATS admin's identity (docs/security.md)"
 		case r.Note != "":
-			c.Detail, c.Fix = r.Note, "recreate it append-only: docs/security.md says how"
+			c.Detail, c.Fix = r.Note, r.Fix
 		}
 		out = append(out, c)
 	}

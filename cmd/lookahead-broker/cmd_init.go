@@ -94,8 +94,11 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 	} else {
 		for _, r := range res {
 			what := "exists, left as it is"
-			if r.Created {
+			switch {
+			case r.Created:
 				what = "created"
+			case r.Changed != "":
+				what = "exists, " + r.Changed
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s\n", r.Name, what)
 			if r.Note != "" {

@@ -37,6 +37,7 @@ type Agent struct {
 	foreignJobs       prometheus.Counter
 	schedRestarts     prometheus.Counter
 	repairFailures    prometheus.Counter
+	epochRefusals     *prometheus.CounterVec
 }
 
 // NewAgent creates the agent metrics and registers them on reg (a private
@@ -88,8 +89,10 @@ func NewAgent(reg prometheus.Registerer) *Agent {
 			"Scheduler (Maui) restarts seen: it answered again after failing, or restored grid reservations with altered ACLs.")),
 		repairFailures: prometheus.NewCounter(counterOpts("agent", "reservation_repairs_failed_total",
 			"Grid reservations lost or altered by the scheduler that the agent could not re-create.")),
+		epochRefusals: prometheus.NewCounterVec(counterOpts("agent", "epoch_refusals_total",
+			"Requests refused for their broker epoch, by reason: fenced (older than the highest seen), unverified (above the job stream's last term record), error (not read, kept or verified)."), []string{"reason"}),
 	}
-	registerer(reg).MustRegister(a.foreignJobs, a.schedRestarts, a.repairFailures, a.info, a.built, a.buildSeconds, a.buildFailures, a.events,
+	registerer(reg).MustRegister(a.epochRefusals, a.foreignJobs, a.schedRestarts, a.repairFailures, a.info, a.built, a.buildSeconds, a.buildFailures, a.events,
 		a.rejected, a.published, a.publishFailures, a.slots, a.slotsTotal, a.encodedBytes,
 		a.revision, a.lastPublish, a.reservations, a.startError, a.startErrorOutcome)
 	return a
@@ -220,5 +223,12 @@ func (a *Agent) SchedulerRestart() {
 func (a *Agent) RepairFailed() {
 	if a != nil {
 		a.repairFailures.Inc()
+	}
+}
+
+// EpochRefused records a request refused for its broker epoch.
+func (a *Agent) EpochRefused(reason string) {
+	if a != nil {
+		a.epochRefusals.WithLabelValues(reason).Inc()
 	}
 }

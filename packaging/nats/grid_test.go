@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -256,11 +257,40 @@ func TestAgentPublishesOnlyAsItsOwnSite(t *testing.T) {
 		t.Fatalf("audit stream holds %d records by subject %v, want alpha's one", info.State.Msgs, info.State.Subjects)
 	}
 
+	agentReadsOnlyTermRecords(t, ctx, alpha, bjs)
+
 	// Nor may an agent touch JetStream beyond binding.
 	publish(t, alpha, "$JS.API.STREAM.DELETE."+wire.AuditStream, "")
 	alpha.denied(t, "Publish", "$JS.API.STREAM.DELETE."+wire.AuditStream)
 	publish(t, alpha, "$JS.API.STREAM.PURGE.KV_"+wire.ForecastBucket, "")
 	alpha.denied(t, "Publish", "$JS.API.STREAM.PURGE.KV_"+wire.ForecastBucket)
+}
+
+// agentReadsOnlyTermRecords: an agent reads the job stream's last term
+// record (it verifies broker epochs with it: agent/epoch_verify.go) and
+// nothing else of the stream — no job's events, no message by sequence.
+func agentReadsOnlyTermRecords(t *testing.T, ctx context.Context, alpha *conn, bjs jetstream.JetStream) {
+	t.Helper()
+	if _, err := bjs.Publish(ctx, "lookahead.jobs.g1", []byte(`{"kind":"submitted"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := bjs.Publish(ctx, wire.JobEpochSubject, []byte(`{"type":"epoch.v1","broker":"b1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := alpha.Request("$JS.API.DIRECT.GET."+wire.JobStream+"."+wire.JobEpochSubject, nil, waitLimit)
+	if err != nil || m.Header.Get(jetstream.SequenceHeader) != strconv.FormatUint(ack.Sequence, 10) {
+		t.Fatalf("alpha reads the last term record: %v %v, want sequence %d", m, err, ack.Sequence)
+	}
+	for _, subject := range []string{
+		"$JS.API.DIRECT.GET." + wire.JobStream + ".lookahead.jobs.g1",
+		"$JS.API.DIRECT.GET." + wire.JobStream,
+		"$JS.API.STREAM.MSG.GET." + wire.JobStream,
+		"$JS.API.STREAM.INFO." + wire.JobStream,
+	} {
+		publish(t, alpha, subject, `{"seq":1}`)
+		alpha.denied(t, "Publish", subject)
+	}
 }
 
 // addAgentService registers site's reservation service as the agent does
