@@ -2,6 +2,7 @@ package natsref
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +121,7 @@ func TestSiteThroughItsLeafNode(t *testing.T) {
 	if err != nil || info.State.Msgs != 1 || info.State.Subjects[wire.AuditSubject("alpha", "reserve")] != 1 {
 		t.Fatalf("audit stream %+v %v, want alpha's one record", info.State, err)
 	}
+	termThroughTheLeaf(t, ctx, alpha, bjs)
 
 	// Requests: the broker asks each site on its subject, with a reply
 	// subject of that site's; alpha answers its own, and neither its spy on
@@ -167,6 +169,24 @@ func TestSiteThroughItsLeafNode(t *testing.T) {
 	// beta, on the same links: anything of them that could arrive has
 	nothingPending(t, spy)
 	nothingPending(t, forged)
+}
+
+// termThroughTheLeaf: the agent reads the job stream's last term record
+// (it verifies broker epochs with it) through its leaf node, in the
+// grid's domain.
+func termThroughTheLeaf(t *testing.T, ctx context.Context, alpha *nats.Conn, bjs jetstream.JetStream) {
+	t.Helper()
+	if s, err := bjs.Stream(ctx, wire.JobStream); err != nil || !s.CachedInfo().Config.AllowDirect {
+		t.Fatalf("the grid's job stream: %v (direct gets allowed: %v)", err, err == nil && s.CachedInfo().Config.AllowDirect)
+	}
+	ack, err := bjs.Publish(ctx, wire.JobEpochSubject, []byte(`{"type":"epoch.v1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := alpha.Request("$JS."+gridnet.Domain+".API.DIRECT.GET."+wire.JobStream+"."+wire.JobEpochSubject, nil, 10*time.Second)
+	if err != nil || m.Header.Get(jetstream.SequenceHeader) != strconv.FormatUint(ack.Sequence, 10) {
+		t.Fatalf("alpha reads the last term record through its leaf: %v %v", m, err)
+	}
 }
 
 // TestCheckTellsLeafProblemsApart: what `check` reports for an agent
