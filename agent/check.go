@@ -58,8 +58,11 @@ func CheckReserve(req wire.ReserveRequest, lim Limits) (ReserveSpec, *Refusal) {
 	if r != nil {
 		return ReserveSpec{}, r
 	}
+	if req.Bind != "" && !forecast.IsPlainName(req.Bind) {
+		return ReserveSpec{}, refuse(wire.CodeInvalid, "bind %q: not a plain name", clip(req.Bind))
+	}
 	return ReserveSpec{Job: req.Job, Start: max(req.Start, lim.Now), End: req.Start + req.Duration,
-		Nodes: nodes, Identity: req.Identity}, nil
+		Nodes: nodes, Identity: req.Identity, Bind: req.Bind}, nil
 }
 
 // CheckRelease validates a release request. Pure.

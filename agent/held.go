@@ -26,10 +26,21 @@ type heldEntry struct {
 	Reservations []wire.Reservation `json:"reservations"`
 }
 
-// heldLedger is the grid reservations the agent made and holds, by job.
+// heldLedger is the grid reservations the agent made and holds, by job,
+// and those it released (until their end: a kill -9 of Maui brings back
+// what was released since its last checkpoint).
 type heldLedger struct {
-	Version int                  `json:"version"`
-	Jobs    map[string]heldEntry `json:"jobs"`
+	Version  int                      `json:"version"`
+	Jobs     map[string]heldEntry     `json:"jobs"`
+	Released map[string]releasedEntry `json:"released,omitempty"`
+}
+
+// releasedEntry is a grid job's reservations the agent released: if the
+// scheduler lists the job again before End, they came back (a revenant)
+// and are released again.
+type releasedEntry struct {
+	IDs []string `json:"ids"`
+	End int64    `json:"end"`
 }
 
 const heldLedgerVersion = 1
@@ -46,6 +57,36 @@ type heldCheck struct {
 	Why    string // HeldMissing or HeldAltered
 	Detail string
 	Entry  heldEntry
+}
+
+// revenants lists the jobs whose reservations the agent released but the
+// scheduler lists again (a kill -9 of Maui restores what was released
+// since its last checkpoint), in job order. Pure.
+func revenants(l heldLedger, listed []wire.Reservation, now int64) []string {
+	var out []string
+	for _, r := range listed {
+		rel, ok := l.Released[r.Job]
+		if _, held := l.Jobs[r.Job]; ok && !held && rel.End > now && !slices.Contains(out, r.Job) {
+			out = append(out, r.Job)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// otherBinds is the binding accounts of every job the ledger holds but
+// job: a binding picked for job must not be one of them (a lost
+// reservation not yet re-created still owns its account: its part was
+// told to submit with it).
+func otherBinds(l heldLedger, job string) []string {
+	var out []string
+	for j, e := range l.Jobs {
+		if j != job && e.Spec.Bind != "" && !slices.Contains(out, e.Spec.Bind) {
+			out = append(out, e.Spec.Bind)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkHeld compares the ledger with what the scheduler lists at now
@@ -103,15 +144,7 @@ func heldDiff(made, have []wire.Reservation, tol int64) string {
 
 // BindOf is the account a reservation's parts are charged to, read from
 // its submit options ("-A la.acct0 -W ..."); "" when none.
-func BindOf(submit string) string {
-	f := strings.Fields(submit)
-	for i := 0; i+1 < len(f); i++ {
-		if f[i] == "-A" {
-			return f[i+1]
-		}
-	}
-	return ""
-}
+func BindOf(submit string) string { return wire.SubmitAccount(submit) }
 
 func identityString(id wire.Identity) string {
 	s := "user=" + id.User

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -25,16 +27,39 @@ func (a *Agent) remember(spec ReserveSpec, rs []wire.Reservation) {
 	}
 	spec.Capacity, spec.InUse = nil, nil // re-read at repair time
 	a.ledger.Jobs[spec.Job] = heldEntry{Spec: spec, Reservations: rs}
+	delete(a.ledger.Released, spec.Job)
 	a.saveHeld()
 }
 
-// forget drops a released job (caller holds resMu).
+// forget drops a released job, remembering what it released until its
+// end: a scheduler that loses its recent past (kill -9 of Maui) brings it
+// back, and checkHolds releases it again (caller holds resMu).
 func (a *Agent) forget(job string) {
 	a.loadHeld()
-	if _, ok := a.ledger.Jobs[job]; ok {
-		delete(a.ledger.Jobs, job)
-		a.saveHeld()
+	e, ok := a.ledger.Jobs[job]
+	if !ok {
+		return
 	}
+	delete(a.ledger.Jobs, job)
+	var ids []string
+	for _, r := range e.Reservations {
+		ids = append(ids, r.ID)
+	}
+	a.ledger.Released[job] = releasedEntry{IDs: ids, End: e.Spec.End}
+	a.saveHeld()
+}
+
+// bindFor fills what spec's binding account depends on (caller holds
+// resMu): the account to keep — the one asked (a broker's repair), else
+// the one the ledger holds for the job (its parts were told it) — and,
+// in InUse, every other held job's account, which a new binding must
+// never take (a lost reservation's part still submits with it).
+func (a *Agent) bindFor(spec *ReserveSpec) {
+	a.loadHeld()
+	if e, ok := a.ledger.Jobs[spec.Job]; ok && spec.Bind == "" {
+		spec.Bind = e.Spec.Bind
+	}
+	spec.InUse = append(spec.InUse, otherBinds(a.ledger, spec.Job)...)
 }
 
 // loadHeld reads Config.HoldState once (caller holds resMu). A missing or
@@ -43,7 +68,7 @@ func (a *Agent) loadHeld() {
 	if a.ledger.Jobs != nil {
 		return
 	}
-	a.ledger = heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{}}
+	a.ledger = heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{}, Released: map[string]releasedEntry{}}
 	if a.cfg.HoldState == "" {
 		return
 	}
@@ -61,6 +86,9 @@ func (a *Agent) loadHeld() {
 	if err != nil || l.Jobs == nil {
 		a.log.Warn().Err(err).Str("file", a.cfg.HoldState).Msg("held reservations not read: a scheduler restart is not repaired for them")
 		return
+	}
+	if l.Released == nil {
+		l.Released = map[string]releasedEntry{}
 	}
 	a.ledger = l
 }
@@ -100,8 +128,8 @@ func (a *Agent) checkHolds(ctx context.Context, snap forecast.Snapshot, snapOK b
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
 	a.loadHeld()
-	if len(a.ledger.Jobs) == 0 {
-		return // nothing held: nothing a restart could take
+	if len(a.ledger.Jobs)+len(a.ledger.Released) == 0 {
+		return // nothing held or released: nothing a restart could take or bring back
 	}
 	listed, err := a.deps.Reserver.List(ctx)
 	if err != nil || !snapOK {
@@ -109,24 +137,62 @@ func (a *Agent) checkHolds(ctx context.Context, snap forecast.Snapshot, snapOK b
 		return
 	}
 	repair, expired := checkHeld(a.ledger, listed, now, heldTol)
-	restarted := a.schedDown
+	back := revenants(a.ledger, listed, now)
+	restarted := a.schedDown || len(back) > 0
 	for _, r := range repair {
 		restarted = restarted || r.Why == HeldAltered
 	}
 	if restarted {
 		a.met.SchedulerRestart()
-		a.log.Warn().Int("to_repair", len(repair)).Msg("scheduler answers again (restart seen): repairing the grid reservations it lost or altered")
+		a.log.Warn().Int("to_repair", len(repair)).Int("back", len(back)).
+			Msg("scheduler answers again (restart seen): releasing what came back, repairing the grid reservations it lost or altered")
 	}
 	a.schedDown = false
 	for _, job := range expired {
 		delete(a.ledger.Jobs, job)
 	}
+	dropped := a.dropReleased(now)
+	// What came back first: it may hold the processors, and the binding
+	// accounts, of reservations to re-create.
+	for _, job := range back {
+		a.releaseRevenant(ctx, job)
+	}
 	for _, r := range repair {
 		a.repairHeld(ctx, r, snap, now)
 	}
-	if len(expired)+len(repair) > 0 {
+	if len(expired)+len(repair)+dropped > 0 {
 		a.saveHeld()
 	}
+}
+
+// dropReleased forgets released jobs whose reservations ended by now;
+// it returns how many.
+func (a *Agent) dropReleased(now int64) int {
+	n := 0
+	for job, rel := range a.ledger.Released {
+		if rel.End <= now {
+			delete(a.ledger.Released, job)
+			n++
+		}
+	}
+	return n
+}
+
+// releaseRevenant releases again a job's reservations that the agent
+// released but the scheduler lists again, audited as a repair. A failure
+// is retried at the next check.
+func (a *Agent) releaseRevenant(ctx context.Context, job string) {
+	rel, err := a.deps.Reserver.Release(ctx, job)
+	msg := fmt.Sprintf("reservation %s was released by this agent and came back (a scheduler restart restored it): released again %v",
+		strings.Join(a.ledger.Released[job].IDs, ","), rel.IDs)
+	code := wire.CodeOK
+	if err != nil {
+		a.met.RepairFailed()
+		code, msg = wire.CodeInternal, fmt.Sprintf("reservation %s came back after a scheduler restart; releasing it again failed: %v",
+			strings.Join(a.ledger.Released[job].IDs, ","), err)
+	}
+	a.auditRepair(ctx, job, code, msg, rel.Commands)
+	a.log.Warn().Str("job", job).Err(err).Strs("released", rel.IDs).Msg("released reservation came back: released again")
 }
 
 // repairHeld re-creates one job's reservations as they were made (an
@@ -151,6 +217,13 @@ func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snaps
 			spec.Capacity[n.Name] = n.Procs
 		}
 	}
+	spec.InUse = nil
+	for _, j := range snap.Jobs {
+		if j.Account != "" && !slices.Contains(spec.InUse, j.Account) {
+			spec.InUse = append(spec.InUse, j.Account)
+		}
+	}
+	a.bindFor(&spec) // keeps the entry's binding; never another held job's
 	res, err := a.deps.Reserver.Reserve(ctx, spec)
 	cmds = append(cmds, res.Commands...)
 	if err != nil {
@@ -158,11 +231,22 @@ func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snaps
 		return
 	}
 	rs := a.stamp(res.Reservations)
-	a.ledger.Jobs[r.Job] = heldEntry{Spec: r.Entry.Spec, Reservations: rs}
+	a.remember(r.Entry.Spec, rs)
 	msg := fmt.Sprintf("reservation %s (%s: %s) re-created as %s", ids(r.Entry.Reservations), r.Why, r.Detail, ids(rs))
+	if was, now := r.Entry.Spec.Bind, BindOf(submitOf(rs)); was != now {
+		msg += fmt.Sprintf(", bound to %s (was %s: the account is taken; parts submitted with -A %s no longer get in)", now, was, was)
+	}
 	a.auditRepair(ctx, r.Job, wire.CodeOK, msg, cmds)
 	a.log.Warn().Str("job", r.Job).Str("why", r.Why).Str("detail", r.Detail).Str("now", ids(rs)).Msg("grid reservation repaired")
 	a.Notify(SourceReservation)
+}
+
+// submitOf is the submit options of a job's first reservation.
+func submitOf(rs []wire.Reservation) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].Submit
 }
 
 // repairFailed audits and counts a failed repair; lost (the scheduler

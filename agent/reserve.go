@@ -95,6 +95,9 @@ func (c *reserveCall) act(ctx context.Context, a *Agent, x *exchange) [][]string
 		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
 		return nil
 	}
+	// A repair (or a retry after a scheduler lost the reservation) keeps
+	// the binding the job's parts were told; no other held job's.
+	a.bindFor(&spec)
 	if ref := checkDeadline(x.deadline, time.Now()); ref != nil { // the checks took long
 		c.refuse(ref)
 		return nil

@@ -203,7 +203,9 @@ func RepairOrder(fs []wire.AuditFinding) []int {
 // reservation on site: the job's original request there (nodes and
 // identity from its allocation and request, the end without any slack a
 // site added: the site adds its slack again), starting no earlier than
-// now. ok is false when j holds no allocation on site.
+// now, bound to the account the broker recorded for it (Bind: the parts
+// were told to submit with it). ok is false when j holds no allocation
+// on site.
 func RepairRequest(j *Job, site string, now int64, actor string) (wire.ReserveRequest, bool) {
 	if j == nil || j.Alloc == nil {
 		return wire.ReserveRequest{}, false
@@ -217,7 +219,22 @@ func RepairRequest(j *Job, site string, now int64, actor string) (wire.ReserveRe
 		if r.Duration = end - r.Start; r.Duration <= 0 {
 			return wire.ReserveRequest{}, false
 		}
+		r.Bind = bindOn(j, site)
 		return r, true
 	}
 	return wire.ReserveRequest{}, false
+}
+
+// bindOn is the binding account of job j's reservation on site as the
+// broker recorded it (what its parts were told to submit with), "" when
+// none.
+func bindOn(j *Job, site string) string {
+	for _, r := range j.Reservations {
+		if r.Site == site {
+			if a := wire.SubmitAccount(r.Submit); a != "" {
+				return a
+			}
+		}
+	}
+	return ""
 }

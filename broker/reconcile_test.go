@@ -116,10 +116,15 @@ func TestRepairRequestIsTheOriginalRequest(t *testing.T) {
 	mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
 	mustApply(t, s, Event{Kind: EvIntent, Time: 20, Job: "g1", Alloc: twoSiteAlloc("g1"), Revisions: map[string]uint64{"a": 3, "b": 5}})
 	mustApply(t, s, Event{Kind: EvOutcome, Time: 21, Job: "g1", OK: true, Cost: 10,
-		Reservations: []wire.Reservation{{ID: "r1", Job: "g1", Site: "a", Start: 100, End: 3700 + 300}}})
+		Reservations: []wire.Reservation{{ID: "r1", Job: "g1", Site: "a", Start: 100, End: 3700 + 300},
+			{ID: "r2", Job: "g1", Site: "b", Start: 100, End: 3700 + 300, Submit: "-A la.acct4 -W x=FLAGS:ADVRES:r2 -N la.g1.1"}}})
 	r, ok := RepairRequest(s.Job("g1"), "a", 50, "audit")
-	if !ok || r.Start != 100 || r.Duration != 3600 || r.Identity.User != "alice" || len(r.Nodes) != 1 || r.Nodes[0].Node != "a1" {
-		t.Fatalf("repair request %+v %v, want start 100 for 3600 s on a1", r, ok)
+	if !ok || r.Start != 100 || r.Duration != 3600 || r.Identity.User != "alice" || len(r.Nodes) != 1 || r.Nodes[0].Node != "a1" || r.Bind != "" {
+		t.Fatalf("repair request %+v %v, want start 100 for 3600 s on a1, no binding", r, ok)
+	}
+	// Issue 35: the repair keeps the binding the parts were told.
+	if r, _ := RepairRequest(s.Job("g1"), "b", 50, "audit"); r.Bind != "la.acct4" {
+		t.Fatalf("repair on b binds %q, want la.acct4 (its recorded submit options)", r.Bind)
 	}
 	if r, _ := RepairRequest(s.Job("g1"), "a", 700, "audit"); r.Start != 700 || r.Duration != 3000 {
 		t.Fatalf("after the start: %+v, want 700 for 3000 s", r)

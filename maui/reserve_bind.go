@@ -70,14 +70,16 @@ func (c *Client) pickBind(inUse map[string]bool) string {
 
 // bindsInUse collects the accounts a new binding must not take: every
 // account named in any reservation's ACL or credential list (Maui's job
-// reservations carry their job's ACCT) and those given by the caller
-// (local jobs' accounts from a snapshot).
+// reservations carry their job's ACCT; a restarted Maui's restored ACL
+// names "la.acct0+" for la.acct0) and those given by the caller (local
+// jobs' accounts from a snapshot, the accounts of grid reservations the
+// caller holds that Maui lost).
 func (st *resState) bindsInUse(extra []string) map[string]bool {
 	used := map[string]bool{}
 	for _, d := range st.diag {
 		for _, e := range append(append([]ACLEntry{}, d.ACL...), d.CL...) {
 			if e.Type == "ACCT" {
-				used[e.Name] = true
+				used[strings.TrimRight(e.Name, "+")] = true
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package wire
 
+import "strings"
+
 // Message types: every message carries Type, a versioned name, so a reader
 // can refuse what it does not understand.
 const (
@@ -81,6 +83,25 @@ type ReserveRequest struct {
 	// Epoch is the sending broker's term (wire/ha.go); 0 from brokers
 	// before epochs. An agent refuses an epoch older than its highest.
 	Epoch uint64 `json:"epoch,omitempty"`
+	// Bind, on a repair (audit --repair re-requesting a missing
+	// reservation), is the binding account the job's parts were told
+	// (SubmitAccount of the reservation the broker recorded): the site
+	// re-creates the reservation bound to it, so a part already queued
+	// with it still gets in. Empty on a first reserve. Sites without
+	// binding accounts (Slurm) ignore it.
+	Bind string `json:"bind,omitempty"`
+}
+
+// SubmitAccount is the account a reservation's parts are charged to,
+// read from its submit options ("-A la.acct0 -W ..."); "" when none.
+func SubmitAccount(submit string) string {
+	f := strings.Fields(submit)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-A" {
+			return f[i+1]
+		}
+	}
+	return ""
 }
 
 // Reservation is one advance reservation a site holds for a grid job.
