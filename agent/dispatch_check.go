@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,8 +61,11 @@ func MapUser(cfg DispatchConfig, gridUser string, lookup UserLookup) (LocalUser,
 		return LocalUser{}, refuse(wire.CodeForbidden, "grid user %s maps to root: refused", gridUser)
 	}
 	u, err := lookup(name)
+	if errors.Is(err, ErrUserLookup) {
+		return LocalUser{}, refuse(wire.CodeInternal, "grid user %s maps to local user %s, which this site cannot look up now: %v", gridUser, name, err)
+	}
 	if err != nil {
-		return LocalUser{}, refuse(wire.CodeForbidden, "grid user %s maps to local user %s, which does not exist here", gridUser, name)
+		return LocalUser{}, refuse(wire.CodeForbidden, "grid user %s maps to local user %s, which does not exist here (%v)", gridUser, name, err)
 	}
 	if u.UID < cfg.MinUID {
 		return LocalUser{}, refuse(wire.CodeForbidden, "grid user %s maps to local user %s (uid %d): system users (uid < %d) and root are refused",
@@ -101,7 +105,7 @@ func PlanPart(req wire.DispatchRequest, res wire.Reservation, u LocalUser, cfg D
 	}
 	dir := strings.NewReplacer("{home}", u.Home, "{user}", u.Name).Replace(cfg.OutputDir)
 	name := wire.PartName(req.Job, req.Part)
-	spec := torque.QsubSpec{User: u.Name, Name: name, Walltime: wall, Bind: bindOptions(res.Submit),
+	spec := torque.QsubSpec{User: u.Name, UID: u.UID, Name: name, Walltime: wall, Bind: bindOptions(res.Submit),
 		Output: dir + "/" + name + ".out", Error: dir + "/" + name + ".err", Script: req.Script,
 		Env: []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: req.Job}, {Name: "LOOKAHEAD_SITE", Value: req.Site},
 			{Name: "LOOKAHEAD_PART", Value: strconv.Itoa(req.Part)}, {Name: "LOOKAHEAD_PARTS", Value: wire.FormatParts(req.Parts)},

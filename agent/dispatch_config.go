@@ -3,8 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"os/user"
-	"strconv"
 	"strings"
 	"time"
 
@@ -83,21 +81,10 @@ type LocalUser struct {
 	Home string
 }
 
-// UserLookup finds a local account by name (default: the system's, os/user).
+// UserLookup finds a local account by name (default: the system's NSS,
+// SystemUsers). An error is "does not exist", unless it wraps
+// ErrUserLookup.
 type UserLookup func(name string) (LocalUser, error)
-
-// SystemUsers looks accounts up with os/user.
-func SystemUsers(name string) (LocalUser, error) {
-	u, err := user.Lookup(name)
-	if err != nil {
-		return LocalUser{}, err
-	}
-	uid, err := strconv.Atoi(u.Uid)
-	if err != nil {
-		return LocalUser{}, fmt.Errorf("user %s: uid %q: %w", name, u.Uid, err)
-	}
-	return LocalUser{Name: u.Username, UID: uid, Home: u.HomeDir}, nil
-}
 
 // LocalIdentity is the identity a grid job's reservations admit: the
 // grid user mapped to its local account (Users; a user not listed keeps

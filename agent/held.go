@@ -121,7 +121,9 @@ func checkHeld(l heldLedger, listed []wire.Reservation, now, tol int64) (repair 
 }
 
 // heldDiff says how what the scheduler lists differs from what the agent
-// made ("" when alike): identity, binding options, nodes, times.
+// made ("" when alike): identity, binding options, anything the agent
+// never sets (Extra), nodes (their set and total only while the site
+// does not list the per-node counts: wire.SameNodes), times.
 func heldDiff(made, have []wire.Reservation, tol int64) string {
 	if len(made) != len(have) {
 		return "listed as " + ids(have) + ", made as " + ids(made)
@@ -133,7 +135,9 @@ func heldDiff(made, have []wire.Reservation, tol int64) string {
 			return "ACL " + identityString(h.Identity) + ", made " + identityString(m.Identity)
 		case BindOf(m.Submit) != BindOf(h.Submit):
 			return "binding account " + BindOf(h.Submit) + ", made " + BindOf(m.Submit)
-		case nodesKey(m.Nodes) != nodesKey(h.Nodes):
+		case len(h.Extra) > 0:
+			return "ACL wider than made: " + strings.Join(h.Extra, ", ")
+		case !wire.SameNodes(m, h):
 			return "nodes " + nodesKey(h.Nodes) + ", made " + nodesKey(m.Nodes)
 		case abs(m.Start-h.Start) > tol || abs(m.End-h.End) > tol:
 			return "times moved"

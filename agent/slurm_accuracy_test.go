@@ -22,7 +22,7 @@ func TestLiveSlurmStartsAgainstActual(t *testing.T) {
 	if os.Getenv("LOOKAHEAD_SLURM_ACCURACY") != "1" {
 		t.Skip("runs for about 10 minutes: set LOOKAHEAD_SLURM_ACCURACY=1")
 	}
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	site := slurmSite(t, c)
 	for _, j := range []struct{ n, minutes int }{{6, 2}, {4, 1}, {8, 4}, {2, 1}, {3, 3}, {1, 6}, {5, 2}} {
 		if r := c.RunAsUser2("sbatch", "-o", "/dev/null", "-n", strconv.Itoa(j.n), "-t", strconv.Itoa(j.minutes), "--wrap", "sleep 3600"); r.ExitCode != 0 {

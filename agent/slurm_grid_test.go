@@ -37,7 +37,7 @@ import (
 // without a hold-state file), the broker's audit finds the drift;
 // cancelling the job releases both sites.
 func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func slurmSite(t *testing.T, c *slurmtest.Cluster) *agent.SlurmSite {
 // status, release with a pending part, and a reservation changed by hand
 // as the audit sees it.
 func TestLiveSlurmSiteReservesDispatchesReleases(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	site := slurmSite(t, c)
 	ctx := context.Background()
 
@@ -71,7 +71,7 @@ func TestLiveSlurmSiteReservesDispatchesReleases(t *testing.T) {
 	}
 
 	out := filepath.Join(c.OutDir(), "la.g1.0.out")
-	q := torque.QsubSpec{User: slurmtest.User2, Name: "la.g1.0", Walltime: 590, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
+	q := torque.QsubSpec{User: slurmtest.User2, UID: c.User2UID(), Name: "la.g1.0", Walltime: 590, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
 		Nodes: []forecast.HostProcs{{Node: c.Node, Procs: 4}}, Output: out, Error: filepath.Join(c.OutDir(), "la.g1.0.err"),
 		Env:    []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: "g1"}},
 		Script: []byte("#!/bin/sh\necho job=$LOOKAHEAD_JOB user=$(id -un)\nsleep 2\nexit 3\n")}
@@ -216,7 +216,7 @@ func resvCoreIDs(t *testing.T, c *slurmtest.Cluster, name string) string {
 // depend on when backfill ran); every start Slurm planned must be
 // predicted.
 func TestLiveSlurmForecastAgainstBackfill(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	site := slurmSite(t, c)
 	for _, j := range []struct{ n, minutes int }{{6, 10}, {4, 5}, {8, 20}, {2, 3}, {3, 15}, {1, 60}, {5, 7}} {
 		if r := c.RunAsUser2("sbatch", "-o", "/dev/null", "-n", strconv.Itoa(j.n), "-t", strconv.Itoa(j.minutes), "--wrap", "sleep 3600"); r.ExitCode != 0 {
@@ -289,7 +289,7 @@ func pending(jobs []slurm.Job) int {
 // after: the listing, from CoreCnt, must not change), and a part queued in
 // one stays queued in it.
 func TestLiveSlurmRestartKeepsGridReservations(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	site := slurmSite(t, c)
 	ctx := context.Background()
 	now := time.Now().Unix()
@@ -302,7 +302,7 @@ func TestLiveSlurmRestartKeepsGridReservations(t *testing.T) {
 			t.Fatalf("%v\n%s", err, c.Run("scontrol", "show", "reservation").Stdout)
 		}
 	}
-	q := torque.QsubSpec{User: slurmtest.User2, Name: "la.later.0", Walltime: 1700, Bind: []string{"--reservation=la.later"},
+	q := torque.QsubSpec{User: slurmtest.User2, UID: c.User2UID(), Name: "la.later.0", Walltime: 1700, Bind: []string{"--reservation=la.later"},
 		Nodes: []forecast.HostProcs{{Node: c.Node, Procs: 6}}, Output: "/dev/null", Error: "/dev/null", Script: []byte("#!/bin/sh\ntrue\n")}
 	id, _, err := site.Submit(ctx, q)
 	if err != nil {
@@ -332,7 +332,7 @@ func TestLiveSlurmRestartKeepsGridReservations(t *testing.T) {
 // from its hold-state file and makes them again at its first poll, on the
 // same cores and times.
 func TestLiveSlurmStateLossRepairedByTheAgent(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	site := slurmSite(t, c)
 	site.Site = "sl"
 	nc := startNATS(t)

@@ -191,14 +191,10 @@ func TestSlurmReservationSpec(t *testing.T) {
 	if _, err := agent.SlurmReservation(spec, "la.g1", "", nil); err == nil {
 		t.Error("a grid reservation for root was made")
 	}
-	rs.Flags = []string{"MAGNETIC"}
-	if err := agent.CheckSlurmFlags(rs.Flags); err == nil {
-		t.Error("MAGNETIC accepted")
-	}
 }
 
 func TestSbatchOfPart(t *testing.T) {
-	q := torque.QsubSpec{User: "alice", Name: "la.g1.0", Walltime: 3599, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
+	q := torque.QsubSpec{User: "alice", UID: 1001, Name: "la.g1.0", Walltime: 3599, Bind: []string{"--reservation=la.g1", "--job-name=la.g1.0"},
 		Nodes:  []forecast.HostProcs{{Node: "a", Procs: 2}, {Node: "b", Procs: 4}},
 		Output: "/home/alice/la.g1.0.out", Error: "/home/alice/la.g1.0.err",
 		Env: []torque.EnvVar{{Name: "LOOKAHEAD_JOB", Value: "g1"}}}
@@ -207,13 +203,14 @@ func TestSbatchOfPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	args, _ := slurm.SbatchArgs(s)
-	want := "--parsable --uid=alice --job-name=la.g1.0 --reservation=la.g1 --nodes=2 --nodelist=a,b --ntasks=6 --time=59 " +
+	want := "--parsable --uid=1001 --job-name=la.g1.0 --reservation=la.g1 --nodes=2 --nodelist=a,b --ntasks=6 --time=59 " +
 		"--output=/home/alice/la.g1.0.out --error=/home/alice/la.g1.0.err --chdir=/home/alice --export=LOOKAHEAD_JOB=g1"
 	if strings.Join(args, " ") != want {
 		t.Errorf("args\n%s\nwant\n%s", strings.Join(args, " "), want)
 	}
 	for _, bad := range []func(*torque.QsubSpec){
 		func(q *torque.QsubSpec) { q.User = "root" },
+		func(q *torque.QsubSpec) { q.UID = 0 },
 		func(q *torque.QsubSpec) { q.Walltime = 59 },
 		func(q *torque.QsubSpec) { q.Bind = nil },
 	} {

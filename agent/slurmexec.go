@@ -22,14 +22,15 @@ var _ Executor = (*SlurmSite)(nil)
 var ErrSlurm = errors.New("slurm refused")
 
 // SbatchOf is the sbatch submission of a part planned by PlanPart: as the
-// mapped local user (sbatch --uid, run as root; never root itself), into
+// mapped local user, by the uid the agent's check resolved (sbatch
+// --uid=<uid>, run as root; never root itself), into
 // the reservation its binding options name, on the reservation's cores,
 // with the part's time limit in whole minutes, rounded down (PlanPart has
 // already cut it to the reservation's end: Slurm starts a job whose limit
 // outruns its reservation, so the cap is ours), its output files, its
 // LOOKAHEAD_* variables and nothing else of the agent's environment. Pure.
 func SbatchOf(q torque.QsubSpec, partition string) (slurm.SbatchSpec, error) {
-	s := slurm.SbatchSpec{User: q.User, Name: q.Name, Partition: partition, TimeLimit: time.Duration(q.Walltime) * time.Second,
+	s := slurm.SbatchSpec{User: q.User, UID: q.UID, Name: q.Name, Partition: partition, TimeLimit: time.Duration(q.Walltime) * time.Second,
 		Output: stripHost(q.Output), Error: stripHost(q.Error), Script: q.Script}
 	for _, b := range q.Bind {
 		if r, ok := strings.CutPrefix(b, "--reservation="); ok {

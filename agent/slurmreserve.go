@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,16 +12,12 @@ import (
 	"lookahead/wire"
 )
 
-// forbiddenFlags would let other jobs into a grid reservation (MAGNETIC:
-// jobs that did not ask for it; FLEX: the job may use nodes outside it,
-// and others its cores) or let it overlap what it must not (OVERLAP,
-// IGNORE_JOBS: cores running jobs still hold; ANY_NODES, REPLACE*).
-var forbiddenFlags = []string{"MAGNETIC", "FLEX", "OVERLAP", "IGNORE_JOBS", "ANY_NODES", "REPLACE", "REPLACE_DOWN"}
-
 // SlurmReservation is the Slurm reservation holding spec: named for the
 // job, the mapped local user alone in users=, the cores of each node in
 // Slurm's node order (order: the cluster's nodes as sinfo lists them), the
-// exact [Start, End) and no flags. Pure.
+// exact [Start, End) and no flags (any flag but SPEC_NODES, which
+// slurmctld adds itself, reads back as an ACL wider than asked:
+// SlurmExtra). Pure.
 func SlurmReservation(spec ReserveSpec, name, partition string, order []string) (slurm.ReservationSpec, error) {
 	u := spec.Identity.User
 	if u == "" || u == "root" {
@@ -39,7 +36,7 @@ func SlurmReservation(spec ReserveSpec, name, partition string, order []string) 
 		rs.CoreCounts = append(rs.CoreCounts, n.Procs)
 	}
 	rs.Nodes = strings.Join(names, ",")
-	return rs, CheckSlurmFlags(rs.Flags)
+	return rs, nil
 }
 
 func rank(order []string, node string) int {
@@ -49,23 +46,18 @@ func rank(order []string, node string) int {
 	return len(order)
 }
 
-// CheckSlurmFlags refuses the flags a grid reservation must never carry.
-func CheckSlurmFlags(flags []string) error {
-	for _, f := range flags {
-		if slices.Contains(forbiddenFlags, strings.ToUpper(strings.SplitN(f, "=", 2)[0])) {
-			return fmt.Errorf("reservation flag %s: lets other jobs in or the grid job out; never set", f)
-		}
-	}
-	return nil
-}
-
 // Reserve creates the job's reservation. Slurm refuses an overlap with
 // another reservation's cores or with running jobs (nodes_busy), as the
 // agent's own re-check does before; the refusal is ErrScheduler. A
-// reservation of the same name (a retry) is the job's when it holds the
-// same user, times and cores; otherwise the request is refused.
+// reservation of the same name (a retry) is the job's when it is what
+// the request asks for, whole (SlurmDiff); otherwise the request is
+// refused. One the agent just made and cannot confirm is deleted again,
+// on a context of its own (the request's may be at its deadline).
 func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, error) {
 	name := s.ResvName(spec.Job)
+	if err := s.checkUser(spec.Identity.User); err != nil {
+		return Reserved{}, err
+	}
 	nodes, err := s.Client.Nodes(ctx)
 	if err != nil {
 		return Reserved{}, fmt.Errorf("slurm: %w", err)
@@ -88,53 +80,116 @@ func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, er
 	case err != nil:
 		return out, fmt.Errorf("slurm: %w", err)
 	case ans.Code != slurm.Created && ans.Code != slurm.Exists:
-		return out, fmt.Errorf("%w: slurm %s: %s", ErrScheduler, ans.Code, ans.Reason)
+		return out, slurmRefused("slurm refused reservation %s (%s): %s%s", name, ans.Code, ans.Reason, refusalHint(ans.Code))
 	}
 	got, err := s.readBack(ctx, spec, name)
+	if err != nil && ans.Code == slurm.Created {
+		out.Commands = append(out.Commands, []string{"scontrol", "delete", "reservationname=" + name})
+		err = s.undo(ctx, name, err)
+	}
 	if err != nil {
-		if ans.Code == slurm.Created {
-			s.Client.DeleteReservation(ctx, name) // not verified: not kept
-		}
 		return out, err
 	}
+	s.ask(name, spec.Nodes, spec.End)
 	out.Reservations = []wire.Reservation{got}
 	return out, nil
 }
 
-// readBack reads the reservation from slurmctld and checks it is what
-// spec asked for (a retry's, or what was just made).
-func (s *SlurmSite) readBack(ctx context.Context, spec ReserveSpec, name string) (wire.Reservation, error) {
-	rs, err := s.Client.Reservations(ctx)
-	if err != nil {
-		return wire.Reservation{}, fmt.Errorf("slurm: %w", err)
+// refusalHint says what a refusal means for a grid reservation.
+func refusalHint(c slurm.Code) string {
+	switch c {
+	case slurm.NotOperator:
+		return " (the agent is not a Slurm operator: run it as root, or SlurmUser)"
+	case slurm.BadPartition:
+		return " (slurm.partition names no partition of this cluster)"
+	case slurm.NodesBusy:
+		return " (another reservation or a running job holds those cores; under select/linear every core reservation reads so)"
 	}
-	for _, r := range rs {
-		if r.Name != name {
-			continue
-		}
-		w := s.fromSlurm(r, spec.Job)
-		if d := SlurmDiff(spec, w); d != "" {
-			return w, fmt.Errorf("%w: slurm reservation %s exists and differs from the request: %s", ErrScheduler, name, d)
-		}
-		return w, nil
-	}
-	return wire.Reservation{}, fmt.Errorf("slurm: reservation %s was not listed after its creation", name)
+	return ""
 }
 
-// SlurmDiff says how a listed reservation differs from the request (""
-// when it does not): times, user, cores per node. Pure.
-func SlurmDiff(spec ReserveSpec, w wire.Reservation) string {
-	var d []string
-	if w.Start != spec.Start || w.End != spec.End {
-		d = append(d, fmt.Sprintf("times [%d, %d), asked [%d, %d)", w.Start, w.End, spec.Start, spec.End))
+// checkUser refuses a reservation for a local user the system does not
+// know (through NSS, as slurmctld resolves users=).
+func (s *SlurmSite) checkUser(name string) error {
+	if s.Users == nil {
+		return nil
 	}
-	if w.Identity.User != spec.Identity.User {
-		d = append(d, fmt.Sprintf("user %q, asked %q", w.Identity.User, spec.Identity.User))
+	_, err := s.Users(name)
+	switch {
+	case errors.Is(err, ErrUserLookup):
+		return fmt.Errorf("slurm: local user %s: %w", name, err)
+	case err != nil:
+		return slurmRefused("local user %s does not exist on this site (%v): no reservation names it; map the grid user to an existing user in dispatch.users", name, err)
 	}
-	if nodesKey(w.Nodes) != nodesKey(spec.Nodes) {
-		d = append(d, fmt.Sprintf("cores %s, asked %s", nodesKey(w.Nodes), nodesKey(spec.Nodes)))
+	return nil
+}
+
+// undoTimeout bounds the delete of a reservation the agent just made and
+// could not confirm.
+const undoTimeout = 30 * time.Second
+
+// undo deletes reservation name, which the agent just made and cannot
+// keep (why), on a context that outlives the request's, and says both in
+// the error it returns.
+func (s *SlurmSite) undo(ctx context.Context, name string, why error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	ans, err := s.Client.DeleteReservation(ctx, name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w; deleting reservation %s, just made, failed too: %v", why, name, err)
+	case ans.Code != slurm.Deleted && ans.Code != slurm.NoSuch:
+		return fmt.Errorf("%w; deleting reservation %s, just made, was refused too: %s %s", why, name, ans.Code, ans.Reason)
 	}
-	return strings.Join(d, "; ")
+	return fmt.Errorf("%w; reservation %s, just made, deleted again", why, name)
+}
+
+// readBackTries is how often readBack reads a reservation that slurmctld
+// does not list yet right after its creation.
+const readBackTries = 3
+
+// readBack reads the reservation from slurmctld and checks it is what
+// spec asked for, whole (a retry's, or what was just made). While
+// slurmctld prints no CoreIDs for it (a few seconds after the create on
+// several nodes), its nodes and total are compared and the cores asked
+// are what it holds: Slurm makes exactly nodes=… corecnt=… or refuses.
+func (s *SlurmSite) readBack(ctx context.Context, spec ReserveSpec, name string) (wire.Reservation, error) {
+	for try := 1; ; try++ {
+		rs, err := s.Client.Reservations(ctx)
+		if err != nil {
+			return wire.Reservation{}, fmt.Errorf("slurm: %w", err)
+		}
+		if i := slices.IndexFunc(rs, func(r slurm.Reservation) bool { return r.Name == name }); i >= 0 {
+			return s.judge(spec, rs[i])
+		}
+		if try == readBackTries {
+			return wire.Reservation{}, fmt.Errorf("slurm: reservation %s was not listed after its creation (%d reads)", name, try)
+		}
+		select {
+		case <-ctx.Done():
+			return wire.Reservation{}, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// judge compares a listed reservation with the request.
+func (s *SlurmSite) judge(spec ReserveSpec, r slurm.Reservation) (wire.Reservation, error) {
+	w := s.fromSlurm(r, spec.Job)
+	if d := SlurmDiff(spec, w); d != "" {
+		return w, slurmRefused("slurm reservation %s exists and is not what was asked: %s", r.Name, d)
+	}
+	if w.CoresUnknown { // same nodes and total: the cores asked
+		listed := make([]slurm.NodeCPUs, len(w.Nodes))
+		for i, n := range w.Nodes {
+			listed[i] = slurm.NodeCPUs{Node: n.Node, CPUs: n.Procs}
+		}
+		w.Nodes, w.CoresUnknown = nil, false
+		for _, n := range inOrderOf(listed, spec.Nodes) {
+			w.Nodes = append(w.Nodes, wire.NodeProcs{Node: n.Node, Procs: n.CPUs})
+		}
+	}
+	return w, nil
 }
 
 // Release cancels the job's parts still queued or running in its
@@ -162,11 +217,13 @@ func (s *SlurmSite) Release(ctx context.Context, job string) (Released, error) {
 			return out, fmt.Errorf("slurm: %w", err)
 		case ans.Code == slurm.Deleted:
 			out.IDs = []string{name}
+			s.ask(name, nil, 0)
 			return out, nil
 		case ans.Code == slurm.NoSuch:
+			s.ask(name, nil, 0)
 			return out, nil // gone meanwhile (purged after its end)
 		case ans.Code != slurm.InUse || try == 20:
-			return out, fmt.Errorf("%w: slurm %s: %s", ErrScheduler, ans.Code, ans.Reason)
+			return out, slurmRefused("slurm refused to delete reservation %s (%s): %s", name, ans.Code, ans.Reason)
 		}
 		// in use: a cancelled part is still leaving the queue
 		select {

@@ -1,7 +1,7 @@
 package broker
 
 import (
-	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,10 +139,10 @@ func differ(w, h wire.Reservation) []string {
 	if w.End != h.End {
 		f = append(f, "end")
 	}
-	if nodeKey(w.Nodes) != nodeKey(h.Nodes) {
+	if !wire.SameNodes(w, h) {
 		f = append(f, "nodes")
 	}
-	if w.Identity != h.Identity || submitAccount(w.Submit) != submitAccount(h.Submit) {
+	if w.Identity != h.Identity || submitAccount(w.Submit) != submitAccount(h.Submit) || !slices.Equal(w.Extra, h.Extra) {
 		f = append(f, "acl")
 	}
 	return f
@@ -159,23 +159,6 @@ func submitAccount(submit string) string {
 		}
 	}
 	return ""
-}
-
-func nodeKey(nodes []wire.NodeProcs) string {
-	m := map[string]int{}
-	for _, n := range nodes {
-		m[n.Node] += n.Procs
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := ""
-	for _, k := range keys {
-		s += fmt.Sprintf("%s:%d,", k, m[k])
-	}
-	return s
 }
 
 // RepairOrder is the order in which audit repairs run: orphans (releases)

@@ -14,9 +14,12 @@ import (
 
 // SbatchSpec is one batch job to submit into a reservation.
 type SbatchSpec struct {
-	// User is the local user the job runs as (sbatch --uid, run as root);
-	// never empty, never root.
+	// User is the local user the job runs as, by name (never empty, never
+	// root), and UID its uid as the agent's check resolved it: sbatch
+	// --uid=<UID>, run as root, so the job runs as the uid that passed
+	// the check, not as whatever the name resolves to later.
 	User        string
+	UID         int
 	Name        string
 	Reservation string
 	Partition   string // optional
@@ -42,8 +45,8 @@ var ErrBadSbatch = errors.New("bad batch job")
 func SbatchArgs(spec SbatchSpec) ([]string, error) {
 	minutes := int64(spec.TimeLimit / time.Minute)
 	switch {
-	case spec.User == "" || spec.User == "root" || strings.ContainsAny(spec.User, " ,=\t\n"):
-		return nil, fmt.Errorf("%w: user %q: a part runs as a named local user, never root", ErrBadSbatch, spec.User)
+	case spec.User == "" || spec.User == "root" || strings.ContainsAny(spec.User, " ,=\t\n") || spec.UID < 1:
+		return nil, fmt.Errorf("%w: user %q (uid %d): a part runs as a named local user with its uid, never root", ErrBadSbatch, spec.User, spec.UID)
 	case spec.Name == "" || spec.Reservation == "" || len(spec.Nodes) == 0:
 		return nil, fmt.Errorf("%w: a name, a reservation and nodes are needed", ErrBadSbatch)
 	case minutes < 1:
@@ -56,7 +59,7 @@ func SbatchArgs(spec SbatchSpec) ([]string, error) {
 		}
 		names, total = append(names, n.Node), total+n.CPUs
 	}
-	args := []string{"--parsable", "--uid=" + spec.User, "--job-name=" + spec.Name, "--reservation=" + spec.Reservation}
+	args := []string{"--parsable", "--uid=" + strconv.Itoa(spec.UID), "--job-name=" + spec.Name, "--reservation=" + spec.Reservation}
 	if spec.Partition != "" {
 		args = append(args, "--partition="+spec.Partition)
 	}

@@ -58,6 +58,7 @@ const (
 )
 
 type squeueDoc struct {
+	openapiErrors
 	Jobs []struct {
 		ID        *int64 `json:"job_id"`
 		Name      string `json:"name"`
@@ -95,6 +96,9 @@ func ParseSqueueJSON(r io.Reader) ([]Job, error) {
 	var doc squeueDoc
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("squeue --json: %w", err)
+	}
+	if err := doc.err("squeue --json"); err != nil {
+		return nil, err
 	}
 	jobs := make([]Job, 0, len(doc.Jobs))
 	for i, d := range doc.Jobs {

@@ -16,7 +16,7 @@ import (
 // second user's job running in it read back the same afterwards, and the
 // job is still running in its reservation.
 func TestLiveRestartKeepsReservations(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	cl := NewExecClient(ExecConfig{Conf: c.Conf, Timeout: 30 * time.Second, Loc: time.Local})
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Second)

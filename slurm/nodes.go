@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // Condition is what a node can give the forecast, from its state and flags.
@@ -66,7 +67,30 @@ func (n Node) Usable() bool {
 
 func (n Node) has(flag string) bool { return slices.Contains(n.Flags, flag) }
 
+// openapiErrors is the "errors" array of Slurm's --json answers: with
+// slurmctld down, sinfo --json and squeue --json exit 0 with an error
+// here and no nodes or jobs (testdata/mn-sinfo-down.json).
+type openapiErrors struct {
+	Errors []struct {
+		Error string `json:"error"`
+		Errno int    `json:"errno"`
+	} `json:"errors"`
+}
+
+// err is the answer's errors as one error, nil when there are none.
+func (e openapiErrors) err(cmd string) error {
+	if len(e.Errors) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(e.Errors))
+	for i, x := range e.Errors {
+		msgs[i] = fmt.Sprintf("%s (errno %d)", x.Error, x.Errno)
+	}
+	return fmt.Errorf("%s: Slurm answered with errors: %s (is slurmctld up? scontrol ping)", cmd, strings.Join(msgs, "; "))
+}
+
 type sinfoDoc struct {
+	openapiErrors
 	Nodes []struct {
 		Name       string   `json:"name"`
 		State      string   `json:"state"`
@@ -84,6 +108,9 @@ func ParseSinfoJSON(r io.Reader) ([]Node, error) {
 	var doc sinfoDoc
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("sinfo --json: %w", err)
+	}
+	if err := doc.err("sinfo --json"); err != nil {
+		return nil, err
 	}
 	nodes := make([]Node, 0, len(doc.Nodes))
 	for i, n := range doc.Nodes {

@@ -34,13 +34,16 @@ type Code string
 // The answers seen from Slurm 22.05 (testdata/README.md); any other
 // refusal is an error carrying Slurm's message until it is captured.
 const (
-	Created     Code = "created"
-	Deleted     Code = "deleted"
-	NodesBusy   Code = "nodes_busy"   // "Requested nodes are busy": overlap, or running jobs without ignore_jobs
-	NotOperator Code = "not_operator" // "Invalid user id": the caller may not create reservations
-	InUse       Code = "in_use"       // "Requested reservation is in use": jobs are queued in it
-	Exists      Code = "exists"       // "Duplicate reservation name": compare it before taking it as ours
-	NoSuch      Code = "no_such"      // "Requested reservation is invalid": no reservation of that name
+	Created   Code = "created"
+	Deleted   Code = "deleted"
+	NodesBusy Code = "nodes_busy" // "Requested nodes are busy": overlap, or running jobs without ignore_jobs
+	// "Invalid user id": the caller may not create reservations, or
+	// users= names a user slurmctld does not know (the same words).
+	NotOperator  Code = "not_operator"
+	BadPartition Code = "bad_partition" // "Invalid partition name specified"
+	InUse        Code = "in_use"        // "Requested reservation is in use": jobs are queued in it
+	Exists       Code = "exists"        // "Duplicate reservation name": compare it before taking it as ours
+	NoSuch       Code = "no_such"       // "Requested reservation is invalid": no reservation of that name
 )
 
 // Answer is Slurm's answer to a reservation request: a code and, for a
@@ -123,6 +126,8 @@ func classifyCreate(name string, exit int, msg string) (Answer, error) {
 		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
 	case exit != 0 && strings.Contains(msg, "Invalid user id"):
 		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Invalid partition name"):
+		return Answer{Code: BadPartition, Reason: firstLine(msg)}, nil
 	case exit != 0 && strings.Contains(msg, "Duplicate reservation name"):
 		return Answer{Code: Exists, Reason: firstLine(msg)}, nil
 	}

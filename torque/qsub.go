@@ -17,6 +17,11 @@ type QsubSpec struct {
 	// manager with `-P user` (see docs/dispatch.md for what the server
 	// needs). Empty: the job runs as whoever runs qsub.
 	User string
+	// UID is the uid the agent's check resolved User to through the
+	// system's NSS. qsub -P takes a name only (pbs_server and pbs_mom
+	// resolve it through the same NSS); sbatch --uid takes this number
+	// (agent.SbatchOf). Not written by QsubArgs.
+	UID int
 	// Name is the job name (-N): at most 256 printable characters, no
 	// white space.
 	Name string

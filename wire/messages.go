@@ -116,6 +116,17 @@ type Reservation struct {
 	// Submit is what the grid job's part must add to qsub to run inside
 	// the reservation, e.g. "-A acct -W x=FLAGS:ADVRES:g17.0".
 	Submit string `json:"submit,omitempty"`
+	// Extra is what the site's scheduler lists on the reservation that
+	// lookahead never sets ("flag MAGNETIC", "partition short": on a
+	// Slurm site): a reservation as made has none, so any is an ACL wider
+	// than asked (audited as drifted, field acl).
+	Extra []string `json:"extra,omitempty"`
+	// CoresUnknown says the site lists the reservation's nodes and its
+	// total processors but not yet how many on each node (Slurm prints no
+	// CoreIDs for a while after a core reservation over several nodes is
+	// made): Nodes then spread the total evenly, and only the node set
+	// and the total compare (SameNodes).
+	CoresUnknown bool `json:"cores_unknown,omitempty"`
 }
 
 // ReserveReply is an agent's answer. Code is CodeOK when Reservations hold

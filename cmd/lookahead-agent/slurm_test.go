@@ -21,7 +21,7 @@ func TestSlurmBackendConfig(t *testing.T) {
 // change state looked up, root, the site policy from its slurm.conf and
 // one forecast.
 func TestCheckSlurmSite(t *testing.T) {
-	c := slurmtest.Start(t, slurmtest.Options{CPUs: 8})
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
 	t.Setenv("SLURM_CONF", "") // the agent passes slurm.conf itself
 	cfg := writeFile(t, "agent.yaml", "site: sl\nbackend: slurm\nstate_dir: "+t.TempDir()+"\nslurm:\n  conf: "+c.Conf+"\n")
 	byName := runChecks(t, cfg)

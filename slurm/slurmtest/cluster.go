@@ -23,26 +23,41 @@ const User2 = "lookahead-slurmtest"
 
 // Options shape the private cluster. Zero values take the defaults.
 type Options struct {
-	// CPUs the one real node declares (default 8; more than the machine
+	// CPUs each real node declares (default 8; more than the machine
 	// has is fine: SlurmdParameters=config_overrides).
 	CPUs int
-	// ExtraConf lines are appended to slurm.conf (more nodes, an Epilog,
+	// Nodes is the number of real nodes, each a slurmd of its own on this
+	// host (default 1). One node is named after the host; more are named
+	// n1, n2, … (NodeHostname this host, a port each).
+	Nodes int
+	// ExtraConf lines are appended to slurm.conf (ghost nodes, an Epilog,
 	// scheduler parameters).
 	ExtraConf []string
 }
 
 // Cluster is a running private Slurm.
 type Cluster struct {
-	Dir  string // everything lives here
-	Conf string // slurm.conf; clients find it through Env
-	Node string // the real node's name (the short hostname)
-	CPUs int
+	Dir   string   // everything lives here
+	Conf  string   // slurm.conf; clients find it through Env
+	Node  string   // the first real node's name (the short hostname when there is one node)
+	Nodes []string // every real node, in slurm.conf's order
+	CPUs  int      // per node
 
-	t    testing.TB
-	ctld *daemon   // the running slurmctld
-	user user.User // User2
-	uid  uint32
-	gid  uint32
+	t        tb
+	host     string
+	ctld     *daemon // the running slurmctld
+	cleanups []func()
+	user     user.User // User2
+	uid      uint32
+	gid      uint32
+}
+
+// tb is what the cluster asks of the test it serves: a testing.TB, or
+// (for a shared cluster between tests) a logger to standard error.
+type tb interface {
+	Helper()
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
 }
 
 // programs Start needs on PATH (or in /usr/sbin).
@@ -52,26 +67,59 @@ var programs = []string{"munged", "slurmctld", "slurmd", "sinfo", "squeue", "sco
 // cluster is stopped at the test's cleanup.
 func Start(t testing.TB, opt Options) *Cluster {
 	t.Helper()
+	c, err := start(t, opt)
+	if c != nil {
+		t.Cleanup(c.Stop)
+	}
+	if err != nil {
+		skipOrFail(t, "%v", err)
+	}
+	return c
+}
+
+// start brings up a private Slurm; the caller stops it (also when it
+// returns an error with a cluster). Not root is a skip.
+func start(t testing.TB, opt Options) (*Cluster, error) {
+	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("slurmtest: a private Slurm needs root (slurmd launches jobs as their users)")
 	}
 	if err := lookPrograms(); err != nil {
-		skipOrFail(t, "slurmtest: %v (scripts/ensure-slurm.sh installs Debian's slurmctld, slurmd, slurm-client, munge)", err)
+		return nil, fmt.Errorf("slurmtest: %v (scripts/ensure-slurm.sh installs Debian's slurmctld, slurmd, slurm-client, munge)", err)
 	}
-	if opt.CPUs <= 0 {
-		opt.CPUs = 8
-	}
-	c, err := prepare(t, opt)
+	c, err := prepare(t, opt.withDefaults())
 	if err != nil {
-		skipOrFail(t, "slurmtest: cannot prepare the cluster: %v", err)
+		return c, fmt.Errorf("slurmtest: cannot prepare the cluster: %v", err)
 	}
-	// Runs after every daemon's stop (cleanups run last first).
-	t.Cleanup(c.killStrays)
 	if err := c.startDaemons(); err != nil {
 		c.dumpLogs()
-		skipOrFail(t, "slurmtest: Slurm did not start: %v", err)
+		return c, fmt.Errorf("slurmtest: Slurm did not start: %v", err)
 	}
-	return c
+	return c, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.CPUs <= 0 {
+		o.CPUs = 8
+	}
+	if o.Nodes <= 0 {
+		o.Nodes = 1
+	}
+	return o
+}
+
+// onStop registers f to run at Stop, before what was registered earlier.
+func (c *Cluster) onStop(f func()) { c.cleanups = append(c.cleanups, f) }
+
+// Stop cancels every job, stops the daemons by PID, kills any process
+// left with the cluster's SLURM_CONF and removes its directory. Start
+// registers it as the test's cleanup; a shared cluster is stopped by
+// StopShared.
+func (c *Cluster) Stop() {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+	c.cleanups = nil
 }
 
 // RequireEnv, set to 1 by scripts/test.sh once scripts/ensure-slurm.sh
@@ -105,36 +153,47 @@ func prepare(t testing.TB, opt Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	c := &Cluster{Dir: dir, Conf: filepath.Join(dir, "slurm.conf"), CPUs: opt.CPUs, t: t}
+	c.onStop(func() { os.RemoveAll(dir) })
+	// Runs after every daemon's stop (Stop runs the last registered first).
+	c.onStop(c.killStrays)
 	// munged wants execute for all on its socket's directory; the second
 	// user reads slurm.conf and reaches the socket.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, err
+		return c, err
 	}
 	for _, d := range []string{"munge", "state", "spool", "log", "out"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, err
+			return c, err
 		}
 	}
 	if err := os.Chmod(filepath.Join(dir, "out"), 0o1777); err != nil {
-		return nil, err
+		return c, err
 	}
 	host, err := os.Hostname()
 	if err != nil {
-		return nil, fmt.Errorf("hostname: %w", err)
+		return c, fmt.Errorf("hostname: %w", err)
 	}
-	c := &Cluster{Dir: dir, Conf: filepath.Join(dir, "slurm.conf"), Node: strings.SplitN(host, ".", 2)[0], CPUs: opt.CPUs, t: t}
+	c.host = strings.SplitN(host, ".", 2)[0]
+	c.Nodes = []string{c.host}
+	if opt.Nodes > 1 {
+		c.Nodes = nil
+		for i := 1; i <= opt.Nodes; i++ {
+			c.Nodes = append(c.Nodes, fmt.Sprintf("n%d", i))
+		}
+	}
+	c.Node = c.Nodes[0]
 	if err := c.ensureUser2(); err != nil {
-		return nil, err
+		return c, err
 	}
 	if err := writeMungeKey(filepath.Join(dir, "munge", "key")); err != nil {
-		return nil, err
+		return c, err
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(2 + len(c.Nodes))
 	if err != nil {
-		return nil, err
+		return c, err
 	}
-	conf := confText(c, ports[0], ports[1], opt.ExtraConf)
+	conf := confText(c, ports, opt.ExtraConf)
 	return c, os.WriteFile(c.Conf, []byte(conf), 0o644)
 }
 
@@ -171,24 +230,28 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-func confText(c *Cluster, ctldPort, slurmdPort int, extra []string) string {
+// confText is the cluster's slurm.conf; ports are slurmctld's, the
+// default slurmd port, then one per node (used when there are several:
+// each slurmd listens on its node's Port). The slurmd files carry the
+// node's name (%n).
+func confText(c *Cluster, ports []int, extra []string) string {
 	d := c.Dir
 	lines := []string{
 		"ClusterName=lookahead",
-		fmt.Sprintf("SlurmctldHost=%s(127.0.0.1)", c.Node),
-		fmt.Sprintf("SlurmctldPort=%d", ctldPort),
-		fmt.Sprintf("SlurmdPort=%d", slurmdPort),
+		fmt.Sprintf("SlurmctldHost=%s(127.0.0.1)", c.host),
+		fmt.Sprintf("SlurmctldPort=%d", ports[0]),
+		fmt.Sprintf("SlurmdPort=%d", ports[1]),
 		"SlurmUser=root",
 		"SlurmdUser=root",
 		"AuthType=auth/munge",
 		"AuthInfo=socket=" + filepath.Join(d, "munge", "sock"),
 		"CredType=cred/munge",
 		"StateSaveLocation=" + filepath.Join(d, "state"),
-		"SlurmdSpoolDir=" + filepath.Join(d, "spool"),
+		"SlurmdSpoolDir=" + filepath.Join(d, "spool", "%n"),
 		"SlurmctldPidFile=" + filepath.Join(d, "slurmctld.pid"),
-		"SlurmdPidFile=" + filepath.Join(d, "slurmd.pid"),
+		"SlurmdPidFile=" + filepath.Join(d, "slurmd-%n.pid"),
 		"SlurmctldLogFile=" + filepath.Join(d, "log", "slurmctld.log"),
-		"SlurmdLogFile=" + filepath.Join(d, "log", "slurmd.log"),
+		"SlurmdLogFile=" + filepath.Join(d, "log", "slurmd-%n.log"),
 		"SchedulerType=sched/backfill",
 		"SchedulerParameters=bf_interval=5",
 		"SelectType=select/cons_tres",
@@ -202,9 +265,16 @@ func confText(c *Cluster, ctldPort, slurmdPort int, extra []string) string {
 		"MailProg=/bin/true",
 		"ReturnToService=2",
 		"SlurmdParameters=config_overrides",
-		fmt.Sprintf("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d State=UNKNOWN", c.Node, c.CPUs),
-		fmt.Sprintf("PartitionName=batch Nodes=%s Default=YES MaxTime=INFINITE State=UP", c.Node),
 	}
+	if len(c.Nodes) == 1 {
+		lines = append(lines, fmt.Sprintf("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d State=UNKNOWN", c.Node, c.CPUs))
+	} else {
+		for i, n := range c.Nodes {
+			lines = append(lines, fmt.Sprintf("NodeName=%s NodeHostname=%s NodeAddr=127.0.0.1 Port=%d CPUs=%d State=UNKNOWN",
+				n, c.host, ports[2+i], c.CPUs))
+		}
+	}
+	lines = append(lines, fmt.Sprintf("PartitionName=batch Nodes=%s Default=YES MaxTime=INFINITE State=UP", strings.Join(c.Nodes, ",")))
 	lines = append(lines, extra...)
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -228,6 +298,9 @@ func (c *Cluster) ensureUser2() error {
 	c.user, c.uid, c.gid = *u, uint32(uid), uint32(gid)
 	return nil
 }
+
+// User2UID is User2's uid.
+func (c *Cluster) User2UID() int { return int(c.uid) }
 
 // Env is the environment a Slurm client needs to reach this cluster: the
 // test's own without any SLURM_CONF it had (getenv takes the first), plus

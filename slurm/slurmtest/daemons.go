@@ -18,24 +18,16 @@ type daemon struct {
 	done chan struct{}
 }
 
-// startDaemons starts munged, slurmctld and slurmd in that order, each
-// stopped by PID at cleanup, and waits until the node is idle.
+// startDaemons starts munged, slurmctld and one slurmd per node in that
+// order, each stopped by PID at Stop, and waits until every node is idle.
 func (c *Cluster) startDaemons() error {
-	m := filepath.Join(c.Dir, "munge")
-	if _, err := c.spawn("munged", "-F", "--socket="+filepath.Join(m, "sock"),
-		"--key-file="+filepath.Join(m, "key"), "--log-file="+filepath.Join(m, "log"),
-		"--pid-file="+filepath.Join(m, "pid"), "--seed-file="+filepath.Join(m, "seed")); err != nil {
-		return err
-	}
-	if err := c.waitFor("munged's socket", 10*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(m, "sock"))
-		return err == nil
-	}); err != nil {
+	if err := c.startMunge(); err != nil {
 		return err
 	}
 	// One cleanup stops whichever slurmctld runs then (RestartController
-	// replaces it), after the jobs are cancelled (cleanups run last first).
-	c.t.Cleanup(func() {
+	// replaces it), after the jobs are cancelled (Stop runs the last
+	// registered first).
+	c.onStop(func() {
 		if c.ctld != nil {
 			c.stop(c.ctld)
 		}
@@ -43,13 +35,43 @@ func (c *Cluster) startDaemons() error {
 	if err := c.startController(); err != nil {
 		return err
 	}
-	if _, err := c.spawn("slurmd", "-D", "-N", c.Node, "-f", c.Conf); err != nil {
+	for _, n := range c.Nodes {
+		if _, err := c.spawn("slurmd", "-D", "-N", n, "-f", c.Conf); err != nil {
+			return err
+		}
+	}
+	c.onStop(c.cancelAllJobs)
+	return c.waitIdle()
+}
+
+func (c *Cluster) startMunge() error {
+	m := filepath.Join(c.Dir, "munge")
+	if _, err := c.spawn("munged", "-F", "--socket="+filepath.Join(m, "sock"),
+		"--key-file="+filepath.Join(m, "key"), "--log-file="+filepath.Join(m, "log"),
+		"--pid-file="+filepath.Join(m, "pid"), "--seed-file="+filepath.Join(m, "seed")); err != nil {
 		return err
 	}
-	c.t.Cleanup(c.cancelAllJobs)
-	return c.waitFor("the node to be idle", 30*time.Second, func() bool {
-		r := c.Run("sinfo", "-h", "-n", c.Node, "-o", "%T")
-		return strings.TrimSpace(r.Stdout) == "idle"
+	return c.waitFor("munged's socket", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(m, "sock"))
+		return err == nil
+	})
+}
+
+// waitIdle waits until every node is idle.
+func (c *Cluster) waitIdle() error {
+	return c.waitFor("every node to be idle", 30*time.Second, func() bool {
+		state := map[string]string{}
+		for _, l := range strings.Split(c.Run("sinfo", "-h", "-N", "-o", "%N %T").Stdout, "\n") {
+			if f := strings.Fields(l); len(f) == 2 {
+				state[f[0]] = f[1]
+			}
+		}
+		for _, n := range c.Nodes {
+			if state[n] != "idle" {
+				return false
+			}
+		}
+		return true
 	})
 }
 
@@ -71,17 +93,113 @@ func (c *Cluster) startController(extra ...string) error {
 // fails the test if slurmctld does not come back.
 func (c *Cluster) RestartController() {
 	c.t.Helper()
-	c.stop(c.ctld)
+	c.StopController()
+	c.StartController()
+}
+
+// StopController stops slurmctld by its PID (SIGTERM: it saves its
+// state); StartController starts it again.
+func (c *Cluster) StopController() {
+	c.t.Helper()
+	if c.ctld != nil {
+		c.stop(c.ctld)
+	}
+}
+
+// KillController kills slurmctld with SIGKILL: what it had not saved yet
+// is lost, as in a crash.
+func (c *Cluster) KillController() {
+	c.t.Helper()
+	if c.ctld == nil {
+		return
+	}
+	_ = syscall.Kill(c.ctld.cmd.Process.Pid, syscall.SIGKILL)
+	<-c.ctld.done
+}
+
+// StartController starts slurmctld on its saved state (after
+// StopController, KillController or RestoreState) and waits until it
+// answers; it fails the test if it does not.
+func (c *Cluster) StartController() {
+	c.t.Helper()
 	if err := c.startController(); err != nil {
 		c.dumpLogs()
-		c.t.Fatalf("slurmtest: restart: %v", err)
+		c.t.Fatalf("slurmtest: start slurmctld: %v", err)
 	}
+}
+
+// ControllerUp says whether the slurmctld this package started runs.
+func (c *Cluster) ControllerUp() bool {
+	if c.ctld == nil {
+		return false
+	}
+	select {
+	case <-c.ctld.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// SaveState copies slurmctld's StateSaveLocation as it is now (slurmctld
+// writes it a moment after each change: the caller waits for what it wants
+// kept) to a directory of the cluster and returns it for RestoreState.
+func (c *Cluster) SaveState() string {
+	c.t.Helper()
+	dst, err := os.MkdirTemp(c.Dir, "state-copy-")
+	if err == nil {
+		err = copyDir(filepath.Join(c.Dir, "state"), dst)
+	}
+	if err != nil {
+		c.t.Fatalf("slurmtest: save state: %v", err)
+	}
+	return dst
+}
+
+// RestoreState stops slurmctld (SIGKILL, as a crash) and replaces its
+// StateSaveLocation with a copy SaveState made: started again
+// (StartController), slurmctld comes back with that older state, as a
+// controller whose last saves were lost.
+func (c *Cluster) RestoreState(saved string) {
+	c.t.Helper()
+	c.KillController()
+	state := filepath.Join(c.Dir, "state")
+	err := os.RemoveAll(state)
+	if err == nil {
+		err = os.Mkdir(state, 0o755)
+	}
+	if err == nil {
+		err = copyDir(saved, state)
+	}
+	if err != nil {
+		c.t.Fatalf("slurmtest: restore state: %v", err)
+	}
+}
+
+func copyDir(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RestartControllerDiscardingState stops slurmctld by its PID, empties
 // its StateSaveLocation and starts it again: jobs and reservations are
 // gone, as after a lost state directory. (-c alone is not that: it
-// discards the jobs, not the reservations.) It waits until the node is
+// discards the jobs, not the reservations.) It waits until the nodes are
 // idle again.
 func (c *Cluster) RestartControllerDiscardingState() {
 	c.t.Helper()
@@ -95,9 +213,7 @@ func (c *Cluster) RestartControllerDiscardingState() {
 		err = c.startController()
 	}
 	if err == nil {
-		err = c.waitFor("the node to be idle", 30*time.Second, func() bool {
-			return strings.TrimSpace(c.Run("sinfo", "-h", "-n", c.Node, "-o", "%T").Stdout) == "idle"
-		})
+		err = c.waitIdle()
 	}
 	if err != nil {
 		c.dumpLogs()
@@ -110,7 +226,7 @@ func (c *Cluster) RestartControllerDiscardingState() {
 func (c *Cluster) spawn(name string, args ...string) (*daemon, error) {
 	d, err := c.start(name, args...)
 	if err == nil {
-		c.t.Cleanup(func() { c.stop(d) })
+		c.onStop(func() { c.stop(d) })
 	}
 	return d, err
 }
@@ -161,8 +277,9 @@ func (c *Cluster) stop(d *daemon) {
 // left, so no job process outlives the cluster: slurmstepd detaches from
 // slurmd, and only slurmd can end it cleanly.
 func (c *Cluster) cancelAllJobs() {
-	c.Run("scancel", "--user=root")
-	c.Run("scancel", "--user="+User2)
+	if ids := strings.Fields(c.Run("squeue", "-h", "-o", "%i").Stdout); len(ids) > 0 {
+		c.Run(append([]string{"scancel"}, ids...)...)
+	}
 	err := c.waitFor("every job to end", 30*time.Second, func() bool {
 		r := c.Run("squeue", "-h", "-o", "%i")
 		return r.ExitCode == 0 && strings.TrimSpace(r.Stdout) == ""
