@@ -3,10 +3,12 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -379,4 +381,79 @@ func TestCleanStopSendsOffline(t *testing.T) {
 		}
 		return
 	}
+}
+
+// An agent whose snapshot fails (its scheduler does not answer) says so
+// at that cycle in a heartbeat naming its last revision and the reason;
+// once it builds again it publishes a full forecast (a new revision),
+// although nothing in it changed.
+func TestFailedBuildSendsProblem(t *testing.T) {
+	nc := startNATS(t)
+	snap := &failingSnapshot{}
+	cfg := testConfig("beta")
+	cfg.Refresh = 50 * time.Millisecond
+	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: snap, Engine: fixedEngine{forecast.Forecast{Version: 1, Site: "beta",
+		Generated: 1000, Horizon: 5000}}, Now: func() time.Time { return time.Unix(1000, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := nc.SubscribeSync(wire.ForecastSubject("beta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	next := func() (string, wire.Heartbeat) { // a forecast reads as a heartbeat of its revision
+		msg := nextMsg(t, sub)
+		var hb wire.Heartbeat
+		var err error
+		if msg.Header.Get(wire.HeaderType) == wire.TypeHeartbeat {
+			err = json.Unmarshal(msg.Data, &hb)
+		} else {
+			var f *forecast.Forecast
+			if f, err = wire.DecodeForecast(msg.Data); err == nil {
+				hb.Seq = f.Seq
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msg.Header.Get(wire.HeaderType), hb
+	}
+	next() // the first forecast, or a heartbeat naming it
+	snap.fail.Store(true)
+	for {
+		typ, hb := next()
+		if typ == wire.TypeHeartbeat && hb.Problem != "" {
+			if hb.Seq != 1 || !strings.Contains(hb.Problem, "slurmctld does not answer") {
+				t.Fatalf("problem heartbeat %+v", hb)
+			}
+			break
+		}
+	}
+	snap.fail.Store(false)
+	for {
+		typ, hb := next()
+		if typ == wire.TypeForecast {
+			if hb.Seq != 2 {
+				t.Fatalf("revision %d after the problem, want 2", hb.Seq)
+			}
+			break
+		}
+		if hb.Problem == "" {
+			t.Fatalf("a plain heartbeat after the problem: %+v (the broker would keep the site out)", hb)
+		}
+	}
+}
+
+// failingSnapshot is an empty site whose snapshot fails while fail is set.
+type failingSnapshot struct{ fail atomic.Bool }
+
+func (f *failingSnapshot) Snapshot(context.Context) (forecast.Snapshot, error) {
+	if f.fail.Load() {
+		return forecast.Snapshot{}, errors.New("slurm: slurmctld does not answer (scontrol ping: Slurmctld(primary) at vm is DOWN)")
+	}
+	return forecast.Snapshot{Site: "beta"}, nil
 }

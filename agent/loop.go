@@ -52,6 +52,7 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 	if err != nil {
 		if ctx.Err() == nil {
 			a.log.Error().Err(err).Str("trigger", why).Msg("forecast failed")
+			a.withdraw(now, err)
 		}
 		a.setError(err)
 		return
@@ -76,4 +77,17 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 	a.published(res, &b)
 	a.log.Debug().Str("trigger", why).Str("kind", res.kind).Uint64("seq", res.seq).
 		Int("slots", len(b.forecast.Slots)).Int("bytes", res.bytes).Msg("published")
+}
+
+// withdraw tells the broker, after a failed build, that the site cannot
+// forecast now and why (its scheduler does not answer): it leaves
+// planning at once instead of after the broker's site TTL.
+func (a *Agent) withdraw(now time.Time, why error) {
+	if a.pub == nil {
+		return
+	}
+	if err := a.pub.unavailable(now, why); err != nil {
+		a.met.PublishFailed()
+		a.log.Error().Err(err).Msg("publish of the site's problem failed")
+	}
 }

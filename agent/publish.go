@@ -151,6 +151,19 @@ func (p *publisher) offline(now time.Time) error {
 	return p.nc.FlushTimeout(2 * time.Second)
 }
 
+// unavailable tells the broker the site cannot forecast now (why): its
+// site leaves planning until the next forecast, which goes out in full
+// (the fingerprint is forgotten) once a build succeeds again.
+func (p *publisher) unavailable(now time.Time, why error) error {
+	if p.seq == 0 {
+		return nil // nothing published, nothing to withdraw
+	}
+	p.print = [32]byte{}
+	_, err := p.sendHeartbeat(wire.Heartbeat{Type: wire.TypeHeartbeat, Site: p.site, Seq: p.seq, Generated: now.Unix(),
+		Problem: wire.Clip(why.Error(), 300)})
+	return err
+}
+
 func (p *publisher) sendHeartbeat(hb wire.Heartbeat) (publishResult, error) {
 	data, err := json.Marshal(hb)
 	if err != nil {

@@ -86,6 +86,11 @@ func TakeHeartbeat(cur *Site, name string, hb wire.Heartbeat, received, maxSkew 
 			time.Unix(hb.Generated, 0).UTC().Format(time.RFC3339))
 		return s, Taken
 	}
+	if hb.Problem != "" {
+		s.Offline, s.Problem = true, wire.Clip(fmt.Sprintf("the site cannot forecast (since %s): %s: out of planning until its next forecast",
+			time.Unix(hb.Generated, 0).UTC().Format(time.RFC3339), hb.Problem), 300)
+		return s, Taken
+	}
 	s.LastSeen = max(s.LastSeen, seenAt(hb.Generated, received, maxSkew))
 	s.Offset, s.Problem = hb.Generated-received, ""
 	return s, Taken

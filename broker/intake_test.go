@@ -137,6 +137,27 @@ func TestOfflineHeartbeatTakesTheSiteOut(t *testing.T) {
 	}
 }
 
+// An agent that cannot build a forecast (its scheduler does not answer)
+// says so in a heartbeat: the site leaves planning at once with the
+// agent's reason as its problem, until its next forecast.
+func TestProblemHeartbeatTakesTheSiteOut(t *testing.T) {
+	s := take(t, nil, fc(3, 1000), 1000, Taken)
+	down := hb(3, 1010)
+	down.Problem = "slurm: slurmctld does not answer (scontrol ping: Slurmctld(primary) at vm is DOWN)"
+	s, v := TakeHeartbeat(&s, "alpha", down, 1010, skew)
+	if v != Taken || !s.Stale(1011, 300) || !strings.Contains(s.Problem, "cannot forecast") || !strings.Contains(s.Problem, "is DOWN") {
+		t.Fatalf("after the problem: %d %+v", v, s)
+	}
+	fresh, _, _ := Fresh([]Site{s}, 1011, 300)
+	if st := SiteStatuses([]Site{s}, 1011, 300)[0]; len(fresh) != 0 || !st.Stale || !strings.Contains(st.Problem, "is DOWN") {
+		t.Fatalf("planned on, or shown without its problem: %+v", st)
+	}
+	s = take(t, &s, fc(4, 1100), 1100, Taken)
+	if s.Stale(1101, 300) || s.Problem != "" {
+		t.Fatalf("the next forecast did not bring the site back: %+v", s)
+	}
+}
+
 // docs/formats.md, "An empty forecast means no capacity": a site whose
 // nodes are all down publishes a forecast with no slots; it replaces the
 // last one and the site stays fresh, offering nothing.

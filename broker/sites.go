@@ -24,8 +24,9 @@ type Site struct {
 	// when that leaves the site out of planning until a good forecast.
 	Problem  string
 	Excluded bool
-	// Offline: the site's agent said it stopped; the site is out of
-	// planning until its next forecast.
+	// Offline: the site's agent said it stopped, or that it cannot
+	// forecast (Problem says why); the site is out of planning until its
+	// next forecast.
 	Offline bool
 	// Unanswered says why the site is out of planning although it may
 	// publish forecasts: its agent did not answer a reserve or release

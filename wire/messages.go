@@ -229,4 +229,9 @@ type Heartbeat struct {
 	// planning now instead of after the broker's site TTL, until its next
 	// forecast.
 	Offline bool `json:"offline,omitempty"`
+	// Problem says the agent cannot build a forecast now (its scheduler
+	// does not answer: slurmctld or munged down, pbs_server unreachable):
+	// its site leaves planning now, with this reason shown, until its next
+	// forecast, which the agent publishes in full once it can.
+	Problem string `json:"problem,omitempty"`
 }

@@ -195,6 +195,9 @@ func (b *Broker) heartbeat(site string, data []byte) {
 		if hb.Offline {
 			b.log.Info().Str("site", site).Uint64("seq", hb.Seq).Msg("site offline: its agent stopped; out of planning until its next forecast")
 		}
+		if hb.Problem != "" {
+			b.log.Warn().Str("site", site).Uint64("seq", hb.Seq).Str("problem", hb.Problem).Msg("site cannot forecast; out of planning until its next forecast")
+		}
 	case broker.Refused:
 		b.badForecasts.Add(1)
 		b.log.Warn().Str("site", site).Str("why", s.Problem).Msg("heartbeat refused")

@@ -37,7 +37,10 @@ func ViewSites(rep wire.SitesReply, held []broker.Site) []SiteView {
 		case st.Excluded:
 			v.State, v.Reason = "excluded", st.Problem
 		case s.Offline:
-			v.State, v.Reason = "offline", "its agent said it stopped; out of planning until its next forecast"
+			v.State, v.Reason = "offline", st.Problem // the agent stopped, or cannot forecast: why
+			if v.Reason == "" {
+				v.Reason = "its agent said it stopped; out of planning until its next forecast"
+			}
 		case st.Stale:
 			v.State, v.Reason = "stale", "silent longer than the site TTL"
 			if st.Problem != "" {
