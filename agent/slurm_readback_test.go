@@ -50,6 +50,7 @@ func (r *recorder) hasRun(prefix ...string) bool {
 // show, delete done.
 func capturedSite(create, show string) (*agent.SlurmSite, *recorder) {
 	rec := &recorder{fix: &slurm.FixtureRunner{Dir: slurmCaptures, Rules: []slurm.FixtureRule{
+		{Argv: []string{"scontrol", "ping"}, File: "mn-ping-up.txt"},
 		{Argv: []string{"sinfo", "--json"}, File: "mn-sinfo-busy.json"},
 		{Argv: []string{"squeue", "--json"}, File: "mn-squeue-busy.json"},
 		{Argv: []string{"scontrol", "create"}, File: create},

@@ -87,9 +87,14 @@ func message(res execx.Result) string {
 }
 
 // Snapshot reads nodes, jobs and reservations (three calls, not atomic:
-// Slurm offers no consistent read across them).
+// Slurm offers no consistent read across them), after a ping: with
+// slurmctld or munged down it fails at once, saying so, where sinfo would
+// wait about 9 s.
 func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
 	var s Snapshot
+	if err := c.Ping(ctx); err != nil {
+		return s, err
+	}
 	out, err := c.output(ctx, "sinfo", "--json")
 	if err != nil {
 		return s, err

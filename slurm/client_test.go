@@ -14,6 +14,7 @@ func fixtureClient(rules ...FixtureRule) *Client {
 
 func TestSnapshotFromFixtures(t *testing.T) {
 	c := fixtureClient(
+		FixtureRule{[]string{"scontrol", "ping"}, "mn-ping-up.txt"},
 		FixtureRule{[]string{"sinfo", "--json"}, "sinfo.json"},
 		FixtureRule{[]string{"squeue", "--json"}, "squeue.json"},
 		FixtureRule{[]string{"scontrol", "show", "reservation"}, "show-reservation-two.txt"},
@@ -29,9 +30,14 @@ func TestSnapshotFromFixtures(t *testing.T) {
 
 func TestSnapshotClientFails(t *testing.T) {
 	// sinfo answered with a refusal: the snapshot is an error naming it.
-	c := fixtureClient(FixtureRule{[]string{"sinfo"}, "create-reservation-busy.txt"})
+	c := fixtureClient(FixtureRule{[]string{"scontrol", "ping"}, "mn-ping-up.txt"}, FixtureRule{[]string{"sinfo"}, "create-reservation-busy.txt"})
 	_, err := c.Snapshot(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "sinfo --json: exit 1") {
+		t.Fatalf("err = %v", err)
+	}
+	// slurmctld down: the ping says so, and nothing else runs.
+	c = fixtureClient(FixtureRule{[]string{"scontrol", "ping"}, "mn-ping-down.txt"})
+	if _, err := c.Snapshot(context.Background()); err == nil || !strings.Contains(err.Error(), "slurmctld does not answer") {
 		t.Fatalf("err = %v", err)
 	}
 }

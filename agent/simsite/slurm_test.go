@@ -31,7 +31,7 @@ func TestSlurmClusterUnderTheAgentsAdapter(t *testing.T) {
 	if again, err := site.Reserve(ctx, spec); err != nil || again.Reservations[0].ID != "la.g1" {
 		t.Fatalf("retry: %+v, %v", again, err)
 	}
-	q := torque.QsubSpec{User: "alice", Name: "la.g1.0", Walltime: 600, Bind: []string{"--reservation=la.g1"},
+	q := torque.QsubSpec{User: "alice", UID: 1001, Name: "la.g1.0", Walltime: 600, Bind: []string{"--reservation=la.g1"},
 		Nodes: []forecast.HostProcs{{Node: "s-n0001", Procs: 4}}, Output: "/home/alice/o", Error: "/home/alice/e",
 		Script: []byte("#lookahead-sim runtime=2m exit=3\n")}
 	id, argv, err := site.Submit(ctx, q)

@@ -75,8 +75,13 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 		results[0].Detail = "valid; backend slurm"
 		skip["torque"], skip["logs"], skip["maui"] = true, true, true
 		if !skip["slurm"] {
-			results = append(results, checkSlurm(ctx, c)...)
+			rs, up := checkSlurm(ctx, c)
+			results = append(results, rs...)
+			skip["forecast"] = skip["forecast"] || !up // it needs slurmctld
 		}
+	}
+	if len(c.Dispatch.Users) > 0 {
+		results = append(results, checkDispatchUsers(c, agent.SystemUsers)...)
 	}
 	if !skip["torque"] {
 		results = append(results, checkTorque(ctx, c)...)

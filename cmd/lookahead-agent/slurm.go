@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"lookahead/agent"
+	"lookahead/internal/execx"
 	"lookahead/slurm"
 )
 
@@ -55,22 +57,58 @@ func slurmSite(c Config) *agent.SlurmSite {
 		loc = time.Local // Validate reported it
 	}
 	cl := slurm.NewExecClient(slurm.ExecConfig{Conf: c.Slurm.Conf, Dir: c.Slurm.Bin, Timeout: c.Slurm.CommandTimeout, Loc: loc})
-	return &agent.SlurmSite{Client: cl, Site: c.Site, Prefix: c.Reservations.Prefix, Partition: c.Slurm.Partition}
+	return &agent.SlurmSite{Client: cl, Site: c.Site, Prefix: c.Reservations.Prefix, Partition: c.Slurm.Partition, Users: agent.SystemUsers}
 }
 
 // checkSlurm is `lookahead-agent check` for a Slurm site: munge (the
-// clients authenticate through it), the clients run and read as every
-// snapshot reads them, the mutating ones looked up, and the agent's
-// permissions (root: sbatch --uid and scontrol create reservation need it).
-func checkSlurm(ctx context.Context, c Config) []checkResult {
-	ctx, cancel := context.WithTimeout(ctx, 4*c.Slurm.CommandTimeout)
+// clients authenticate through it), slurmctld answering (scontrol ping,
+// at once: the other clients wait about 9 s each for a controller that is
+// down, so nothing else that needs it runs then), the clients run and
+// read as every snapshot reads them, what the first grid job needs
+// (select/cons_tres, the partition, a reservation slurmctld lets the
+// agent make), the mutating clients looked up, and the agent's
+// permissions (root: sbatch --uid and scontrol create reservation need
+// it). ok says whether slurmctld answered (the forecast check needs it).
+func checkSlurm(ctx context.Context, c Config) (out []checkResult, ok bool) {
+	ctx, cancel := context.WithTimeout(ctx, 6*c.Slurm.CommandTimeout)
 	defer cancel()
-	out := []checkResult{checkDirOrFile("slurm.conf", c.Slurm.Conf, "set slurm.conf to the cluster's slurm.conf (readable by the agent's user)")}
+	out = append(out, checkDirOrFile("slurm.conf", c.Slurm.Conf, "set slurm.conf to the cluster's slurm.conf (readable by the agent's user)"))
 	out = append(out, checkMunge(ctx, mungeSocket(c.Slurm.Conf)))
 	site := slurmSite(c)
+	cl := site.Client.(*slurm.Client)
+	ping := checkPing(ctx, cl, c)
+	out = append(out, ping)
+	if ping.OK {
+		out = append(out, checkSlurmClients(ctx, site), checkSelectType(ctx, cl), checkPartition(ctx, cl, c.Slurm.Partition),
+			checkReservationProbe(ctx, site, c))
+	}
+	for _, p := range []string{"sbatch", "scancel"} {
+		path := p
+		if c.Slurm.Bin != "" {
+			path = filepath.Join(c.Slurm.Bin, p)
+		}
+		out = append(out, checkCommand("slurm "+p, path, "install slurm-client or set slurm.bin"))
+	}
+	return append(out, checkSlurmUser()), ping.OK
+}
+
+func checkPing(ctx context.Context, cl *slurm.Client, c Config) checkResult {
+	err := cl.Ping(ctx)
+	if errors.Is(err, execx.ErrNotInstalled) {
+		return checkResult{Name: "slurmctld", Detail: err.Error(), Fix: "install slurm-client or set slurm.bin to the directory of scontrol"}
+	}
+	if err != nil {
+		return checkResult{Name: "slurmctld", Detail: err.Error(),
+			Fix: "start slurmctld (systemctl start slurmctld) and munged with the cluster's key; `scontrol ping` run as the agent's user with SLURM_CONF=" +
+				c.Slurm.Conf + " must say UP (the other Slurm checks are skipped until it does)"}
+	}
+	return checkResult{Name: "slurmctld", OK: true, Detail: "scontrol ping: UP"}
+}
+
+func checkSlurmClients(ctx context.Context, site *agent.SlurmSite) checkResult {
 	s, err := site.Client.Snapshot(ctx)
 	r := ran("slurm clients", "sinfo --json, squeue --json, scontrol show reservation", err, "slurm.bin",
-		"is slurmctld up (scontrol ping) and munged running with the cluster's key? Run them as the agent's user to see")
+		"run them as the agent's user to see why they fail")
 	if err == nil {
 		usable := 0
 		for _, n := range s.Nodes {
@@ -80,15 +118,93 @@ func checkSlurm(ctx context.Context, c Config) []checkResult {
 		}
 		r.Detail = fmt.Sprintf("%s: %d nodes, %d usable, %d jobs, %d reservations", r.Detail, len(s.Nodes), usable, len(s.Jobs), len(s.Reservations))
 	}
-	out = append(out, r)
-	for _, p := range []string{"sbatch", "scancel"} {
-		path := p
-		if c.Slurm.Bin != "" {
-			path = filepath.Join(c.Slurm.Bin, p)
-		}
-		out = append(out, checkCommand("slurm "+p, path, "install slurm-client or set slurm.bin"))
+	return r
+}
+
+// checkSelectType: grid reservations hold cores (nodes=… corecnt=…),
+// which needs select/cons_tres; under select/linear every core
+// reservation is refused with the words of an overlap.
+func checkSelectType(ctx context.Context, cl *slurm.Client) checkResult {
+	cfg, err := cl.Config(ctx)
+	if err != nil {
+		return checkResult{Name: "slurm select type", Detail: err.Error(), Fix: "run `scontrol show config` as the agent's user to see why it fails"}
 	}
-	return append(out, checkSlurmUser())
+	st, params := cfg["SelectType"], cfg["SelectTypeParameters"]
+	if st != "select/cons_tres" {
+		return checkResult{Name: "slurm select type", Detail: fmt.Sprintf("SelectType %s (SelectTypeParameters %s)", st, params),
+			Fix: "set SelectType=select/cons_tres and SelectTypeParameters=CR_Core (or CR_Core_Memory) in slurm.conf and restart slurmctld and every slurmd: grid reservations hold cores, which " +
+				st + " cannot (it refuses every core reservation as if the nodes were busy)"}
+	}
+	return checkResult{Name: "slurm select type", OK: true, Detail: fmt.Sprintf("%s, %s", st, params)}
+}
+
+// checkPartition: slurm.partition names a partition, or the cluster has
+// a default one.
+func checkPartition(ctx context.Context, cl *slurm.Client, want string) checkResult {
+	ps, err := cl.Partitions(ctx)
+	if err != nil {
+		return checkResult{Name: "slurm partition", Detail: err.Error(), Fix: "run `scontrol show partition` as the agent's user to see why it fails"}
+	}
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+		if want == "" && p.Default || p.Name == want {
+			detail := fmt.Sprintf("%s (nodes %s, state %s)", p.Name, p.Nodes, p.State)
+			if want == "" {
+				detail = "the default partition: " + detail
+			}
+			return checkResult{Name: "slurm partition", OK: true, Detail: detail}
+		}
+	}
+	if want == "" {
+		return checkResult{Name: "slurm partition", Detail: fmt.Sprintf("no default partition (partitions: %s)", strings.Join(names, ", ")),
+			Fix: "set slurm.partition to the partition grid jobs use, or mark one Default=YES in slurm.conf"}
+	}
+	return checkResult{Name: "slurm partition", Detail: fmt.Sprintf("slurm.partition %s: no such partition (partitions: %s)", want, strings.Join(names, ", ")),
+		Fix: "set slurm.partition to one of the cluster's partitions, or leave it empty for the default one"}
+}
+
+// checkReservationProbe makes and deletes a 1-core reservation a year
+// ahead (users=root, named lookahead-check-<pid>, which no grid job's
+// name can be): whether slurmctld lets the agent create reservations at
+// all. It is the one Slurm check that changes state, for a second.
+func checkReservationProbe(ctx context.Context, site *agent.SlurmSite, c Config) checkResult {
+	const name = "slurm reservations"
+	nodes, err := site.Client.Nodes(ctx)
+	if err != nil || len(nodes) == 0 {
+		return checkResult{Name: name, Detail: fmt.Sprintf("no node to try a reservation on (%v)", err), Fix: "see the slurm clients line"}
+	}
+	probe := fmt.Sprintf("lookahead-check-%d", os.Getpid())
+	start := time.Now().Add(365 * 24 * time.Hour).Truncate(time.Second)
+	spec := slurm.ReservationSpec{Name: probe, Users: []string{"root"}, Start: start, End: start.Add(time.Minute),
+		Nodes: nodes[0].Name, CoreCount: 1, Partition: c.Slurm.Partition}
+	ans, err := site.Client.CreateReservation(ctx, spec)
+	switch {
+	case err != nil:
+		return checkResult{Name: name, Detail: err.Error(), Fix: "run `scontrol create reservation` as the agent's user to see why it fails"}
+	case ans.Code != slurm.Created:
+		return checkResult{Name: name, Detail: fmt.Sprintf("a 1-core reservation on %s a year ahead: %s: %s", nodes[0].Name, ans.Code, ans.Reason),
+			Fix: probeFix(ans.Code)}
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Slurm.CommandTimeout)
+	defer cancel()
+	if d, err := site.Client.DeleteReservation(dctx, probe); err != nil || !d.Ok() {
+		return checkResult{Name: name, Detail: fmt.Sprintf("made %s but could not delete it: %v %s", probe, err, d.Reason),
+			Fix: "delete it: scontrol delete reservationname=" + probe}
+	}
+	return checkResult{Name: name, OK: true, Detail: fmt.Sprintf("made and deleted a 1-core reservation on %s a year ahead (%s)", nodes[0].Name, probe)}
+}
+
+func probeFix(c slurm.Code) string {
+	switch c {
+	case slurm.NotOperator:
+		return "run the agent as root (or SlurmUser): only they may create reservations without slurmdbd"
+	case slurm.BadPartition:
+		return "set slurm.partition to one of the cluster's partitions"
+	case slurm.NodesBusy:
+		return "the node's first core is reserved a year ahead, or SelectType is not select/cons_tres (see that line)"
+	}
+	return "run `scontrol create reservation` as the agent's user to see why it fails"
 }
 
 // mungeSocket is the munged socket slurm.conf names (AuthInfo=socket=…),

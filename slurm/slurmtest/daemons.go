@@ -277,6 +277,12 @@ func (c *Cluster) stop(d *daemon) {
 // left, so no job process outlives the cluster: slurmstepd detaches from
 // slurmd, and only slurmd can end it cleanly.
 func (c *Cluster) cancelAllJobs() {
+	if !c.ControllerUp() { // a test stopped it: only it can end the jobs cleanly
+		if err := c.startController(); err != nil {
+			c.t.Logf("slurmtest: jobs not cancelled: %v", err)
+			return
+		}
+	}
 	if ids := strings.Fields(c.Run("squeue", "-h", "-o", "%i").Stdout); len(ids) > 0 {
 		c.Run(append([]string{"scancel"}, ids...)...)
 	}
