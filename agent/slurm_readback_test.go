@@ -57,7 +57,9 @@ func capturedSite(create, show string) (*agent.SlurmSite, *recorder) {
 		{Argv: []string{"scontrol", "show", "reservation"}, File: show},
 		{Argv: []string{"scontrol", "delete"}, File: "delete-reservation-ok.txt"},
 	}}}
-	return &agent.SlurmSite{Client: &slurm.Client{Run: rec, Loc: time.UTC}, Site: "sl", Prefix: "la."}, rec
+	capturedAt := time.Unix(at("2026-11-29T00:16:30"), 0) // before every reservation of the capture ended
+	return &agent.SlurmSite{Client: &slurm.Client{Run: rec, Loc: time.UTC}, Site: "sl", Prefix: "la.",
+		Now: func() time.Time { return capturedAt }}, rec
 }
 
 func at(s string) int64 {

@@ -113,12 +113,20 @@ func (s *SlurmSite) Holds(ctx context.Context) ([]Hold, error) {
 // reservations whose CoreIDs slurmctld has not printed yet.
 func (s *SlurmSite) holds(sn slurm.Snapshot, now int64) []Hold {
 	cpus := nodeCPUs(sn.Nodes)
-	return slurmHolds(sn.Reservations, s.Prefix, now, func(r slurm.Reservation) []slurm.NodeCPUs {
-		if hosts, exact := s.split(r, cpus); exact {
-			return hosts
+	out := SlurmHolds(sn.Reservations, cpus, s.Prefix, now)
+	byName := make(map[string]slurm.Reservation, len(sn.Reservations))
+	for _, r := range sn.Reservations {
+		byName[r.Name] = r
+	}
+	for i, h := range out {
+		if hosts, exact := s.split(byName[h.Reservation.ID], cpus); exact {
+			out[i].Reservation.Hosts = nil
+			for _, n := range hosts {
+				out[i].Reservation.Hosts = append(out[i].Reservation.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.CPUs})
+			}
 		}
-		return r.Hosts(cpus)
-	})
+	}
+	return out
 }
 
 func nodeCPUs(nodes []slurm.Node) map[string]int {
@@ -135,17 +143,13 @@ func nodeCPUs(nodes []slurm.Node) map[string]int {
 // user. Jobs bind to a Slurm reservation by naming it, which squeue
 // reports, so no binding account is needed. Pure.
 func SlurmHolds(rs []slurm.Reservation, cpus map[string]int, prefix string, now int64) []Hold {
-	return slurmHolds(rs, prefix, now, func(r slurm.Reservation) []slurm.NodeCPUs { return r.Hosts(cpus) })
-}
-
-func slurmHolds(rs []slurm.Reservation, prefix string, now int64, hosts func(slurm.Reservation) []slurm.NodeCPUs) []Hold {
 	var out []Hold
 	for _, r := range rs {
 		if r.End.Unix() <= now {
 			continue
 		}
 		h := Hold{Reservation: forecast.Reservation{ID: r.Name, Start: r.Start.Unix(), End: r.End.Unix()}}
-		for _, n := range hosts(r) {
+		for _, n := range r.Hosts(cpus) {
 			h.Reservation.Hosts = append(h.Reservation.Hosts, forecast.HostProcs{Node: n.Node, Procs: n.CPUs})
 		}
 		if job, ok := slurmJobOf(prefix, r.Name); ok {
