@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"lookahead/internal/config"
+	"lookahead/internal/loopback"
 )
 
 // MinTokenBytes is the shortest token a token file may hold.
@@ -18,7 +18,7 @@ const MinTokenBytes = 16
 // CheckExposure refuses to serve addr beyond loopback without a token:
 // the page shows every user's jobs and every site's future.
 func CheckExposure(addr string, haveToken bool) error {
-	if config.IsLoopback(addr) || haveToken {
+	if loopback.Addr(addr) || haveToken {
 		return nil
 	}
 	return fmt.Errorf("web.listen %q is not a loopback address: set web.token_file (a file only the broker's user can read) or bind 127.0.0.1", addr)
@@ -88,10 +88,7 @@ func hostAllowed(host, listen string) bool {
 		h = host
 	}
 	h = strings.Trim(h, "[]")
-	if h == "localhost" {
-		return true
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+	if loopback.Host(h) {
 		return true
 	}
 	lh, _, _ := net.SplitHostPort(listen)

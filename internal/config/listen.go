@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"lookahead/internal/loopback"
 )
 
 // ListenOff is the value that turns a listener off, the same for every
@@ -30,16 +32,6 @@ func ListenAddress(key, value string) (string, error) {
 }
 
 // IsLoopback reports whether a listen address binds only the loopback
-// interface (127.0.0.0/8, ::1 or localhost); an empty host binds every
-// interface and is not loopback.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// interface: loopback.Addr, the one rule (kept here for the daemons'
+// configuration code).
+func IsLoopback(addr string) bool { return loopback.Addr(addr) }

@@ -8,6 +8,9 @@
 //   - The broker (broker/...) does not depend on the agent (agent/...) nor
 //     on the demo's composition root (demo/): a broker build carries no
 //     agent.
+//   - The broker's web view (broker/web) does not carry the configuration
+//     loader (internal/config, viper and its file formats): its loopback
+//     rule is internal/loopback.
 //   - Only the binaries (cmd/...) depend on the CLI helpers (internal/cli):
 //     libraries take the version from internal/version.
 package layering

@@ -65,6 +65,15 @@ func TestBrokerDoesNotDependOnTheAgent(t *testing.T) {
 		[]string{"./broker/..."}, "lookahead/agent", "lookahead/demo")
 }
 
+// TestWebViewCarriesNoConfigLoader: the broker's web view needs one
+// loopback rule, not the daemons' configuration loader and its file
+// formats (internal/loopback holds the rule).
+func TestWebViewCarriesNoConfigLoader(t *testing.T) {
+	checkNoDep(t, "the web view takes its configuration as values; its loopback check is internal/loopback",
+		[]string{"./broker/web"}, "lookahead/internal/config", "github.com/spf13/viper", "github.com/spf13/afero",
+		"github.com/pelletier/go-toml", "go.yaml.in/yaml", "gopkg.in/yaml.v3")
+}
+
 // TestInternalIsTheGroundFloor: the packages under internal/ (config,
 // metrics, natsconn, cli, ...) are the foundation every part builds on;
 // none of them, nor their tests, imports a lookahead package outside
