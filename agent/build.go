@@ -70,7 +70,11 @@ func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time
 	f.Version = forecast.Version
 	f.Site = a.cfg.Site
 	f.Generated = now.Unix()
-	if err := f.Validate(); err != nil {
+	err = f.Validate()
+	if err == nil {
+		err = f.CheckCapacity()
+	}
+	if err != nil {
 		a.met.ForecastFailed("slots")
 		return b, fmt.Errorf("forecast of %s: engine produced %w", a.cfg.Site, err)
 	}

@@ -92,6 +92,9 @@ func DecodeForecast(r io.Reader) (*Forecast, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	if err := f.CheckCapacity(); err != nil {
+		return nil, err
+	}
 	return &f, nil
 }
 

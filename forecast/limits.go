@@ -77,3 +77,7 @@ func Clip(s string, n int) string {
 // clipName is Clip for a name quoted in an error: a little over a plain
 // name's bound.
 func clipName(s string) string { return Clip(s, MaxNameBytes+16) }
+
+// ValidSpeed reports whether s is a node speed of the model: a number in
+// [MinSpeed, MaxSpeed].
+func ValidSpeed(s float64) bool { return goodSpeed(s) }

@@ -80,9 +80,27 @@ func OfferedNodes(nodes []SnapshotNode) []Node {
 		if speed <= 0 {
 			speed = 1
 		}
-		out = append(out, Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: n.Features})
+		out = append(out, Node{Name: n.Name, Procs: n.Procs, Speed: speed, MemMB: n.MemMB, Features: plainOnly(n.Features)})
 	}
 	return out
+}
+
+// plainOnly is the features a grid job can name (plain names): a site's
+// feature that is not one (a Torque property with odd characters) is
+// left out of the forecast rather than making it invalid.
+func plainOnly(features []string) []string {
+	for _, f := range features {
+		if !IsPlainName(f) {
+			out := make([]string, 0, len(features))
+			for _, g := range features {
+				if IsPlainName(g) {
+					out = append(out, g)
+				}
+			}
+			return out
+		}
+	}
+	return features
 }
 
 // Local job states (Torque's one-letter job_state).

@@ -73,7 +73,7 @@ func validateSnapshotNode(i int, n SnapshotNode, seen map[string]bool) error {
 	case n.MemMB < 0 || n.MemMB > MaxMemMB:
 		return invalid("snapshot nodes[%d].mem_mb: %d, must lie in [0, %d]", i, n.MemMB, MaxMemMB)
 	}
-	return nil
+	return plainFeatures(n.Features, "snapshot nodes[%d].features", i)
 }
 
 // validateLocalJob checks one snapshot job against the model's limits:
@@ -103,7 +103,7 @@ func validateLocalJob(i int, j LocalJob, seen map[string]bool) error {
 	case j.Nodes < 0 || j.PPN < 0 || j.PPN > MaxProcs:
 		return invalid("snapshot jobs[%d] (%s): nodes %d, ppn %d, must be >= 0 and ppn at most %d", i, id, j.Nodes, j.PPN, MaxProcs)
 	}
-	return nil
+	return plainFeatures(j.Features, "snapshot jobs[%d] (%s).features", i, id)
 }
 
 func knownHosts(nodes map[string]bool, hosts []HostProcs, where string, args ...any) error {

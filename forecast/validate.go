@@ -1,9 +1,11 @@
 package forecast
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -76,6 +78,106 @@ func (f *Forecast) Validate() error {
 	return nil
 }
 
+// CheckCapacity refuses a valid forecast (Validate passed) whose slots
+// of one node overlap in time and together offer more processors than
+// the node has, as one slot larger than the node is refused: a planner
+// would place more work there than fits. The decoders (DecodeForecast,
+// wire's) and the agent before it publishes run it.
+func (f *Forecast) CheckCapacity() error {
+	nodes := make(map[string]Node, len(f.Nodes))
+	for _, n := range f.Nodes {
+		nodes[n.Name] = n
+	}
+	return f.checkCapacity(nodes)
+}
+
+// edge is a slot's start (+procs) or end (-procs) on its node.
+type edge struct {
+	t     int64
+	d     int
+	index int
+}
+
+// checkCapacity is CheckCapacity. A forecast lists a node's slots
+// together (as the agents write them), or in any order (then they are
+// grouped first).
+func (f *Forecast) checkCapacity(nodes map[string]Node) error {
+	var edges []edge
+	seen := make(map[string]bool, len(nodes))
+	for lo := 0; lo < len(f.Slots); {
+		name := f.Slots[lo].Node
+		hi := lo + 1
+		for hi < len(f.Slots) && f.Slots[hi].Node == name {
+			hi++
+		}
+		if seen[name] { // not grouped by node
+			return f.checkCapacityGrouped(nodes)
+		}
+		seen[name] = true
+		var err error
+		if edges, err = f.nodeCapacity(nodes[name], edges[:0], lo, hi, nil); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+func (f *Forecast) checkCapacityGrouped(nodes map[string]Node) error {
+	byNode := make(map[string][]int, len(nodes))
+	for i, s := range f.Slots {
+		byNode[s.Node] = append(byNode[s.Node], i)
+	}
+	var edges []edge
+	for _, n := range f.Nodes {
+		var err error
+		if edges, err = f.nodeCapacity(n, edges[:0], 0, 0, byNode[n.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disjoint reports whether the slots of edges (start, end pairs) follow
+// each other without overlapping, in order: nothing to add up.
+func disjoint(edges []edge) bool {
+	for k := 2; k < len(edges); k += 2 {
+		if edges[k].t < edges[k-1].t {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeCapacity sweeps node n's slots, f.Slots[lo:hi] or those at index,
+// over time; edges is a buffer, returned for reuse.
+func (f *Forecast) nodeCapacity(n Node, edges []edge, lo, hi int, index []int) ([]edge, error) {
+	add := func(i int) {
+		s := f.Slots[i]
+		edges = append(edges, edge{s.Start, s.Procs, i}, edge{s.End, -s.Procs, i})
+	}
+	for i := lo; i < hi; i++ {
+		add(i)
+	}
+	for _, i := range index {
+		add(i)
+	}
+	if len(edges) <= 2 || disjoint(edges) {
+		return edges, nil
+	}
+	slices.SortFunc(edges, func(a, b edge) int { // [start, end): an end frees before a start at the same time
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d))
+	})
+	sum := 0
+	for _, e := range edges {
+		if sum += e.d; sum > n.Procs {
+			return edges, invalid("slots[%d]: with the slots it overlaps at %d, node %q offers %d processors, it has %d",
+				e.index, e.t, n.Name, sum, n.Procs)
+		}
+	}
+	return edges, nil
+}
+
 func (f *Forecast) nodeIndex() (map[string]Node, error) {
 	nodes := make(map[string]Node, len(f.Nodes))
 	for i, n := range f.Nodes {
@@ -90,6 +192,9 @@ func (f *Forecast) nodeIndex() (map[string]Node, error) {
 			return nil, invalid("nodes[%d].speed: %v, must lie in [%v, %v]", i, n.Speed, MinSpeed, MaxSpeed)
 		case n.MemMB < 0 || n.MemMB > MaxMemMB:
 			return nil, invalid("nodes[%d].mem_mb: %d, must lie in [0, %d]", i, n.MemMB, MaxMemMB)
+		}
+		if err := plainFeatures(n.Features, "nodes[%d].features", i); err != nil {
+			return nil, err
 		}
 		if _, dup := nodes[n.Name]; dup {
 			return nil, invalid("nodes[%d].name: duplicate node %q", i, n.Name)
@@ -145,6 +250,18 @@ func (j *JobRequest) Validate() error {
 		return invalid("job %s: user %q: must be a plain name", j.ID, clipName(j.User))
 	case j.Account != "" && !IsPlainName(j.Account):
 		return invalid("job %s: account %q: must be a plain name", j.ID, clipName(j.Account))
+	}
+	return plainFeatures(j.Features, "job %s: features", j.ID)
+}
+
+// plainFeatures refuses a node or job feature that is not a plain name
+// (a grid job names the features it needs with plain names; a node
+// feature with a space could never match one). where names the list.
+func plainFeatures(features []string, where string, args ...any) error {
+	for k, f := range features {
+		if !IsPlainName(f) {
+			return invalid("%s[%d]: %q: must be a plain name", fmt.Sprintf(where, args...), k, clipName(f))
+		}
 	}
 	return nil
 }

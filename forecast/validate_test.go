@@ -58,3 +58,35 @@ func TestErrInvalidSaysItIsBadInput(t *testing.T) {
 		t.Fatalf("%v: not bad input", err)
 	}
 }
+
+// TestCheckCapacity: slots of one node that overlap and together offer
+// more than the node's processors are refused, as one oversized slot is;
+// slots that only touch, or that fit together, pass; a forecast whose
+// slots are not grouped by node is checked the same.
+func TestCheckCapacity(t *testing.T) {
+	sl := func(node string, procs int, start, end int64) Slot {
+		return Slot{Node: node, Procs: procs, Start: start, End: end, Price: 1}
+	}
+	for _, tc := range []struct {
+		name  string
+		slots []Slot
+		want  string
+	}{
+		{"fit together", []Slot{sl("n1", 4, 0, 100), sl("n1", 4, 50, 150)}, ""},
+		{"touch", []Slot{sl("n1", 8, 0, 100), sl("n1", 8, 100, 200)}, ""},
+		{"overlap over", []Slot{sl("n1", 8, 0, 100), sl("n1", 1, 99, 200)}, `slots[1]: with the slots it overlaps at 99, node "n1" offers 9 processors, it has 8`},
+		{"three", []Slot{sl("n1", 3, 0, 100), sl("n1", 3, 10, 100), sl("n1", 3, 20, 30)}, "offers 9 processors"},
+		{"not grouped", []Slot{sl("n1", 5, 0, 100), sl("n2", 8, 0, 100), sl("n1", 4, 50, 60)}, `slots[2]: with the slots it overlaps at 50, node "n1" offers 9`},
+		{"not grouped, fit", []Slot{sl("n1", 4, 0, 100), sl("n2", 8, 0, 100), sl("n1", 4, 50, 60)}, ""},
+	} {
+		f := Forecast{Version: 1, Site: "a", Generated: 0, Horizon: 1000,
+			Nodes: []Node{{Name: "n1", Procs: 8, Speed: 1}, {Name: "n2", Procs: 8, Speed: 1}}, Slots: tc.slots}
+		if err := f.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		err := f.CheckCapacity()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalid)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -110,6 +110,9 @@ func (s Scenario) validateSites() error {
 		switch {
 		case site.Name == "":
 			return bad(f+".name", "empty")
+		case !forecast.IsPlainName(site.Name):
+			return bad(f+".name", "%q: must be a plain name (letters, digits, _ . -; at most %d bytes), as a site's name in a forecast",
+				forecast.Clip(site.Name, forecast.MaxNameBytes), forecast.MaxNameBytes)
 		case seen[site.Name]:
 			return bad(f+".name", "duplicate site %q", site.Name)
 		case site.Nodes <= 0:

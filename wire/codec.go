@@ -77,5 +77,8 @@ func DecodeForecast(data []byte) (*forecast.Forecast, error) {
 	if err := CheckLimits(f); err != nil {
 		return nil, err
 	}
+	if err := f.CheckCapacity(); err != nil { // the JSON path checked it already; the compact one not
+		return nil, err
+	}
 	return f, nil
 }

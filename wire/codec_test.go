@@ -31,7 +31,7 @@ func bigForecast(nodes, per int, seed uint64) *forecast.Forecast {
 			d := 600 + r.Int64N(30000)
 			p := []float64{1, 1, 2, 3.5}[r.IntN(4)]
 			f.Slots = append(f.Slots, forecast.Slot{Node: name, Procs: 1 + r.IntN(8), Start: t, End: t + d, Price: p})
-			t += d + int64(r.IntN(3)-1)*600
+			t += d + int64(r.IntN(3))*600 // a node's slots never overlap beyond its processors (Validate)
 		}
 	}
 	return f

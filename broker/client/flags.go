@@ -66,8 +66,8 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 	}
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, err
+		if errors.Is(err, context.Canceled) || natsconn.IsConfigError(err) {
+			return nil, err // interrupted; a --nats-url that is not one is bad input
 		}
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}

@@ -16,7 +16,7 @@ func TestIntakeClipsSlotsToTheForecastWindow(t *testing.T) {
 	f := forecast.Forecast{Version: 1, Site: "alpha", Seq: 1, Generated: g, Horizon: h,
 		Nodes: []forecast.Node{{Name: "n1", Procs: 8, Speed: 1}},
 		Slots: []forecast.Slot{
-			{Node: "n1", Procs: 8, Start: g, End: h + 26*3600, Price: 1},
+			{Node: "n1", Procs: 6, Start: g, End: h + 26*3600, Price: 1},
 			{Node: "n1", Procs: 4, Start: g - 9*86400, End: g - 8*86400, Price: 1},
 			{Node: "n1", Procs: 2, Start: g + 60, End: g + 120, Price: 1},
 		}}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -40,6 +41,10 @@ type Config struct {
 	TLS *tls.Config
 	// Version is shown in the page's header.
 	Version string
+	// ErrorLog is where the HTTP server logs what it cannot serve (a
+	// failed TLS handshake); nil: the standard logger (plain text on
+	// stderr). The broker passes its JSON log.
+	ErrorLog *log.Logger
 }
 
 // Server is the web view's HTTP server.
@@ -59,7 +64,7 @@ func New(cfg Config, b Broker, streams Streams) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, b: b, streams: streams}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: time.Minute, TLSConfig: cfg.TLS}
+		IdleTimeout: time.Minute, TLSConfig: cfg.TLS, ErrorLog: cfg.ErrorLog}
 	return s, nil
 }
 

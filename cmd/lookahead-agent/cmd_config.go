@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
@@ -32,7 +30,7 @@ tries Torque, Maui and NATS.`,
 			explicit := cmd.Flags().Changed("config")
 			c, l, err := readConfig(g.configFile, explicit, cmd.Flags(), true)
 			for _, w := range l.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
+				cli.Warn(cmd.ErrOrStderr(), cmd, w)
 			}
 			if err != nil {
 				return cli.UsageError{Err: err}

@@ -28,26 +28,30 @@ forecast is abandoned, the service stops, the NATS connection is drained.`,
 			if err != nil {
 				return err
 			}
-			return runRun(cmd.Context(), c)
+			return runRun(cmd.Context(), c, g.warnings...)
 		},
 	}
-	cmd.Flags().String("metrics-listen", "", "Prometheus listener address, \"\" for off (config key metrics.listen)")
+	cmd.Flags().String("metrics-listen", "", `Prometheus listener address, e.g. 127.0.0.1:9464; "off" disables (config key metrics.listen)`)
 	return cmd
 }
 
-func runRun(ctx context.Context, c Config) error {
+func runRun(ctx context.Context, c Config, warnings ...string) error {
 	base, err := newLogger(os.Stderr, c.LogLevel)
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
 	log := base.With().Str("site", c.Site).Str("component", "daemon").Logger()
+	for _, w := range warnings {
+		log.Warn().Msg(w) // the JSON log, never a line of plain text in it
+	}
 	if created, err := ensureStateDir(c); err != nil {
 		return err
 	} else if created {
 		log.Info().Str("state_dir", c.StateDir).Msg("state_dir did not exist: created it")
 	}
 	met, reg := agentMetrics()
-	msrv := &metrics.Server{Addr: c.Metrics.Listen, Gatherer: reg}
+	msrv := &metrics.Server{Addr: c.Metrics.Listen, Gatherer: reg,
+		ErrorLog: cli.HTTPErrorLog(base.With().Str("site", c.Site).Logger(), "metrics")}
 	if _, err := msrv.Listen(); err != nil {
 		return err
 	}

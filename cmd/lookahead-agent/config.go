@@ -60,7 +60,7 @@ type TorqueConfig struct {
 	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
 	CommandTimeout  time.Duration                `mapstructure:"command_timeout" default:"30s" min:"1s"`
-	DefaultSpeed    float64                      `mapstructure:"default_speed" default:"1" min:"0.001"`
+	DefaultSpeed    float64                      `mapstructure:"default_speed" default:"1" min:"0.001" max:"1000"`
 	Speeds          map[string]float64           `mapstructure:"speeds"`
 	Nodes           map[string]torque.NodeConfig `mapstructure:"nodes"`
 }
@@ -129,7 +129,7 @@ type MetricsConfig struct {
 type SimulatedConfig struct {
 	Nodes    int      `mapstructure:"nodes" default:"4" min:"1"`
 	PPN      int      `mapstructure:"ppn" default:"8" min:"1"`
-	Speed    float64  `mapstructure:"speed" default:"1" min:"0.001"`
+	Speed    float64  `mapstructure:"speed" default:"1" min:"0.001" max:"1000"`
 	MemMB    int64    `mapstructure:"mem_mb" min:"0"`
 	Features []string `mapstructure:"features"`
 	Trace    string   `mapstructure:"trace"`
@@ -231,9 +231,11 @@ func (c Config) Validate() error {
 	if c.Torque.Server != "" && !torque.ValidServer(c.Torque.Server) {
 		errs = append(errs, fmt.Errorf("torque.server %q: must be host or host:port", c.Torque.Server))
 	}
-	if c.Reservations.Prefix != "" && !forecast.IsPlainName(c.Reservations.Prefix) {
-		errs = append(errs, fmt.Errorf("reservations.prefix %q: must be a plain name", c.Reservations.Prefix))
+	if !forecast.IsPlainName(c.Reservations.Prefix) {
+		errs = append(errs, fmt.Errorf("reservations.prefix %q: must be a plain name of 1-%d bytes (the agent knows its reservations by it; default la.)",
+			forecast.Clip(c.Reservations.Prefix, forecast.MaxNameBytes), forecast.MaxNameBytes))
 	}
+	errs = append(errs, c.validateNodes()...)
 	if err := c.NATS.Validate(); err != nil {
 		errs = append(errs, err)
 	}

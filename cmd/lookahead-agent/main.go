@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"lookahead/internal/version"
 
 	"github.com/spf13/cobra"
@@ -22,6 +21,8 @@ func main() {
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	configFile string
+	// warnings are the last load's: run logs them, config prints them.
+	warnings []string
 }
 
 func newRootCommand() *cobra.Command {
@@ -57,17 +58,13 @@ prints the effective configuration.`,
 	return root
 }
 
-// load reads and validates the configuration for cmd; run and config
-// print its warnings (such as a LOOKAHEAD_* variable that sets no key) on
-// stderr.
+// load reads and validates the configuration for cmd and keeps its
+// warnings (such as a LOOKAHEAD_* variable that sets no key) in
+// o.warnings: run logs them, config prints them; not every tool's output.
 func (o *globalOptions) load(cmd *cobra.Command) (Config, error) {
 	explicit := cmd.Flags().Changed("config")
 	c, l, err := readConfig(o.configFile, explicit, cmd.Flags(), true)
-	if cmd.Name() == "run" || cmd.Name() == "config" { // at start, and when asked; not in every tool's output
-		for _, w := range l.Warnings {
-			fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-agent: warning: %s\n", w)
-		}
-	}
+	o.warnings = l.Warnings
 	if err != nil {
 		return c, cli.UsageError{Err: err}
 	}

@@ -11,6 +11,7 @@ import (
 	"lookahead/agent/simsite"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/internal/cli"
 )
 
 // Backends: where the site's state comes from.
@@ -68,8 +69,12 @@ func simulatedSite(c Config) (*simsite.Site, error) {
 			return nil, fmt.Errorf("simulated.trace: %w", err)
 		}
 		defer f.Close()
-		if jobs, _, err = simsite.ReadWorkload(f, c.Site); err != nil {
-			return nil, fmt.Errorf("simulated.trace %s: %w", s.Trace, err)
+		var skipped int
+		if jobs, skipped, err = simsite.ReadWorkload(f, c.Site); err != nil {
+			return nil, cli.UsageError{Err: fmt.Errorf("simulated.trace %s: %w", s.Trace, err)}
+		}
+		if len(jobs)+skipped == 0 {
+			return nil, cli.Usagef("simulated.trace %s: no job records: an empty or cut file, or not an SWF trace", s.Trace)
 		}
 	}
 	policy, _ := sim.ParsePolicy(c.Policy)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"lookahead/internal/cli"
@@ -26,9 +24,12 @@ written (exit 2). Nothing is contacted.`,
 			}
 			cfg, l, err := readConfig(cmd.Flags())
 			for _, w := range l.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead-broker: warning: %s\n", w)
+				cli.Warn(cmd.ErrOrStderr(), cmd, w)
 			}
 			if err != nil {
+				return err
+			}
+			if _, err := loadWeb(cfg.Web); err != nil { // the files web.* names, as run reads them
 				return err
 			}
 			return cli.PrintConfig(cmd.OutOrStdout(), output, cfg, l)

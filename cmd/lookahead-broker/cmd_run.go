@@ -29,11 +29,11 @@ previous broker left half done, serve submit/cancel/status/plan/sites/audit
 over NATS, and plan in cycles. Logs are JSON lines on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd.Flags())
+			cfg, l, err := readConfig(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return runRun(cmd.Context(), cfg)
+			return runRun(cmd.Context(), cfg, l.Warnings...)
 		},
 	}
 	addConfigFlags(cmd.Flags())
@@ -51,9 +51,17 @@ func newLogger(level string) (zerolog.Logger, error) {
 	return zerolog.New(logOutput).Level(lvl).With().Timestamp().Str("service", "lookahead-broker").Logger(), nil
 }
 
-// runRun wires NATS, metrics and the broker and runs them until ctx ends.
-func runRun(ctx context.Context, cfg Config) error {
+// runRun wires NATS, metrics and the broker and runs them until ctx ends;
+// the configuration's warnings are logged first.
+func runRun(ctx context.Context, cfg Config, warnings ...string) error {
 	log, err := newLogger(cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		log.Warn().Msg(w)
+	}
+	wc, err := loadWeb(cfg.Web) // local files first: a bad one is named before NATS is tried
 	if err != nil {
 		return err
 	}
@@ -66,7 +74,7 @@ func runRun(ctx context.Context, cfg Config) error {
 	reg := metrics.NewRegistry()
 	m := metrics.NewBroker(reg)
 	m.SetVersion(version.String())
-	srv := &metrics.Server{Addr: cfg.Metrics.Listen, Gatherer: reg}
+	srv := &metrics.Server{Addr: cfg.Metrics.Listen, Gatherer: reg, ErrorLog: cli.HTTPErrorLog(log, "metrics")}
 	if _, err := srv.Listen(); err != nil {
 		return err
 	}
@@ -74,7 +82,7 @@ func runRun(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}
-	ws, err := newWeb(cfg.Web, b, nc, log)
+	ws, err := newWeb(wc, b, log)
 	if err != nil {
 		return err
 	}

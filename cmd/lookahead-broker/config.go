@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -58,7 +57,8 @@ type Config struct {
 	Identities []Identity     `mapstructure:"identities" json:"identities"`
 	Operators  []string       `mapstructure:"operators" json:"operators"`
 	StateDir   string         `mapstructure:"state_dir" json:"state_dir" default:"/var/lib/lookahead/broker"`
-	Replicas   int            `mapstructure:"replicas" json:"replicas" default:"1" min:"1"`
+	// Replicas of every stream and bucket: at most 5, JetStream's limit.
+	Replicas int `mapstructure:"replicas" json:"replicas" default:"1" min:"1" max:"5"`
 	// Leadership is the active/standby lease (docs/broker.md).
 	Leadership struct {
 		LeaseTTL time.Duration `mapstructure:"lease_ttl" json:"lease_ttl" default:"10s" min:"3s"`
@@ -120,13 +120,12 @@ var flagKeys = map[string]string{
 
 // loadConfig reads flags > LOOKAHEAD_ env > file > defaults into a
 // validated Config; every problem is reported at once, naming the key and
-// where it was set (file:line, variable or flag).
-// Warnings (a LOOKAHEAD_* variable that sets no key) go to stderr.
+// where it was set (file:line, variable or flag). Its warnings (a
+// LOOKAHEAD_* variable that sets no key, a policy that refuses everyone)
+// are told by run (in its log), config and check only, not by every
+// command that reads the configuration.
 func loadConfig(fs *pflag.FlagSet) (Config, error) {
-	c, l, err := readConfig(fs)
-	for _, w := range l.Warnings {
-		fmt.Fprintf(os.Stderr, "lookahead-broker: warning: %s\n", w)
-	}
+	c, _, err := readConfig(fs)
 	return c, err
 }
 
@@ -211,6 +210,11 @@ func (c Config) Validate() error {
 	}
 	if t := c.Planning.FreeTolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.free_tolerance %v: must be at most 100", t))
+	}
+	for i, t := range c.Planning.Tiers {
+		if !(t > 0) { // as lookahead plan --tiers; NaN and Inf never get here (config refuses them)
+			errs = append(errs, fmt.Errorf("planning.tiers[%d]: %v, must be a number > 0 (a node speed threshold)", i, t))
+		}
 	}
 	return errors.Join(errs...)
 }

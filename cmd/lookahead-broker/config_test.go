@@ -243,8 +243,7 @@ func TestConfigOutputFormats(t *testing.T) {
 		var out, errOut bytes.Buffer
 		root.SetOut(&out)
 		root.SetErr(&errOut)
-		root.SetArgs([]string{"config", "--config", file, "-o", format})
-		if err := cli.Execute(context.Background(), root); err != nil {
+		if err := cli.ExecuteArgs(context.Background(), root, []string{"config", "--config", file, "-o", format}); err != nil {
 			t.Fatalf("config -o %s: %v", format, err)
 		}
 		if !strings.Contains(out.String(), want) {

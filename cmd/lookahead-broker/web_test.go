@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"lookahead/internal/cli"
 	"lookahead/internal/logtest"
 	"lookahead/internal/natsembed"
 )
@@ -133,8 +135,13 @@ func selfSigned(t *testing.T, dir string) (cert, key string) {
 }
 
 // TestRunServesTheWebViewOverTLSWithAToken: on a non-loopback address
-// with a token and TLS files, the view answers HTTPS only to the token.
+// with a token and TLS files, the view answers HTTPS only to the token; a
+// plain HTTP request's failed handshake is logged as a JSON line of the
+// broker's log (Go's HTTP server would write it as plain text).
 func TestRunServesTheWebViewOverTLSWithAToken(t *testing.T) {
+	logs := &logtest.Buffer{}
+	logOutput = logs
+	defer func() { logOutput = os.Stderr }()
 	dir := t.TempDir()
 	cert, key := selfSigned(t, dir)
 	token := filepath.Join(dir, "web.token")
@@ -170,8 +177,81 @@ func TestRunServesTheWebViewOverTLSWithAToken(t *testing.T) {
 	if r, err := http.Get("http://127.0.0.1:" + port + "/api/overview"); err == nil && r.StatusCode == 200 {
 		t.Error("plain HTTP answered")
 	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(logs.String(), "TLS handshake error"); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("run: %v", err)
+	}
+	if !strings.Contains(logs.String(), `"component":"web"`) || !strings.Contains(logs.String(), "TLS handshake error") {
+		t.Errorf("the failed handshake is not in the broker's log:\n%s", logs)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a log line that is not JSON: %s", line)
+		}
+	}
+}
+
+// TestRunJudgesWebFilesBeforeNATS: a bad web file (missing, open to
+// others, too short a token, a certificate that is not PEM) stops run
+// with exit 2 naming the key even when NATS cannot be reached, and
+// config and check say the same.
+func TestRunJudgesWebFilesBeforeNATS(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	file := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), mode)
+		os.Chmod(p, mode)
+		return p
+	}
+	good := file("good.token", "0123456789abcdef0123\n", 0o600)
+	garbage := file("garbage.crt", "not a certificate\n", 0o600)
+	for _, tc := range []struct {
+		name             string
+		token, cert, key string
+		says             string
+	}{
+		{"missing token file", filepath.Join(dir, "none.token"), "", "", "no such file"},
+		{"token file 0644", file("open.token", "0123456789abcdef0123\n", 0o644), "", "", "chmod 600"},
+		{"token too short", file("short.token", "abc\n", 0o600), "", "", "at least 16 characters"},
+		{"certificate not PEM", good, garbage, key, "web.tls_cert_file"},
+		{"key not PEM", good, cert, garbage, "web.tls_key_file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LOOKAHEAD_WEB_TOKEN_FILE", tc.token)
+			t.Setenv("LOOKAHEAD_WEB_TLS_CERT_FILE", tc.cert)
+			t.Setenv("LOOKAHEAD_WEB_TLS_KEY_FILE", tc.key)
+			for _, c := range []string{"run", "config", "check"} {
+				cmd := subcommand(c)
+				if err := cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", "nats://127.0.0.1:1",
+					"--metrics-listen", "off", "--web-listen", "0.0.0.0:0"}); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if c == "run" {
+					var cfg Config
+					if cfg, err = loadConfig(cmd.Flags()); err == nil {
+						err = runRun(context.Background(), cfg)
+					}
+				} else {
+					cmd.SetOut(io.Discard)
+					cmd.SetContext(context.Background())
+					err = cmd.RunE(cmd, nil)
+				}
+				code := cli.ExitCode(err)
+				if c == "check" { // a failed check besides NATS: exit 1, not 3 (only services unreachable)
+					if code != cli.ExitFailure {
+						t.Errorf("%s: exit %d (%v), want 1: the web check fails besides NATS", c, code, err)
+					}
+					continue
+				}
+				if code != cli.ExitUsage || !strings.Contains(err.Error(), tc.says) {
+					t.Errorf("%s: exit %d, %v; want 2 saying %q", c, code, err, tc.says)
+				}
+			}
+		})
 	}
 }

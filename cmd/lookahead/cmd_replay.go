@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -28,6 +29,7 @@ type replayOptions struct {
 	seeds    int
 	parallel int
 	start    string
+	progress string
 }
 
 func newReplayCommand() *cobra.Command {
@@ -64,13 +66,30 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
 	f.StringVar(&o.start, "start", "", "the replay's start on the wall clock (Unix seconds or RFC 3339; default: the scenario's start, else the first replayed job's time on its trace's clock, from the SWF header's UnixStartTime)")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
+	cli.AddProgressFlag(cmd, &o.progress)
 	_ = cmd.MarkFlagRequired("scenario")
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
 }
 
+// Bounds of replay's counts (each seed is a whole study; each worker a
+// goroutine with its own replay).
+const (
+	maxSeeds    = 1000
+	maxParallel = 1024
+)
+
 func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
+		return err
+	}
+	if o.seeds < 1 || o.seeds > maxSeeds {
+		return cli.Usagef("replay: --seeds %d: must lie in [1, %d]", o.seeds, maxSeeds)
+	}
+	if o.parallel < 1 || o.parallel > maxParallel {
+		return cli.Usagef("replay: --parallel %d: must lie in [1, %d]", o.parallel, maxParallel)
+	}
+	if _, err := cli.Progress(o.progress, io.Discard, ""); err != nil {
 		return err
 	}
 	sc, err := loadScenario(o.scenario)
@@ -95,17 +114,11 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		}
 	}
 	sc = sc.OnClock(in)
-	if o.seeds < 0 {
-		return cli.Usagef("replay: --seeds %d: must be at least 1", o.seeds)
-	}
-	if o.parallel < 0 {
-		return cli.Usagef("replay: --parallel %d: must be at least 1", o.parallel)
-	}
-	nSeeds := max(o.seeds, 1)
+	nSeeds := o.seeds
 	opts := replay.Options{Context: ctx}
-	var bar func(done, total int)
-	if cli.IsTerminal(stderr) {
-		bar = cli.ProgressBar(stderr, "runs")
+	bar, err := cli.Progress(o.progress, stderr, "runs")
+	if err != nil {
+		return err
 	}
 	if bar != nil {
 		opts.Progress = bar
@@ -176,6 +189,12 @@ func loadScenario(path string) (replay.Scenario, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
+		var doc yaml.Node
+		if yaml.Unmarshal(b, &doc) == nil {
+			if key := yamlKeyOf(&doc, reflect.TypeOf(sc)); key != "" {
+				return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %s: %w", path, key, err)}
+			}
+		}
 		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
 	}
 	return sc, nil
@@ -232,6 +251,9 @@ func readReplayTrace(path string) ([]replay.TraceJob, int64, error) {
 	jobs, st, err := replay.ReadSWF(r)
 	if err != nil {
 		return nil, 0, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
+	}
+	if err := noRecords(path, st.Jobs+st.Skipped); err != nil {
+		return nil, 0, err
 	}
 	return jobs, st.Origin, nil
 }

@@ -44,7 +44,7 @@ func writeScenario(t *testing.T, body string) string {
 func TestReplayJSONAndPlot(t *testing.T) {
 	var out, errs bytes.Buffer
 	svg := filepath.Join(t.TempDir(), "p.svg")
-	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, plot: svg}
+	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, plot: svg, seeds: 1, parallel: 1, progress: cli.ProgressNever}
 	if err := runReplay(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestReplayRefusesBadScenarios(t *testing.T) {
 		"unknown strategy": strings.Replace(tinyScenario, "single-site-earliest", "fastest", 1),
 		"missing trace":    strings.Replace(tinyScenario, "trace: %s", "trace: nowhere.swf", 1),
 	} {
-		o := &replayOptions{scenario: writeScenario(t, body), output: cli.FormatTable}
+		o := &replayOptions{scenario: writeScenario(t, body), output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever}
 		err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o)
 		if cli.ExitCode(err) != cli.ExitUsage {
 			t.Errorf("%s: got %v (exit %d), want a usage error", name, err, cli.ExitCode(err))
@@ -85,7 +85,7 @@ func TestReplayRefusesBadScenarios(t *testing.T) {
 // earned adds up to what the grid jobs paid.
 func TestReplaySeedsAndEarnings(t *testing.T) {
 	var out, errs bytes.Buffer
-	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, seeds: 2}
+	o := &replayOptions{scenario: writeScenario(t, tinyScenario), output: cli.FormatJSON, seeds: 2, parallel: 1, progress: cli.ProgressNever}
 	if err := runReplay(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ times in --schedule are Unix times on that clock.`,
 	f.StringVar(&o.schedule, "schedule", "", "write every job's start and end as JSON lines to this file")
 	o.clock.add(f, "the trace's time 0")
 	f.Int64Var(&o.poll, "poll", 0, "scheduler iteration in seconds, like Maui's RMPOLLINTERVAL (0: act at every event)")
-	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when stdout is a terminal), always, never")
+	cli.AddProgressFlag(cmd, &o.progress)
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -107,6 +107,13 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	}
 	if o.trace == "" {
 		return cli.Usagef("--trace is required")
+	}
+	if o.limit < 0 {
+		return cli.Usagef("--jobs %d: must be >= 0 (0: every job of the trace)", o.limit)
+	}
+	bar, err := cli.Progress(o.progress, stderr, "jobs")
+	if err != nil {
+		return err
 	}
 	policy, name, unmodelled, err := simulatePolicy(o)
 	if err != nil {
@@ -139,8 +146,8 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	jobs := tr.SimJobs()
 	clock.Jobs(jobs)
 	opts := sim.Options{KeepHosts: false}
-	if showProgress(o.progress, stdout) {
-		opts.Progress = cli.ProgressBar(stderr, "jobs")
+	if bar != nil {
+		opts.Progress = bar
 	}
 	start := time.Now()
 	res, err := sim.RunContext(ctx, cluster, jobs, policy, opts)
@@ -282,7 +289,7 @@ func readSWF(path string, limit int) (*swf.Trace, error) {
 	if magic, _ := r.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		z, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, fmt.Errorf("trace %s: %w", path, err)
+			return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 		}
 		defer z.Close()
 		in = z
@@ -291,7 +298,23 @@ func readSWF(path string, limit int) (*swf.Trace, error) {
 	if err != nil {
 		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 	}
+	if err := noRecords(path, len(tr.Jobs)+len(tr.Skipped)); err != nil {
+		return nil, err
+	}
 	return tr, nil
+}
+
+// noRecords refuses a trace without a single job record: an empty file
+// (a failed download) would otherwise replay nothing and report zeros.
+func noRecords(path string, records int) error {
+	if records > 0 {
+		return nil
+	}
+	size := "?"
+	if st, err := os.Stat(path); err == nil {
+		size = fmt.Sprint(st.Size())
+	}
+	return cli.Usagef("trace %s: no job records (%s bytes): an empty or cut file, or not an SWF trace", path, size)
 }
 
 func warnSkipped(w io.Writer, path string, skipped []swf.Skip) {
@@ -330,16 +353,6 @@ func writeSchedule(path string, jobs []sim.JobResult) (err error) {
 		return fmt.Errorf("schedule file: %w", err)
 	}
 	return nil
-}
-
-func showProgress(mode string, stdout io.Writer) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	return cli.IsTerminal(stdout)
 }
 
 func btoi(b bool) int {

@@ -50,7 +50,7 @@ func TestSeed002Study(t *testing.T) {
 		seeds = 3
 	}
 	var out, errs bytes.Buffer
-	o := &replayOptions{scenario: "../../examples/replay/seed002-study.yaml", output: "json", seeds: seeds, parallel: 2}
+	o := &replayOptions{scenario: "../../examples/replay/seed002-study.yaml", output: "json", seeds: seeds, parallel: 2, progress: "never"}
 	if err := runReplay(context.Background(), &out, os.Stderr, o); err != nil {
 		t.Fatalf("%v\n%s", err, errs.String())
 	}

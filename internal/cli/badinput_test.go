@@ -167,7 +167,37 @@ var badInputs = []badInput{
 	// scenarios
 	{2, "field bogus not found", replay, files("s", "name: x\nseed: 1\nbogus: 1\n")},
 	{2, "sites[0].nodes: must be positive, got -3", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: -3}\n")},
+	// issue 38: what slipped through
+	{2, "{c}:3: torque.speeds.n001: -1, must lie in [0.001, 1000]", agentConfig, files("c", "site: a\ntorque:\n  speeds: {n001: -1}\n")},
+	{2, "{c}:3: torque.nodes.n001.speed: 5000, must lie in [0.001, 1000]", agentConfig, files("c", "site: a\ntorque:\n  nodes: {n001: {speed: 5000}}\n")},
+	{2, "{c}:3: torque.default_speed: 5000 is above the most allowed, 1000", agentConfig, files("c", "site: a\ntorque:\n  default_speed: 5000\n")},
+	{2, `{c}:4: simulated.features[0]: "a b": must be a plain name`, agentConfig, files("c", "site: a\nbackend: simulated\nsimulated:\n  features: [\"a b\"]\n")},
+	{2, `nodes[0].features[0]: "i b": must be a plain name`, plan, with("f", alpha(`"features": ["ib"]`, `"features": ["i b"]`))},
+	{2, `{c}:3: reservations.prefix: "": must be a plain name`, agentConfig, files("c", "site: a\nreservations:\n  prefix: \"\"\n")},
+	{2, `{c}:3: nats.urls: "nats//nats1:4222": want scheme://host:port`, agentConfig, files("c", "site: a\nnats:\n  urls: [\"nats//nats1:4222\"]\n")},
+	{2, `{c}:2: nats.urls: "nats://nats1": no port`, brokerConfig, files("c", "nats:\n  urls: [nats://nats1]\n")},
+	{2, "{c}:2: planning.tiers[1]: -2, must be a number > 0", brokerConfig, files("c", "planning:\n  tiers: [1.0, -2.0]\n")},
+	{2, "speed NaN: must be between 1 and 10000", "lookahead demo --speed NaN", nil},
+	{2, `--progress "sometimes": must be auto, always or never`, simulate + " --progress sometimes", files("t", swf())},
+	{2, "--jobs -1: must be >= 0", simulate + " --jobs -1", files("t", swf())},
+	{2, "is a directory", "lookahead submit --procs 1 --walltime 1h --max-price 1 --script /", nil},
+	{2, `scenario {s}: invalid scenario: sites[1].name: "c2 west": must be a plain name`, replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: c1, nodes: 2}\n  - {name: \"c2 west\", nodes: 2}\n")},
+	{2, `scenario {s}: plot.from: duration "soon"`, replay, files("s", "name: x\nseed: 1\nplot: {from: soon}\n")},
+	{2, "web.token_file: stat /nonexistent/web.token: no such file", "lookahead-broker run --nats-url " + dead + " --config {c}", files("c", "state_dir: /nonexistent\nweb: {listen: \"127.0.0.1:0\", token_file: /nonexistent/web.token}\n")},
+	{2, "at least 16 characters", "lookahead-broker run --nats-url " + dead + " --config {c}", files("c", "web: {listen: \"127.0.0.1:0\", token_file: \"{t}\"}\n", "t", "abc\n")},
+	{2, "web.tls_cert_file {x}", "lookahead-broker run --nats-url " + dead + " --config {c}", files("c", "web: {listen: \"127.0.0.1:0\", tls_cert_file: \"{x}\", tls_key_file: \"{x}\"}\n", "x", "not PEM\n")},
+	{1, "web.tls_cert_file {x}, web.tls_key_file {x}: tls: failed to find any PEM data", "lookahead-broker check --nats-url " + dead + " --config {c}", files("c", "web: {listen: \"127.0.0.1:0\", tls_cert_file: \"{x}\", tls_key_file: \"{x}\"}\n", "x", "not PEM\n")},
+	{2, "web.token_file: stat /nonexistent/web.token: no such file", brokerConfig, files("c", "web: {listen: \"127.0.0.1:0\", token_file: /nonexistent/web.token}\n")},
+	{2, "{c}:1: replicas: 7 is above the most allowed, 5", brokerConfig, files("c", "replicas: 7\n")},
+	{2, `slots[6]: with the slots it overlaps at 1763787200, node "a03" offers 9 processors, it has 8`, plan, with("f", alpha(`"procs": 4, "start": 1763787200`, `"procs": 5, "start": 1763787200`))},
+	{2, "trace {t}: no job records (0 bytes)", simulate + " --procs 8", files("t", "")},
+	{2, "--seeds 0: must lie in [1, 1000]", replay + " --seeds 0", files("s", "name: x\nseed: 1\n")},
 }
+
+var (
+	agentConfig  = "lookahead-agent config --config {c}"
+	brokerConfig = "lookahead-broker config --config {c}"
+)
 
 // TestBadInputs runs every row of the table with the real binaries.
 func TestBadInputs(t *testing.T) {
@@ -184,7 +214,7 @@ func TestBadInputs(t *testing.T) {
 			return s
 		}
 		for name, body := range c.in {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(expand(body)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,25 +3,32 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 )
 
-// Execute runs root under ctx. An error cobra returns before any
-// command's RunE started — an unknown command or flag, a flag value that
-// does not parse, a wrong number of arguments — is a UsageError (exit 2)
-// and points at --help.
+// Execute runs root under ctx on the process's arguments. An error cobra
+// returns before any command's RunE started — an unknown command or flag,
+// a flag value that does not parse, a wrong number of arguments — is a
+// UsageError (exit 2) and points at --help. An error is reported as JSON
+// when the command line asked for it (JSONRequested), even when the bad
+// flag came before -o json.
 func Execute(ctx context.Context, root *cobra.Command) error {
+	return ExecuteArgs(ctx, root, os.Args[1:])
+}
+
+// ExecuteArgs is Execute on the given arguments (tests).
+func ExecuteArgs(ctx context.Context, root *cobra.Command, args []string) error {
 	started := false
 	markStarted(root, &started)
+	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !started {
 		err = UsageError{Err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
 	}
-	if err != nil && cmd != nil {
-		if f := cmd.Flags().Lookup("output"); f != nil && f.Value.String() == FormatJSON {
-			err = JSONError{Err: err, Command: cmd.CommandPath()}
-		}
+	if err != nil && cmd != nil && JSONRequested(cmd, args) {
+		err = JSONError{Err: err, Command: cmd.CommandPath()}
 	}
 	return err
 }

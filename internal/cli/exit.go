@@ -44,8 +44,9 @@ func (e CodedError) Unwrap() error { return e.Err }
 
 // ExitCode is the one place that maps an error to the process exit code.
 // A file or directory that does not exist (fs.ErrNotExist anywhere in the
-// chain: a named input, a config file, a log directory, a tool's path) is
-// bad input, 2, whatever else wraps it.
+// chain: a named input, a config file, a log directory, a tool's path),
+// and a directory named where a file goes (EISDIR), are bad input, 2,
+// whatever else wraps them.
 func ExitCode(err error) int {
 	var coded CodedError
 	var usage UsageError
@@ -54,7 +55,7 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.EISDIR):
 		return ExitUsage
 	case errors.As(err, &coded):
 		return coded.Code

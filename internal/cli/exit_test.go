@@ -21,6 +21,7 @@ func (b badInput) BadInput() bool { return b.bad }
 
 func TestExitCode(t *testing.T) {
 	_, notExist := os.Open("/nonexistent/file")
+	_, isDir := os.ReadFile(os.TempDir())
 	for _, tc := range []struct {
 		err  error
 		want int
@@ -32,6 +33,7 @@ func TestExitCode(t *testing.T) {
 		{errors.Join(errors.New("a"), fmt.Errorf("x: %w", badInput{true})), ExitUsage},
 		{fmt.Errorf("x: %w", badInput{false}), ExitFailure},
 		{fmt.Errorf("open trace: %w", notExist), ExitUsage},
+		{fmt.Errorf("--script /tmp: %w", isDir), ExitUsage},
 		{CodedError{Code: ExitUnavailable, Err: fmt.Errorf("tail: %w", notExist)}, ExitUsage}, // a missing directory is input
 		{CodedError{Code: ExitRefused, Err: errors.New("forbidden")}, ExitRefused},
 		{CodedError{Code: ExitUnavailable, Err: context.Canceled}, ExitInterrupted},
@@ -67,29 +69,29 @@ func TestExecuteMarksErrorsBeforeRunAsUsage(t *testing.T) {
 		return root
 	}
 	for _, args := range [][]string{{"--bogus"}, {"sub", "extra"}, {"nosuch"}, {"sub", "--bogus"}} {
-		root := newRoot()
-		root.SetArgs(args)
-		err := Execute(context.Background(), root)
+		err := ExecuteArgs(context.Background(), newRoot(), args)
 		if ExitCode(err) != ExitUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
 		}
 	}
-	root := newRoot()
-	root.SetArgs([]string{"sub"})
-	if err := Execute(context.Background(), root); !ran || ExitCode(err) != ExitFailure {
+	if err := ExecuteArgs(context.Background(), newRoot(), []string{"sub"}); !ran || ExitCode(err) != ExitFailure {
 		t.Fatalf("an error from RunE: %v (exit %d), want 1", err, ExitCode(err))
 	}
 }
 
 // Issue 23.6: errors were plain text even with -o json; they are one JSON
-// object on stderr.
+// object on stderr. Issue 38: also when -o json follows a bad flag; and a
+// command whose output is JSON by default (the daemons' config) reports
+// its errors as text unless -o json was asked for.
 func TestErrorsUnderJSONOutputAreJSON(t *testing.T) {
 	newRoot := func() *cobra.Command {
-		var format string
+		var format, def string
 		root := &cobra.Command{Use: "x", SilenceErrors: true, SilenceUsage: true}
 		sub := &cobra.Command{Use: "sub", RunE: func(*cobra.Command, []string) error { return Usagef("--procs 0: must be > 0") }}
 		AddOutputFlag(sub, &format)
-		root.AddCommand(sub)
+		cfg := &cobra.Command{Use: "config", RunE: func(*cobra.Command, []string) error { return Usagef("budgets: -5") }}
+		AddOutputFlagDefault(cfg, &def, FormatJSON)
+		root.AddCommand(sub, cfg)
 		return root
 	}
 	for _, tc := range []struct {
@@ -99,11 +101,14 @@ func TestErrorsUnderJSONOutputAreJSON(t *testing.T) {
 	}{
 		{[]string{"sub", "-o", "json"}, "usage", true},
 		{[]string{"sub", "-o", "json", "--bogus"}, "usage", true},
+		{[]string{"sub", "--bogus", "-o", "json"}, "usage", true},
+		{[]string{"sub", "--bogus", "--output=json"}, "usage", true},
 		{[]string{"sub"}, "", false},
+		{[]string{"config"}, "", false},
+		{[]string{"config", "-o", "json"}, "usage", true},
+		{[]string{"config", "-o", "table"}, "", false},
 	} {
-		root := newRoot()
-		root.SetArgs(tc.args)
-		err := Execute(context.Background(), root)
+		err := ExecuteArgs(context.Background(), newRoot(), tc.args)
 		var w bytes.Buffer
 		code := report(&w, "x", err, false)
 		var rep ErrorReport
@@ -112,7 +117,7 @@ func TestErrorsUnderJSONOutputAreJSON(t *testing.T) {
 			t.Errorf("%v: exit %d, printed %q", tc.args, code, w.String())
 			continue
 		}
-		if tc.json && (rep.Kind != tc.kind || rep.ExitCode != ExitUsage || rep.Command != "x sub" || rep.Error == "") {
+		if tc.json && (rep.Kind != tc.kind || rep.ExitCode != ExitUsage || rep.Command != "x "+tc.args[0] || rep.Error == "") {
 			t.Errorf("%v: report %+v", tc.args, rep)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // IsTerminal reports whether w is a character device (a terminal), so
@@ -32,4 +34,34 @@ func ProgressBar(w io.Writer, unit string) func(done, total int) {
 		last = pct
 		fmt.Fprintf(w, "\r[%-40s] %3d%% %d/%d %s", strings.Repeat("#", pct*40/100), pct, done, total, unit)
 	}
+}
+
+// Progress modes of --progress.
+const (
+	ProgressAuto   = "auto"
+	ProgressAlways = "always"
+	ProgressNever  = "never"
+)
+
+// AddProgressFlag adds --progress to cmd, bound to *mode: the same flag
+// on every long command (simulate, replay).
+func AddProgressFlag(cmd *cobra.Command, mode *string) {
+	cmd.Flags().StringVar(mode, "progress", ProgressAuto, "progress bar on stderr: auto (when stderr is a terminal), always, never")
+}
+
+// Progress is the --progress bar of a command that counts unit on w (its
+// stderr): nil when mode says none; a usage error for an unknown mode.
+func Progress(mode string, w io.Writer, unit string) (func(done, total int), error) {
+	switch mode {
+	case ProgressAlways:
+	case ProgressNever:
+		return nil, nil
+	case ProgressAuto:
+		if !IsTerminal(w) {
+			return nil, nil
+		}
+	default:
+		return nil, Usagef("--progress %q: must be %s, %s or %s", mode, ProgressAuto, ProgressAlways, ProgressNever)
+	}
+	return ProgressBar(w, unit), nil
 }

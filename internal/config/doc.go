@@ -5,8 +5,8 @@
 // The keys are the struct's: a field's `mapstructure` tag names it (a
 // struct type without mapstructure tags, such as the forecast package's
 // pricing types, is named and decoded by its `json` tags), `default:"…"`
-// gives its default and `min:"…"` its lower bound. Adding a key is adding
-// one tagged field. What is not a key is an error:
+// gives its default, `min:"…"` and `max:"…"` its bounds. Adding a key is
+// adding one tagged field. What is not a key is an error:
 //
 //   - an unknown or misspelt key in the file, named with its file and line
 //     and the nearest known key ("agent.yaml:12: nats.ulr: unknown key; did
@@ -15,7 +15,7 @@
 //     the file, in a LOOKAHEAD_* variable or in a flag, naming where;
 //   - a value of the wrong type (a word where a number goes, a list where a
 //     map goes), a duplicate key, a non-finite number;
-//   - a value below its key's bound, naming where the value came from.
+//   - a value outside its key's bounds, naming where the value came from.
 //
 // Every problem found is reported at once (Error lists them). Map keys
 // keep their case (viper alone lower-cases them: budgets for user "Alice"

@@ -54,7 +54,7 @@ type testConfig struct {
 	} `mapstructure:"budgets"`
 	Identities []Identity `mapstructure:"identities"`
 	Tiers      []float64  `mapstructure:"tiers"`
-	Replicas   int        `mapstructure:"replicas" default:"1" min:"1"`
+	Replicas   int        `mapstructure:"replicas" default:"1" min:"1" max:"5"`
 	Pricing    Pricing    `mapstructure:"pricing"`
 }
 
@@ -156,6 +156,7 @@ func TestFileProblemsNameKeyAndLine(t *testing.T) {
 		{"intervals: {refresh: -5s}\n", "", "intervals.refresh", "below the least allowed"},
 		{"intervals: {debounce: -1s}\n", "", "intervals.debounce", "below the least allowed, 0s"},
 		{"replicas: 0\n", "", "replicas", "below the least allowed, 1"},
+		{"replicas: 7\n", "", "replicas", "7 is above the most allowed, 5"},
 	} {
 		file := writeFile(t, tc.body)
 		_, _, err := load(t, file, nil, nil)

@@ -42,6 +42,7 @@ type node struct {
 	def    string // `default` tag, "" for none
 	hasDef bool
 	min    string // `min` tag, "" for none
+	max    string // `max` tag, "" for none
 	json   bool   // decoded by encoding/json (the type has no mapstructure tags)
 }
 
@@ -128,7 +129,7 @@ func addFields(n *node, t reflect.Type, prefix []int) {
 		}
 		child := build(f.Type, n.json)
 		child.def, child.hasDef = f.Tag.Lookup("default")
-		child.min = f.Tag.Get("min")
+		child.min, child.max = f.Tag.Get("min"), f.Tag.Get("max")
 		n.fields[name], n.index[name] = child, idx
 		n.order = append(n.order, name)
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// checkBounds refuses negative durations and values below their key's
-// `min` tag, naming where the value came from.
+// checkBounds refuses negative durations and values outside their key's
+// `min` and `max` tags, naming where the value came from.
 func checkBounds(v reflect.Value, n *node, prefix string, l *Loaded, ps *problems) {
 	for _, name := range n.order {
 		c, key := n.fields[name], join(prefix, name)
@@ -28,12 +28,13 @@ func checkBounds(v reflect.Value, n *node, prefix string, l *Loaded, ps *problem
 				ps.add(l.Origin(key), key, "%v is below the least allowed, %v", d, max(lo, 0))
 			}
 		case kindInt, kindFloat:
-			if c.min == "" {
-				continue
-			}
 			lo, _ := strconv.ParseFloat(c.min, 64)
-			if x := number(fv); x < lo {
+			hi, _ := strconv.ParseFloat(c.max, 64)
+			switch x := number(fv); {
+			case c.min != "" && x < lo:
 				ps.add(l.Origin(key), key, "%v is below the least allowed, %v", x, c.min)
+			case c.max != "" && x > hi:
+				ps.add(l.Origin(key), key, "%v is above the most allowed, %v", x, c.max)
 			}
 		}
 	}

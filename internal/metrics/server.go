@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -25,6 +26,10 @@ type Server struct {
 	// ShutdownTimeout bounds the graceful shutdown when Run's context ends;
 	// 0 means 5 s.
 	ShutdownTimeout time.Duration
+	// ErrorLog is where the HTTP server logs what it cannot serve (nil:
+	// the standard logger, plain text on stderr); the daemons pass their
+	// JSON log.
+	ErrorLog *log.Logger
 
 	mu       sync.Mutex
 	ln       net.Listener
@@ -93,7 +98,7 @@ func (s *Server) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.ErrorLog}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
 	select {

@@ -2,6 +2,7 @@ package natsconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,8 +43,31 @@ type Config struct {
 	ConnectTimeout time.Duration `mapstructure:"connect_timeout" json:"connect_timeout" default:"5s" min:"100ms"`
 }
 
-// Validate reports options that cannot work together.
+// Validate reports options that cannot work together and server URLs
+// that are not ones; its errors are bad input (IsConfigError).
 func (c Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return configError{err}
+	}
+	return nil
+}
+
+// configError is a configuration that cannot work: the user's to fix
+// (BadInput: the CLIs exit 2), not a server that cannot be reached.
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+func (configError) BadInput() bool  { return true }
+
+// IsConfigError reports whether err comes from Validate: the
+// configuration is wrong, no server was tried.
+func IsConfigError(err error) bool {
+	var c configError
+	return errors.As(err, &c)
+}
+
+func (c Config) validate() error {
 	n := 0
 	for _, set := range []bool{c.Creds != "", c.NKeySeed != "", c.User != "", c.Token != ""} {
 		if set {

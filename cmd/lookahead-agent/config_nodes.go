@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// validateNodes checks what the config says of the cluster's nodes:
+// speeds in [forecast.MinSpeed, forecast.MaxSpeed] (torque.speeds,
+// torque.nodes.*.speed; 0 there means "not set"), memory in the model's
+// bounds and features that are plain names (a grid job names the
+// features it needs with plain names, docs/formats.md).
+func (c Config) validateNodes() []error {
+	var errs []error
+	bad := func(key string, v float64) {
+		errs = append(errs, fmt.Errorf("%s: %v, must lie in [%v, %v] (the node's speed relative to the reference CPU)",
+			key, v, forecast.MinSpeed, forecast.MaxSpeed))
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Torque.Speeds)) {
+		if s := c.Torque.Speeds[name]; !forecast.ValidSpeed(s) {
+			bad("torque.speeds."+name, s)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Torque.Nodes)) {
+		n, key := c.Torque.Nodes[name], "torque.nodes."+name
+		if n.Speed != 0 && !forecast.ValidSpeed(n.Speed) {
+			bad(key+".speed", n.Speed)
+		}
+		if n.MemMB < 0 || n.MemMB > forecast.MaxMemMB {
+			errs = append(errs, fmt.Errorf("%s.mem_mb: %d, must lie in [0, %d]", key, n.MemMB, forecast.MaxMemMB))
+		}
+		errs = append(errs, plainNames(key+".features", n.Features)...)
+	}
+	return append(errs, plainNames("simulated.features", c.Simulated.Features)...)
+}
+
+// plainNames refuses the items of a list that are not plain names.
+func plainNames(key string, names []string) []error {
+	var errs []error
+	for i, n := range names {
+		if !forecast.IsPlainName(n) {
+			errs = append(errs, fmt.Errorf("%s[%d] %q: must be a plain name (1-%d bytes of letters, digits, _ . -; not starting with . or -)",
+				key, i, forecast.Clip(n, forecast.MaxNameBytes), forecast.MaxNameBytes))
+		}
+	}
+	return errs
+}
