@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -26,7 +27,8 @@ func CheckExposure(addr string, haveToken bool) error {
 
 // ReadToken reads the operators' token from path: the file must be a
 // regular file that neither group nor others may read or write, and hold
-// at least MinTokenBytes bytes (surrounding white space ignored).
+// at least MinTokenBytes bytes (surrounding white space ignored) of
+// characters that travel unchanged in ?token= and a cookie.
 func ReadToken(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -46,7 +48,18 @@ func ReadToken(path string) (string, error) {
 	if len(tok) < MinTokenBytes || strings.ContainsAny(tok, " \t\r\n") {
 		return "", fmt.Errorf("web.token_file %s: want one token of at least %d characters without spaces", path, MinTokenBytes)
 	}
+	if i := strings.IndexFunc(tok, untravelled); i >= 0 {
+		return "", fmt.Errorf("web.token_file %s: the token holds %q, which an address's ?token= or a cookie cannot carry as typed: use letters, digits and - _ . ~ + / = (head -c 24 /dev/urandom | base64 | tr '+/' '-_')", path, []rune(tok[i:])[0])
+	}
 	return tok, nil
+}
+
+// untravelled are the characters a token cannot hold: they would not
+// reach the broker unchanged in ?token= (%, &, #) or in the cookie
+// (", ;, \, a comma), or are not printable ASCII. A standard base64
+// token (+, /, =) travels.
+func untravelled(r rune) bool {
+	return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"#%&,;\`, r)
 }
 
 // cookieName carries the token once the operator has opened the page
@@ -64,10 +77,27 @@ func tokenOf(r *http.Request) (tok string, fromQuery bool) {
 	if c, err := r.Cookie(cookieName); err == nil {
 		return c.Value, false
 	}
-	if q := r.URL.Query().Get("token"); q != "" {
+	if q := queryToken(r.URL.RawQuery); q != "" {
 		return q, true
 	}
 	return "", false
+}
+
+// queryToken is the token query parameter as the operator pasted it: a
+// "+" stays a "+" (form decoding would read a space, and a standard
+// base64 token would never match); %XX escapes are decoded.
+func queryToken(raw string) string {
+	for _, kv := range strings.Split(raw, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "token" {
+			continue
+		}
+		if u, err := url.PathUnescape(v); err == nil {
+			return u
+		}
+		return v
+	}
+	return ""
 }
 
 // checkToken reports whether r presents want (constant time).

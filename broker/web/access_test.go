@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,5 +152,48 @@ func TestGuardToken(t *testing.T) {
 		r.Header.Set("Authorization", "Bearer "+tok)
 	}); w.Code != 200 {
 		t.Errorf("own host name with token: %d", w.Code)
+	}
+}
+
+// TestGuardBase64Token: a standard base64 token (+, / and =, what
+// `head -c 24 /dev/urandom | base64` writes) passes in the query string
+// as pasted (a "+" is not read as a space) and escaped, in the header,
+// and in the cookie the first visit sets; a token that cannot travel is
+// refused when the file is read, naming the character.
+func TestGuardBase64Token(t *testing.T) {
+	const tok = "q+3/Zx+Lm0/w7Q+aB9c/kP2e="
+	s, err := New(Config{Listen: "0.0.0.0:9466", Token: tok}, fakeBroker{}, Streams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{tok, url.QueryEscape(tok), strings.ReplaceAll(tok, "+", "%2B")} {
+		w := serve(t, s, "GET", "/?token="+q+"&x=1", nil)
+		c := w.Result().Cookies()
+		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/?x=1" || len(c) != 1 || c[0].Value != tok {
+			t.Fatalf("?token=%s: %d %q %+v", q, w.Code, w.Header().Get("Location"), c)
+		}
+		if w := serve(t, s, "GET", "/api/overview", func(r *http.Request) { r.AddCookie(c[0]) }); w.Code != 200 {
+			t.Errorf("cookie of ?token=%s: %d", q, w.Code)
+		}
+	}
+	if w := serve(t, s, "GET", "/api/overview", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }); w.Code != 200 {
+		t.Errorf("bearer: %d", w.Code)
+	}
+	if w := serve(t, s, "GET", "/?token="+strings.ReplaceAll(tok, "+", "%20"), nil); w.Code != http.StatusUnauthorized {
+		t.Errorf("token with spaces for its pluses: %d", w.Code)
+	}
+	dir := t.TempDir()
+	for body, bad := range map[string]string{tok + "\n": "", "0123456789abcdef;0123": "';'", "0123456789abcdef%41bc": "'%'", "0123456789abcdéf01": "'é'"} {
+		p := filepath.Join(dir, "tok")
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadToken(p)
+		if bad == "" && (err != nil || got != tok) {
+			t.Errorf("%q: %q %v", body, got, err)
+		}
+		if bad != "" && (err == nil || !strings.Contains(err.Error(), bad)) {
+			t.Errorf("%q: %v, want it refused naming %s", body, err, bad)
+		}
 	}
 }
