@@ -73,6 +73,8 @@ type Agent struct {
 	schedDown bool
 	// epochs fences brokers that are no longer active (epoch.go).
 	epochs epochGuard
+	// lag is how late the last publications left (deadline.go).
+	lag pubLag
 
 	mu     sync.Mutex // guards the fields below
 	state  Status

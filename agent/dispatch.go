@@ -66,7 +66,7 @@ func (c *dispatchCall) decode(data []byte) error {
 
 func (c *dispatchCall) head() requestHead {
 	return requestHead{verb: wire.VerbDispatch, job: c.req.Job, by: c.req.RequestedBy,
-		identity: wire.Identity{User: c.req.User, Account: c.req.Account}, epoch: c.req.Epoch}
+		identity: wire.Identity{User: c.req.User, Account: c.req.Account}, epoch: c.req.Epoch}.withTiming(c.req.Timing)
 }
 
 func (c *dispatchCall) check(a *Agent, _ time.Time) *Refusal {
@@ -209,7 +209,7 @@ func (c *stopCall) decode(data []byte) error {
 }
 
 func (c *stopCall) head() requestHead {
-	return requestHead{verb: wire.VerbStop, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}
+	return requestHead{verb: wire.VerbStop, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}.withTiming(c.req.Timing)
 }
 
 func (c *stopCall) check(a *Agent, _ time.Time) *Refusal { return CheckStop(c.req, a.cfg.Site) }

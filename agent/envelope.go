@@ -64,8 +64,16 @@ type requestHead struct {
 	by       string
 	identity wire.Identity
 	epoch    uint64
-	// timeoutMS is how long the sender waits (0: no deadline).
-	timeoutMS int64
+	// timeoutMS is how long the sender waits (0: no deadline); sentMS
+	// when it sent the request (its clock, 0: unknown) and offsetMS this
+	// site's clock minus the sender's (wire.Timing).
+	timeoutMS, sentMS, offsetMS int64
+}
+
+// withTiming returns h with the request's wire.Timing.
+func (h requestHead) withTiming(t wire.Timing) requestHead {
+	h.timeoutMS, h.sentMS, h.offsetMS = t.TimeoutMS, t.SentMS, t.ClockOffsetMS
+	return h
 }
 
 // exchange is one request in flight through the envelope.
@@ -108,7 +116,7 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if ref := a.admitEpoch(ctx, h); ref != nil {
 		return nil, ref
 	}
-	x.deadline = deadlineOf(h, x.received)
+	x.deadline = deadlineOf(h, x.received, time.Now(), a.deps.Now(), a.lag.get())
 	if ref := checkDeadline(x.deadline, time.Now()); ref != nil {
 		return nil, ref
 	}

@@ -61,12 +61,19 @@ type countingReserver struct {
 	agent.Reserver
 	mu                      sync.Mutex
 	reserves, lists, releas int
+	// hold, when set, is called at each Reserve before it runs (a test
+	// holds the request lock with it).
+	hold func(job string)
 }
 
 func (c *countingReserver) Reserve(ctx context.Context, s agent.ReserveSpec) (agent.Reserved, error) {
 	c.mu.Lock()
 	c.reserves++
+	hold := c.hold
 	c.mu.Unlock()
+	if hold != nil {
+		hold(s.Job)
+	}
 	return c.Reserver.Reserve(ctx, s)
 }
 

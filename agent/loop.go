@@ -74,6 +74,7 @@ func (a *Agent) cycle(ctx context.Context, why string) {
 	} else {
 		a.noteGrid(nil)
 	}
+	a.lag.note(time.Since(start))
 	a.published(res, &b)
 	a.log.Debug().Str("trigger", why).Str("kind", res.kind).Uint64("seq", res.seq).
 		Int("slots", len(b.forecast.Slots)).Int("bytes", res.bytes).Msg("published")

@@ -44,7 +44,7 @@ func (c *reserveCall) decode(data []byte) error {
 
 func (c *reserveCall) head() requestHead {
 	return requestHead{verb: wire.VerbReserve, job: c.req.Job, by: c.req.RequestedBy, identity: c.req.Identity,
-		epoch: c.req.Epoch, timeoutMS: c.req.TimeoutMS}
+		epoch: c.req.Epoch}.withTiming(c.req.Timing)
 }
 
 func (c *reserveCall) check(a *Agent, now time.Time) *Refusal {
@@ -204,7 +204,7 @@ func (c *releaseCall) decode(data []byte) error {
 }
 
 func (c *releaseCall) head() requestHead {
-	return requestHead{verb: wire.VerbRelease, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}
+	return requestHead{verb: wire.VerbRelease, job: c.req.Job, by: c.req.RequestedBy, epoch: c.req.Epoch}.withTiming(c.req.Timing)
 }
 
 func (c *releaseCall) check(a *Agent, _ time.Time) *Refusal { return CheckRelease(c.req, a.cfg.Site) }

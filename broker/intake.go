@@ -54,7 +54,7 @@ func TakeForecast(cur *Site, name string, f *forecast.Forecast, received, maxSke
 	if cur != nil && cur.Forecast.Site != "" && !newer(f, &cur.Forecast) {
 		return *cur, Older
 	}
-	s := Site{Name: name, Forecast: *f, LastSeen: seenAt(f.Generated, received, maxSkew), Offset: f.Generated - received}
+	s := Site{Name: name, Forecast: *f, LastSeen: seenAt(f.Generated, received, maxSkew), Offset: f.Generated - received, OffsetKnown: true}
 	if cur != nil { // a forecast proves nothing about answering requests
 		s.Unanswered, s.UnansweredSince = cur.Unanswered, cur.UnansweredSince
 	}
@@ -92,7 +92,7 @@ func TakeHeartbeat(cur *Site, name string, hb wire.Heartbeat, received, maxSkew 
 		return s, Taken
 	}
 	s.LastSeen = max(s.LastSeen, seenAt(hb.Generated, received, maxSkew))
-	s.Offset, s.Problem = hb.Generated-received, ""
+	s.Offset, s.OffsetKnown, s.Problem = hb.Generated-received, true, ""
 	return s, Taken
 }
 

@@ -18,8 +18,11 @@ type Site struct {
 	// revision did, never later than its generation time plus the clock
 	// skew accepted (a replayed or delayed message is as old as it says).
 	LastSeen int64
-	// Offset is the site's clock minus the broker's at its last message.
-	Offset int64
+	// Offset is the site's clock minus the broker's at its last message;
+	// OffsetKnown says it was measured (a stored forecast read at start
+	// says nothing of the site's clock).
+	Offset      int64
+	OffsetKnown bool
 	// Problem says why the site's latest message was refused; Excluded
 	// when that leaves the site out of planning until a good forecast.
 	Problem  string

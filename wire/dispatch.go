@@ -63,6 +63,7 @@ type DispatchRequest struct {
 	Script      []byte     `json:"script"`
 	RequestedBy string     `json:"requested_by,omitempty"`
 	Epoch       uint64     `json:"epoch,omitempty"` // as in ReserveRequest
+	Timing
 }
 
 // DispatchReply says how the part was submitted: the local job id, the
@@ -92,6 +93,7 @@ type StopRequest struct {
 	Reason      string `json:"reason,omitempty"`
 	RequestedBy string `json:"requested_by,omitempty"`
 	Epoch       uint64 `json:"epoch,omitempty"` // as in ReserveRequest
+	Timing
 }
 
 // StopReply lists the local jobs deleted; Note says when there was none.

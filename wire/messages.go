@@ -54,19 +54,13 @@ type NodeProcs struct {
 // Nodes (exact per-node counts) or Procs (a count for the site) is set.
 // Retrying with the same Job is a no-op on the agent.
 //
-// TimeoutMS, when set, is how long the sender waits for the answer, in
-// milliseconds, counted by the agent from when the request reached it (on
-// its own monotonic clock: no two hosts' clocks are compared). From then
-// on the agent answers CodeExpired and does nothing, instead of reserving
-// what the sender may already have released. Brokers send a little less
-// than they wait, so the expired answer reaches them.
-//
-// DeadlineMS is what brokers before TimeoutMS sent: the instant the sender
-// stopped waiting, on the sender's wall clock. Agents read it but no
-// longer use it: compared with the site's clock it refused every request
-// on a site running a few seconds ahead. A request with neither is served
-// without a deadline (the broker releases a site whose answer it did not
-// get in time).
+// Timing (TimeoutMS, SentMS, ClockOffsetMS) says until when the sender
+// waits for the answer: see Timing. DeadlineMS is what brokers before
+// TimeoutMS sent: the instant the sender stopped waiting, on the sender's
+// wall clock. Agents read it but no longer use it: compared with the
+// site's clock it refused every request on a site running a few seconds
+// ahead. A request with neither is served without a deadline (the broker
+// releases a site whose answer it did not get in time).
 type ReserveRequest struct {
 	Type        string      `json:"type"`
 	Job         string      `json:"job"`
@@ -78,8 +72,8 @@ type ReserveRequest struct {
 	Procs       int         `json:"procs,omitempty"`
 	Identity    Identity    `json:"identity"`
 	RequestedBy string      `json:"requested_by,omitempty"`
-	TimeoutMS   int64       `json:"timeout_ms,omitempty"`
-	DeadlineMS  int64       `json:"deadline_ms,omitempty"`
+	Timing
+	DeadlineMS int64 `json:"deadline_ms,omitempty"`
 	// Epoch is the sending broker's term (wire/ha.go); 0 from brokers
 	// before epochs. An agent refuses an epoch older than its highest.
 	Epoch uint64 `json:"epoch,omitempty"`
@@ -102,6 +96,30 @@ func SubmitAccount(submit string) string {
 		}
 	}
 	return ""
+}
+
+// Timing is when a request that changes a site (reserve, release,
+// dispatch, stop) stops being wanted (docs/formats.md, "Request
+// deadlines"). An agent answers CodeExpired and does nothing once either
+// rule says the sender stopped waiting:
+//
+//   - TimeoutMS after the request reached the agent, on the agent's own
+//     monotonic clock (no two hosts' clocks are compared). Brokers send a
+//     little less than they wait, so the expired answer reaches them.
+//   - TimeoutMS after SentMS, the sender's clock when it sent the request
+//     (Unix milliseconds), moved to the site's clock by ClockOffsetMS (the
+//     site's clock minus the sender's, as the broker measures it from the
+//     site's forecasts and heartbeats), with a tolerance for that
+//     measure: a request that waited unread at the site (a stopped agent,
+//     a stalled link) is refused when it is finally read.
+//
+// Zero fields are absent: without TimeoutMS there is no deadline; without
+// SentMS only the first rule applies (older brokers, simulated clocks, a
+// site whose offset the broker has not measured).
+type Timing struct {
+	TimeoutMS     int64 `json:"timeout_ms,omitempty"`
+	SentMS        int64 `json:"sent_ms,omitempty"`
+	ClockOffsetMS int64 `json:"clock_offset_ms,omitempty"`
 }
 
 // Reservation is one advance reservation a site holds for a grid job.
@@ -150,6 +168,7 @@ type ReleaseRequest struct {
 	Reason      string `json:"reason,omitempty"`
 	RequestedBy string `json:"requested_by,omitempty"`
 	Epoch       uint64 `json:"epoch,omitempty"` // as in ReserveRequest
+	Timing
 }
 
 // ReleaseReply lists what was released; Note says when there was nothing.

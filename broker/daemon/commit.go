@@ -118,7 +118,7 @@ func siteTimeout(wait time.Duration) time.Duration {
 
 // request sends v as JSON to subject and decodes the reply into out.
 func (b *Broker) request(ctx context.Context, subject string, v, out any) error {
-	v, err := b.stamp(v) // the term's epoch; nothing is sent after the term
+	v, err := b.stamp(ctx, v) // the term's epoch and the timing; nothing is sent after the term
 	if err != nil {
 		return fmt.Errorf("request to %s: %w", subject, err)
 	}

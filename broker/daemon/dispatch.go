@@ -65,15 +65,25 @@ func (b *Broker) dispatchPending(ctx context.Context) error {
 	return nil
 }
 
+// dispatchAgain reports whether a site's answer to a dispatch request
+// leaves the part to be dispatched again: none came, or it expired there
+// (it waited past its timeout; nothing was submitted). Any other refusal
+// fails the part.
+func dispatchAgain(reply wire.DispatchReply, err error) bool {
+	return err != nil || reply.Code == wire.CodeExpired
+}
+
 // dispatched records one site's answer to a dispatch request.
 func (b *Broker) dispatched(ctx context.Context, req wire.DispatchRequest, reply wire.DispatchReply, err error) error {
 	rec := wire.AuditRecord{Action: "dispatch", Job: req.Job, Site: req.Site, Identity: wire.Identity{User: req.User, Account: req.Account},
 		Code: reply.Code, Message: reply.Message, Detail: reply}
 	b.heard(req.Site, "dispatch "+req.Job, err)
-	if err != nil {
-		rec.Code, rec.Message, rec.Detail = wire.CodeInternal, err.Error(), nil
+	if dispatchAgain(reply, err) {
+		if err != nil {
+			rec.Code, rec.Message, rec.Detail = wire.CodeInternal, err.Error(), nil
+		}
 		b.audit(ctx, rec)
-		b.log.Warn().Err(err).Str("job", req.Job).Str("site", req.Site).Msg("dispatch unanswered; will retry")
+		b.log.Warn().Err(err).Str("job", req.Job).Str("site", req.Site).Str("code", reply.Code).Msg("dispatch unanswered or expired; will retry")
 		return nil
 	}
 	b.audit(ctx, rec)

@@ -127,7 +127,7 @@ func (b *Broker) takeForecast(site string, data []byte, stored bool) {
 	}
 	s, v := broker.TakeForecast(cur, site, f, now, b.skew())
 	if stored && v == broker.Taken {
-		s.Offset = 0
+		s.Offset, s.OffsetKnown = 0, false
 	}
 	b.sites[site] = &s
 	switch v {

@@ -12,23 +12,24 @@ import (
 	"lookahead/wire"
 )
 
-// stamp sets the term's epoch on a request that changes a site (reserve,
-// release, dispatch, stop); such a request is not sent once the term has
-// ended. Other requests (list) pass as they are.
-func (b *Broker) stamp(v any) (any, error) {
+// stamp sets the term's epoch and the timing (wire.Timing) on a request
+// that changes a site (reserve, release, dispatch, stop); such a request
+// is not sent once the term has ended. Other requests (list) pass as they
+// are.
+func (b *Broker) stamp(ctx context.Context, v any) (any, error) {
 	epoch := b.Epoch()
 	switch r := v.(type) {
 	case wire.ReserveRequest:
-		r.Epoch = epoch
+		r.Epoch, r.Timing = epoch, b.timing(ctx, r.Site, r.Timing)
 		v = r
 	case wire.ReleaseRequest:
-		r.Epoch = epoch
+		r.Epoch, r.Timing = epoch, b.timing(ctx, r.Site, r.Timing)
 		v = r
 	case wire.DispatchRequest:
-		r.Epoch = epoch
+		r.Epoch, r.Timing = epoch, b.timing(ctx, r.Site, r.Timing)
 		v = r
 	case wire.StopRequest:
-		r.Epoch = epoch
+		r.Epoch, r.Timing = epoch, b.timing(ctx, r.Site, r.Timing)
 		v = r
 	default:
 		return v, nil
@@ -40,6 +41,33 @@ func (b *Broker) stamp(v any) (any, error) {
 		return nil, fmt.Errorf("not sent: %w", lost)
 	}
 	return v, nil
+}
+
+// timing says until when the broker waits for a request to site: its
+// timeout (set by the caller, or the request's deadline less a margin:
+// siteTimeout), and, on the wall clock, when it was sent and the site's
+// clock offset, so an agent that reads it late refuses it. A site whose
+// offset was not measured yet, and a broker on a simulated clock (the
+// demo's), send no send instant: it would mean nothing on the site's
+// clock.
+func (b *Broker) timing(ctx context.Context, site string, t wire.Timing) wire.Timing {
+	if d, ok := ctx.Deadline(); ok && t.TimeoutMS == 0 {
+		t.TimeoutMS = siteTimeout(time.Until(d)).Milliseconds()
+	}
+	if _, wall := b.cfg.Clock.(wallClock); !wall || t.TimeoutMS <= 0 {
+		return t
+	}
+	b.mu.Lock()
+	s := b.sites[site]
+	known := s != nil && s.OffsetKnown
+	if known {
+		t.ClockOffsetMS = s.Offset * 1000
+	}
+	b.mu.Unlock()
+	if known {
+		t.SentMS = b.cfg.Clock.Now().UnixMilli()
+	}
+	return t
 }
 
 // checkFenced steps down when a site answered fenced: it has seen a newer
