@@ -85,10 +85,13 @@ func dispatchOf(job, user, script string, start int64) wire.DispatchRequest {
 		User:  user, Account: "proj1", Script: []byte(script), RequestedBy: "broker"}
 }
 
-// partEvents collects the part events (those with a local id) of the site.
+// partEvents collects the part events (those with a local id) of the site,
+// answering every event as the broker does.
 func partEvents(t *testing.T, nc *nats.Conn) chan wire.JobEvent {
 	ch := make(chan wire.JobEvent, 64)
+	ack, _ := json.Marshal(wire.JobEventAck{Type: wire.TypeJobEventAck, Code: wire.CodeOK})
 	sub, err := nc.Subscribe(wire.JobEventSubjects, func(m *nats.Msg) {
+		m.Respond(ack) // as the broker answers
 		var ev wire.JobEvent
 		if json.Unmarshal(m.Data, &ev) == nil && ev.LocalID != "" {
 			ch <- ev

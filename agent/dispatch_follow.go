@@ -106,10 +106,11 @@ func partEvent(j torque.BatchJob, job string, now int64) (wire.JobEvent, bool) {
 
 // followParts reports what changed for dispatched parts since the last
 // build, from the Executor's job list. An event counts as reported once
-// the NATS server has it (a flush after the publish); what was reported is
-// then written to Config.PartState before anything else, so an agent
-// restarted later re-sends only what may not have arrived. A failure is
-// logged: the next build reports what this one missed.
+// the broker answered that it took it (publishJobEvent); what was
+// reported is then written to Config.PartState before anything else, so
+// an agent restarted later re-sends only what may not have arrived. A
+// failure is logged, and ends the pass: the next build reports what this
+// one missed.
 func (a *Agent) followParts(ctx context.Context, now int64) {
 	if a.deps.Executor == nil || a.deps.Conn == nil {
 		return
@@ -125,15 +126,10 @@ func (a *Agent) followParts(ctx context.Context, now int64) {
 	evs := a.parts.observe(jobs, now)
 	var sent []wire.JobEvent
 	for _, ev := range evs {
-		if a.publishJobEvent(ev) == nil {
-			sent = append(sent, ev)
+		if a.publishJobEvent(ev) != nil {
+			break // the grid does not answer: this and the rest next time
 		}
-	}
-	if len(sent) > 0 {
-		if err := a.deps.Conn.FlushTimeout(a.cfg.RequestTimeout); err != nil {
-			a.log.Warn().Err(err).Msg("part events not confirmed by the NATS server: sent again next time")
-			sent = nil
-		}
+		sent = append(sent, ev)
 	}
 	a.parts.markReported(sent)
 	a.savePartState()

@@ -134,8 +134,9 @@ func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, parts 
 
 // reportGridJobs publishes what changed for grid jobs since the last
 // snapshot, when the reserver can name them, and reports foreign jobs in
-// grid reservations. A failed publish is logged: the broker also releases
-// reservations whose job never showed up.
+// grid reservations. An event the broker did not take (no answer: the
+// link to the grid is down) is forgotten by the tracker, so the next
+// snapshot reports it again; the ones after it wait too.
 func (a *Agent) reportGridJobs(ctx context.Context, snap forecast.Snapshot, now int64) {
 	namer, ok := a.deps.Reserver.(GridJobNamer)
 	if !ok || a.deps.Conn == nil {
@@ -151,14 +152,33 @@ func (a *Agent) reportGridJobs(ctx context.Context, snap forecast.Snapshot, now 
 	evs, foreign := a.grid.observe(snap, namer, parts, now)
 	a.resMu.Unlock()
 	a.stampEnds(evs)
-	a.saveGridState()
-	for _, ev := range evs {
-		if a.publishJobEvent(ev) == nil {
-			a.log.Info().Str("job", ev.Job).Str("state", ev.State).Int64("at", ev.Time).Msg("grid job part " + ev.State)
+	for i, ev := range evs {
+		if a.publishJobEvent(ev) != nil {
+			a.grid.unreport(evs[i:]) // seen again, and sent, next time
+			break
 		}
+		a.log.Info().Str("job", ev.Job).Str("state", ev.State).Int64("at", ev.Time).Msg("grid job part " + ev.State)
 	}
+	a.saveGridState()
 	for _, f := range foreign {
 		a.reportForeign(ctx, f, now)
+	}
+}
+
+// unreport undoes what observe recorded for events that were not
+// reported: a part that started is not running yet, one that finished is
+// running still, so the next observe reports each again.
+func (g *gridTracker) unreport(evs []wire.JobEvent) {
+	for _, ev := range evs {
+		switch ev.State {
+		case "started":
+			delete(g.running, ev.Job)
+			delete(g.local, ev.Job)
+		case "finished":
+			g.running[ev.Job] = true
+			g.local[ev.Job] = g.gone[ev.Job]
+		}
+		g.changed = true
 	}
 }
 

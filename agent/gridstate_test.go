@@ -20,8 +20,8 @@ import (
 )
 
 // eventsOf starts a NATS server and follows grid job job's events of
-// site vm on it.
-func eventsOf(t *testing.T, job string) (*nats.Conn, *nats.Subscription) {
+// site vm on it, answering each as the broker does (taken).
+func eventsOf(t *testing.T, job string) (*nats.Conn, *brokerEvents) {
 	t.Helper()
 	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
 	if err != nil {
@@ -33,14 +33,33 @@ func eventsOf(t *testing.T, job string) (*nats.Conn, *nats.Subscription) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	sub, err := nc.SubscribeSync(wire.JobEventSubject("vm", job))
+	ev := &brokerEvents{ch: make(chan *nats.Msg, 64)}
+	ack, _ := json.Marshal(wire.JobEventAck{Type: wire.TypeJobEventAck, Code: wire.CodeOK})
+	sub, err := nc.Subscribe(wire.JobEventSubject("vm", job), func(m *nats.Msg) {
+		m.Respond(ack)
+		ev.ch <- m
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return nc, sub
+	t.Cleanup(func() { sub.Unsubscribe() })
+	return nc, ev
 }
 
-func nextEvent(t *testing.T, sub *nats.Subscription) wire.JobEvent {
+// brokerEvents are the job events a stand-in broker took.
+type brokerEvents struct{ ch chan *nats.Msg }
+
+// NextMsg is the next event taken within d.
+func (b *brokerEvents) NextMsg(d time.Duration) (*nats.Msg, error) {
+	select {
+	case m := <-b.ch:
+		return m, nil
+	case <-time.After(d):
+		return nil, nats.ErrTimeout
+	}
+}
+
+func nextEvent(t *testing.T, sub *brokerEvents) wire.JobEvent {
 	t.Helper()
 	msg, err := sub.NextMsg(5 * time.Second)
 	if err != nil {

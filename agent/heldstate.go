@@ -8,6 +8,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -280,19 +283,34 @@ func (a *Agent) auditRepair(ctx context.Context, job, code, msg string, cmds [][
 // broker plans the job again.
 const PartLost = "lost"
 
-// publishJobEvent sends one job event on the job's subject; a failure is
-// logged and returned.
+// jobEventTimeout bounds the wait for the broker's answer to a job event.
+const jobEventTimeout = 5 * time.Second
+
+// publishJobEvent sends one job event on the job's subject as a request;
+// it counts as reported once the broker answers that it took it
+// (wire.JobEventAck). No answer — no broker, or a leaf node whose link to
+// the grid is down, where a plain publish would vanish — and a broker
+// that could not record it are errors: the caller sends the event again
+// later (the broker ignores an event it already has). A failure is logged
+// and returned.
 func (a *Agent) publishJobEvent(ev wire.JobEvent) error {
 	if a.deps.Conn == nil {
 		return errors.New("no NATS connection")
 	}
 	ev.Site = a.cfg.Site
 	data, err := json.Marshal(ev)
+	var msg *nats.Msg
 	if err == nil {
-		err = a.deps.Conn.Publish(wire.JobEventSubject(ev.Site, ev.Job), data)
+		msg, err = a.deps.Conn.Request(wire.JobEventSubject(ev.Site, ev.Job), data, jobEventTimeout)
+	}
+	var ack wire.JobEventAck
+	if err == nil {
+		if err = json.Unmarshal(msg.Data, &ack); err == nil && ack.Code == wire.CodeInternal {
+			err = fmt.Errorf("the broker did not record it: %s", ack.Message)
+		}
 	}
 	if err != nil {
-		a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("job event not published")
+		a.log.Warn().Err(err).Str("job", ev.Job).Str("state", ev.State).Msg("job event not taken by the broker; sent again later")
 	}
 	return err
 }

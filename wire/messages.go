@@ -15,6 +15,7 @@ const (
 	TypeListReply    = "list-reply.v1"
 	TypeAudit        = "audit.v1"
 	TypeJobEvent     = "jobevent.v1"
+	TypeJobEventAck  = "jobevent-ack.v1"
 )
 
 // Stable result codes of agent and broker endpoints. A refusal is an answer
@@ -233,6 +234,16 @@ type JobEvent struct {
 	End        int64  `json:"end,omitempty"`
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	Message    string `json:"message,omitempty"`
+}
+
+// JobEventAck is the broker's answer to a job event sent as a request:
+// CodeOK when the event is recorded or needs no recording (a duplicate,
+// an unknown job), CodeInternal when it could not be recorded now (the
+// site sends it again), CodeInvalid when it is refused (never resent).
+type JobEventAck struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message,omitempty"`
 }
 
 // Heartbeat is published on a site's forecast subject (header HeaderType =

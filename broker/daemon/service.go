@@ -337,11 +337,26 @@ func (b *Broker) subscribe() ([]*nats.Subscription, error) {
 // server's permissions bind the site token to the site's agent); a body
 // that names another site or job is refused.
 func (b *Broker) onJobEvent(m *nats.Msg) {
+	code, msg := b.takeJobEvent(m)
+	if m.Reply == "" {
+		return // a plain publish (an agent before acknowledged events)
+	}
+	if data, err := json.Marshal(wire.JobEventAck{Type: wire.TypeJobEventAck, Code: code, Message: msg}); err == nil {
+		m.Respond(data)
+	}
+}
+
+// takeJobEvent applies a site's job event and says what became of it:
+// CodeOK recorded, or nothing to record (a duplicate, a job it does not
+// know or a site not in the job: the site need not send it again);
+// CodeInternal not recorded now (the site sends it again); CodeInvalid
+// refused.
+func (b *Broker) takeJobEvent(m *nats.Msg) (string, string) {
 	site, job, err := jobEventFrom(m.Subject, m.Data)
 	if err != nil {
 		b.badEvents.Add(1)
 		b.log.Warn().Err(err).Str("subject", wire.Clip(m.Subject, 128)).Msg("job event refused")
-		return
+		return wire.CodeInvalid, wire.Clip(err.Error(), 200)
 	}
 	ctx, cancel := b.requestContext(handlerTimeout)
 	defer cancel()
@@ -351,20 +366,21 @@ func (b *Broker) onJobEvent(m *nats.Msg) {
 	j := b.state.Job(job.Job)
 	if j == nil || !hasSite(j, site) {
 		b.ignoredEvent(site, job, j == nil)
-		return
+		return wire.CodeOK, "ignored"
 	}
 	e, ok := siteEvent(j, site, job, b.now())
 	if !ok {
-		return
+		return wire.CodeOK, "nothing to record"
 	}
 	if err := b.record(ctx, e); err != nil {
 		b.log.Error().Err(err).Msg("job event not recorded")
-		return
+		return wire.CodeInternal, "not recorded: " + wire.Clip(err.Error(), 200)
 	}
 	if j.Dispatched() {
 		b.logPart(j, site)
 		b.concludeLocked(ctx, job.Job)
 	}
+	return wire.CodeOK, "recorded"
 }
 
 // jobEventFrom reads a job event and checks it against its subject.
