@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/broker/brokertest"
 	"lookahead/wire"
 )
 
@@ -115,39 +116,8 @@ func (g *grid) check(fault string) {
 	g.t.Helper()
 	st, held := g.snapshot()
 	fail := func(format string, args ...any) { g.t.Errorf("after %s: "+format, append([]any{fault}, args...)...) }
-	byID := map[string]wire.JobStatus{}
-	for _, j := range st.Jobs {
-		if _, dup := byID[j.Job.ID]; dup {
-			fail("job %s listed twice", j.Job.ID)
-		}
-		byID[j.Job.ID] = j
-	}
-	if len(st.Jobs) != len(g.reqs) {
-		fail("%d jobs for %d submissions", len(st.Jobs), len(g.reqs))
-	}
-	for req, id := range g.reqs {
-		if _, ok := byID[id]; !ok {
-			fail("job %s of request %s lost", id, req)
-		}
-	}
-	for _, j := range st.Jobs {
-		holds := j.State == wire.JobReserved || j.State == wire.JobRunning
-		for _, s := range planSites(j) {
-			if holds && !held[s][j.Job.ID] {
-				fail("job %s %s but site %s holds no reservation of it (half reserved)", j.Job.ID, j.State, s)
-			}
-		}
-		for s, jobs := range held {
-			if jobs[j.Job.ID] && (!holds || !contains(planSites(j), s)) {
-				fail("site %s holds job %s, which the broker has %s on %v", s, j.Job.ID, j.State, planSites(j))
-			}
-		}
-		switch {
-		case holds && (j.Plan == nil || j.Cost != j.Plan.Cost):
-			fail("job %s %s charged %v, its allocation costs %v", j.Job.ID, j.State, j.Cost, j.Plan)
-		case !holds && j.Cost != 0:
-			fail("job %s %s charged %v", j.Job.ID, j.State, j.Cost)
-		}
+	for _, bad := range brokertest.Invariants(st, g.reqs, held) {
+		fail("%s", bad)
 	}
 	var rep wire.AuditReport
 	if err := g.request(wire.BrokerSubject(wire.VerbAudit), wire.AuditRequest{Type: wire.TypeAuditReq}, &rep, 30*time.Second); err != nil {
@@ -203,22 +173,10 @@ func (g *grid) snapshot() (wire.StatusReply, map[string]map[string]bool) {
 		before := g.settle(60 * time.Second)
 		held := g.siteHoldings()
 		after := g.settle(60 * time.Second)
-		if sameStates(before, after) || try == 20 {
+		if brokertest.SameStates(before, after) || try == 20 {
 			return after, held
 		}
 	}
-}
-
-func sameStates(a, b wire.StatusReply) bool {
-	if len(a.Jobs) != len(b.Jobs) {
-		return false
-	}
-	for i := range a.Jobs {
-		if a.Jobs[i].Job.ID != b.Jobs[i].Job.ID || a.Jobs[i].State != b.Jobs[i].State || a.Jobs[i].Attempts != b.Jobs[i].Attempts {
-			return false
-		}
-	}
-	return true
 }
 
 // siteHoldings lists, per site, the jobs it holds reservations of.
@@ -236,22 +194,6 @@ func (g *grid) siteHoldings() map[string]map[string]bool {
 		}
 	}
 	return out
-}
-
-func planSites(j wire.JobStatus) []string {
-	if j.Plan == nil || (j.State != wire.JobReserved && j.State != wire.JobRunning) {
-		return nil
-	}
-	return j.Plan.Sites()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func keys(m map[uint64]bool) []uint64 {
