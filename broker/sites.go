@@ -98,7 +98,7 @@ func SiteStatuses(sites []Site, now, ttl int64) []wire.SiteStatus {
 			Horizon: f.Horizon, Nodes: len(f.Nodes),
 			Slots: len(f.Slots), Stale: s.Stale(now, ttl), ClockOffset: s.Offset,
 			Problem: s.Problem, Excluded: s.Out(),
-			Unanswered: s.Unanswered, UnansweredSince: s.UnansweredSince,
+			Unanswered: s.Unanswered, UnansweredSince: s.UnansweredSince, Offline: s.Offline,
 		}
 		if s.LastSeen > 0 { // 0: no forecast of the site was ever taken
 			st.Age = now - s.LastSeen

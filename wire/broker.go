@@ -216,6 +216,9 @@ type SiteStatus struct {
 	Excluded        bool   `json:"excluded,omitempty"`
 	Unanswered      string `json:"unanswered,omitempty"`
 	UnansweredSince int64  `json:"unanswered_since,omitempty"`
+	// Offline: the site's agent said it stopped or cannot forecast
+	// (Problem says which); out of planning until its next forecast.
+	Offline bool `json:"offline,omitempty"`
 }
 
 // SitesReply lists every site the broker has a forecast of.

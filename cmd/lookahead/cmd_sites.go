@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 type sitesOptions struct {
 	conn   client.Conn
 	output string
+	query  client.SiteQuery
 }
 
 func newSitesCommand() *cobra.Command {
@@ -40,7 +42,14 @@ broker's, and its state:
             releases it is owed are retried every cycle
 
 PROBLEM also shows a refused heartbeat, or one naming a revision the broker
-does not hold.`,
+does not hold. OFFLINE: the site's agent said it stopped or cannot forecast.
+
+With many sites, --sort orders them (name; state, the worst first; heard,
+the longest silent first; free, nodes, procs, the most first; clock, the
+farthest from the broker's first), --state keeps the sites in some states
+(e.g. --state silent,excluded,offline,stale: every site out of planning)
+and --match the sites whose name contains a text. -o json applies them
+too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSites(cmd.Context(), cmd.OutOrStdout(), o)
@@ -48,6 +57,9 @@ does not hold.`,
 	}
 	o.conn.Bind(cmd.Flags())
 	cli.AddOutputFlag(cmd, &o.output)
+	cmd.Flags().StringVar(&o.query.Sort, "sort", "name", "order: "+strings.Join(client.SiteSorts, ", "))
+	cmd.Flags().StringSliceVar(&o.query.States, "state", nil, "keep only sites in these states: "+strings.Join(client.SiteStates, ", "))
+	cmd.Flags().StringVar(&o.query.Match, "match", "", "keep only sites whose name contains this text (case ignored)")
 	return cmd
 }
 
@@ -55,12 +67,21 @@ func runSites(ctx context.Context, w io.Writer, o *sitesOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
+	if err := o.query.Check("--sort", "--state"); err != nil {
+		return cli.UsageError{Err: err}
+	}
 	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.SitesReply, error) { return c.Sites(ctx) })
 	if err != nil {
 		return err
 	}
+	all := len(reply.Sites)
+	reply.Sites = client.SelectSites(reply.Sites, o.query)
 	if o.output == cli.FormatJSON {
 		return cli.WriteJSON(w, reply)
+	}
+	if len(reply.Sites) == 0 && all > 0 {
+		_, err := fmt.Fprintf(w, "none of the %d sites is in the states or matches the name asked\n", all)
+		return err
 	}
 	if err := writeSites(w, reply); err != nil {
 		return err
@@ -83,11 +104,16 @@ func writeSites(w io.Writer, reply wire.SitesReply) error {
 	return tw.Flush()
 }
 
-// siteState is a site's STATE column and its PROBLEM: not answering
-// requests comes first (it holds the site out whatever it publishes).
+// siteState is a site's STATE column (client.SiteState, upper case when
+// the site is out of planning) and its PROBLEM: for a silent site, why and
+// for how long.
 func siteState(s wire.SiteStatus, now int64) (state, problem string) {
-	switch {
-	case s.Unanswered != "":
+	state = client.SiteState(s)
+	if state == client.SiteFresh {
+		return state, s.Problem
+	}
+	problem = s.Problem
+	if state == client.SiteSilent {
 		problem = s.Unanswered
 		if s.UnansweredSince > 0 {
 			problem = "for " + fmtDur(max(0, now-s.UnansweredSince)) + ": " + problem
@@ -95,13 +121,8 @@ func siteState(s wire.SiteStatus, now int64) (state, problem string) {
 		if s.Problem != "" {
 			problem += "; " + s.Problem
 		}
-		return "SILENT", problem
-	case s.Excluded:
-		return "EXCLUDED", s.Problem
-	case s.Stale:
-		return "STALE", s.Problem
 	}
-	return "fresh", s.Problem
+	return strings.ToUpper(state), problem
 }
 
 // lastHeard is the LAST HEARD column: "never" when the broker never took a

@@ -124,6 +124,15 @@ func TestOnlineCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "alpha") || !strings.Contains(out, "fresh") {
 		t.Fatalf("sites: exit %d\n%s", code, out)
 	}
+	if out, code = run(t, "sites", "--nats-url", url, "--state", "stale,silent"); code != 0 || strings.Contains(out, "alpha") || !strings.Contains(out, "none of the 1 sites") {
+		t.Fatalf("sites --state stale,silent: exit %d\n%s", code, out)
+	}
+	if out, code = run(t, "sites", "--nats-url", url, "--match", "ALP", "--sort", "free", "-o", "json"); code != 0 || !strings.Contains(out, `"site": "alpha"`) {
+		t.Fatalf("sites --match ALP: exit %d\n%s", code, out)
+	}
+	if out, code = run(t, "sites", "--nats-url", url, "--sort", "size"); code != cli.ExitUsage {
+		t.Fatalf("sites --sort size: exit %d\n%s", code, out)
+	}
 	if out, code = run(t, "cancel", rep.Job, "--nats-url", url); code != 0 || !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel: exit %d %s", code, out)
 	}
