@@ -109,8 +109,8 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		return err
 	}
 	if o.start != "" {
-		if sc.Start, err = parseStart(o.start); err != nil {
-			return cli.Usagef("--start %q: %v", o.start, err)
+		if sc.Start, err = parseStart(o.start); err != nil || sc.Start == 0 {
+			return cli.Usagef("--start %q: want Unix seconds after 0 or an RFC 3339 time (0, as an unset start, is the trace's own clock)", o.start)
 		}
 	}
 	sc = sc.OnClock(in)

@@ -113,3 +113,29 @@ func TestReplaySeedsAndEarnings(t *testing.T) {
 		}
 	}
 }
+
+// The replay runs on the trace's clock (CTC's UnixStartTime) unless told
+// otherwise; its sites follow no rule tied to the time of day, so the
+// report is the same from 1970 (--start 1); a bad --start is a usage
+// error naming the flag (0 too: an unset start is the trace's clock).
+func TestReplayOnTheTracesClock(t *testing.T) {
+	scenario := writeScenario(t, tinyScenario)
+	run := func(start string) string {
+		t.Helper()
+		var out bytes.Buffer
+		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: start}
+		if err := runReplay(context.Background(), &out, &bytes.Buffer{}, o); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if own, epoch := run(""), run("1"); own != epoch {
+		t.Errorf("the report moved with the clock:\n%s\n%s", own, epoch)
+	}
+	for _, bad := range []string{"noon", "0"} {
+		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: bad}
+		if err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o); cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--start") {
+			t.Errorf("--start %s: %v, want a usage error naming the flag", bad, err)
+		}
+	}
+}
