@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +227,68 @@ func TestSimulateClockWarningsAndErrors(t *testing.T) {
 			t.Errorf("%v: err %v (exit %d), want a usage error with %q", c.args, err, cli.ExitCode(err), c.want)
 		}
 	}
+}
+
+// srzone is a real Maui 3.3.1's schedule made in Asia/Kolkata (UTC+05:30),
+// with daily standing reservations on local time and fairshare intervals
+// on the epoch, given as the SWF trace a site would give
+// (forecast/sim/testdata/mauiref, docs/simulator.md, "The wall clock"):
+// simulate on the trace's own clock reproduces every start; the same
+// trace in UTC, or starting in 1970, does not.
+func TestSimulateRealMauiInAnotherZone(t *testing.T) {
+	dir := "../../forecast/sim/testdata/mauiref/srzone"
+	maui := readSimstatWaits(t, filepath.Join(dir, "simstat.out.gz"))
+	run := func(flags clockFlags) (exact int) {
+		t.Helper()
+		sched := filepath.Join(t.TempDir(), "sched.jsonl")
+		o := simulateOptions{trace: filepath.Join(dir, "workload.swf"), nodes: 48, ppn: 8, mauiCfg: filepath.Join(dir, "maui.cfg"),
+			schedule: sched, output: cli.FormatJSON, progress: "never", clock: flags}
+		var out, errOut bytes.Buffer
+		if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		got := readSchedule(t, sched)
+		for id, wait := range maui {
+			if r, ok := got[id]; ok && r.Start-r.Submit == wait {
+				exact++ // (the same start: submit times are Maui's on any clock)
+			}
+		}
+		return exact
+	}
+	if n := run(clockFlags{}); n != len(maui) {
+		t.Fatalf("on the trace's clock: %d of %d starts exact, want all", n, len(maui))
+	}
+	utc, epoch := run(clockFlags{timezone: "UTC"}), run(clockFlags{start: "0"})
+	t.Logf("the trace's clock: %d/%d exact; in UTC: %d; from 1970: %d", len(maui), len(maui), utc, epoch)
+	if utc == len(maui) {
+		t.Errorf("in UTC every start is still exact: the reference does not tell the zone")
+	}
+}
+
+// readSimstatWaits reads Maui's simstat.out(.gz): job number → its wait
+// (start − queue time).
+func readSimstatWaits(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	must(t, err)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	must(t, err)
+	b, err := io.ReadAll(z)
+	must(t, err)
+	out := map[string]int64{}
+	for _, l := range strings.Split(string(b), "\n") {
+		fl := strings.Fields(l)
+		if len(fl) < 12 || fl[0] == "VERSION" || strings.HasPrefix(fl[0], "#") {
+			continue
+		}
+		id, err := strconv.Atoi(strings.TrimLeft(fl[0], "j"))
+		must(t, err)
+		queue, err := strconv.ParseInt(fl[8], 10, 64)
+		must(t, err)
+		start, err := strconv.ParseInt(fl[10], 10, 64)
+		must(t, err)
+		out[strconv.Itoa(id)] = start - queue
+	}
+	return out
 }

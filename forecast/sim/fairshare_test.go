@@ -176,7 +176,7 @@ func TestFSFactor(t *testing.T) {
 func TestMauiReferenceFairshareMatters(t *testing.T) {
 	for _, dir := range refDirs(t) {
 		c := loadRefCase(t, dir)
-		p, err := refPolicy(c.cfg)
+		p, err := c.policy()
 		if err != nil || p.Fairshare == nil {
 			continue
 		}
@@ -264,7 +264,7 @@ func BenchmarkFairshare(b *testing.B) {
 	var pols []Policy
 	for _, dir := range refDirs(b) {
 		c := loadRefCase(b, dir)
-		if p, err := refPolicy(c.cfg); err == nil && p.Fairshare != nil {
+		if p, err := c.policy(); err == nil && p.Fairshare != nil {
 			cases, pols = append(cases, c), append(pols, p)
 		}
 	}

@@ -14,7 +14,7 @@ func BenchmarkMauiReference(b *testing.B) {
 	var refs []ref
 	for _, dir := range refDirs(b) {
 		c := loadRefCase(b, dir)
-		p, err := refPolicy(c.cfg)
+		p, err := c.policy()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,8 +13,9 @@ import (
 // TestInspectMauiReference replays a stored reference workload in a real
 // Maui, shifted in time, stops at the first event at or after an offset
 // from the workload's first arrival and prints Maui's view there
-// (reservations, priorities, nodes): the tool for finding why the
-// simulator and Maui part. Skipped unless LOOKAHEAD_MAUI_BIN is set and
+// (reservations, priorities, nodes; LOOKAHEAD_MAUI_CHECKNODE="n001 n002"
+// adds checknode for those): the tool for finding why the simulator and
+// Maui part. Skipped unless LOOKAHEAD_MAUI_BIN is set and
 // LOOKAHEAD_MAUI_INSPECT=<scenario>:<offset seconds>.
 func TestInspectMauiReference(t *testing.T) {
 	bin, spec := os.Getenv("LOOKAHEAD_MAUI_BIN"), os.Getenv("LOOKAHEAD_MAUI_INSPECT")
@@ -57,15 +58,19 @@ func TestInspectMauiReference(t *testing.T) {
 	for i, j := range jobs {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
-	r := &refRun{bin: bin, home: home, edge: refEdges(t, string(cfg))}
-	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400) // from Maui's clock's start, so that it rolls its windows every
+	r := &refRun{bin: bin, home: home, edge: refEdges(t, string(cfg)), zone: refZone(t, dir)}
+	r.edges, err = standingEdges(policy, time.Now().Unix(), jobs[len(jobs)-1].submit+30*86400, r.zone) // from Maui's clock's start, so that it rolls its windows every
 	must(t, err)
 	ctx := context.Background()
 	must(t, r.start(ctx, policy, 1))
 	defer r.stop()
 	inspect := func(at int64) {
 		t.Logf("paused at workload +%d s", at-jobs[1].submit)
-		for _, c := range [][]string{{"showq"}, {"showres"}, {"showres", "-n"}, {"diagnose", "-p"}} {
+		cmds := [][]string{{"showq"}, {"showres"}, {"showres", "-n"}, {"diagnose", "-p"}}
+		for _, n := range strings.Fields(os.Getenv("LOOKAHEAD_MAUI_CHECKNODE")) {
+			cmds = append(cmds, []string{"checknode", n}) // e.g. "n045 n048"
+		}
+		for _, c := range cmds {
 			out, err := r.client(ctx, c...)
 			t.Logf("%v: %v\n%s", c, err, out)
 		}

@@ -47,6 +47,22 @@ type refRun struct {
 	// edge, when set, is the first wall-clock edge after t where Maui's
 	// decisions change (a fairshare interval's turn): a stop too.
 	edge func(t int64) int64
+	// zone is the time zone Maui and its clients run in (TZ; nil: UTC):
+	// its standing reservations' windows and showq's stamps are in it.
+	zone *time.Location
+}
+
+// loc is the run's zone.
+func (r *refRun) loc() *time.Location {
+	if r.zone == nil {
+		return time.UTC
+	}
+	return r.zone
+}
+
+// env is the environment of Maui and its clients.
+func (r *refRun) env() []string {
+	return append(os.Environ(), "MAUIHOMEDIR="+r.home, "TZ="+r.loc().String())
 }
 
 func (r *refRun) tool(name string) string {
@@ -65,7 +81,7 @@ func (r *refRun) client(ctx context.Context, args ...string) (string, error) {
 	defer cancel()
 	c := exec.CommandContext(ctx, r.tool(args[0]), args[1:]...)
 	c.Dir = r.home
-	c.Env = append(os.Environ(), "MAUIHOMEDIR="+r.home, "TZ=UTC")
+	c.Env = r.env()
 	out, err := c.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("%s: %w: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
@@ -151,7 +167,7 @@ SIMAUTOSHUTDOWN       FALSE
 	}
 	r.cmd = exec.Command(r.tool("maui"), "-d")
 	r.cmd.Dir = r.home
-	r.cmd.Env = append(os.Environ(), "MAUIHOMEDIR="+r.home, "TZ=UTC")
+	r.cmd.Env = r.env()
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := r.cmd.Start(); err != nil {
@@ -245,7 +261,7 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 	if err != nil {
 		return nil, err
 	}
-	c0, err := firstStamp(out)
+	c0, err := firstStamp(out, r.loc())
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +281,7 @@ func (r *refRun) drive(ctx context.Context, jobs []refJob, pause int64, inspect 
 			if _, seen := start[name]; seen {
 				continue
 			}
-			if want := strings.Join(strings.Fields(time.Unix(t, 0).UTC().Format("Mon Jan _2 15:04:05")), " "); stamp != want {
+			if want := strings.Join(strings.Fields(time.Unix(t, 0).In(r.loc()).Format("Mon Jan _2 15:04:05")), " "); stamp != want {
 				return nil, fmt.Errorf("job %s started %q, stepping expected %q (t0%+d)", name, stamp, want, t-t0)
 			}
 			start[name] = t
@@ -344,8 +360,8 @@ func nextEdge(edges []int64, t int64) int64 {
 }
 
 // standingEdges are the window edges of the standing reservations in a
-// maui.cfg policy over [from, to), sorted.
-func standingEdges(policy string, from, to int64) ([]int64, error) {
+// maui.cfg policy over [from, to), sorted, in Maui's zone (nil: UTC).
+func standingEdges(policy string, from, to int64, zone *time.Location) ([]int64, error) {
 	mc, err := ReadMauiConfig(strings.NewReader(policy))
 	if err != nil || mc.Policy.Standing == nil {
 		return nil, err
@@ -355,7 +371,7 @@ func standingEdges(policy string, from, to int64) ([]int64, error) {
 		if len(s.Hosts) == 0 {
 			continue
 		}
-		for _, w := range s.Windows(from, to, mc.Policy.Standing.Zone) {
+		for _, w := range s.Windows(from, to, zone) {
 			out = append(out, w[0], w[1])
 		}
 	}
@@ -364,15 +380,16 @@ func standingEdges(policy string, from, to int64) ([]int64, error) {
 }
 
 // firstStamp reads the first job's time stamp (start or queue time) in a
-// showq listing: the simulated clock at the first iteration.
-func firstStamp(showq string) (int64, error) {
+// showq listing, in Maui's zone loc: the simulated clock at the first
+// iteration.
+func firstStamp(showq string, loc *time.Location) (int64, error) {
 	for _, l := range strings.Split(showq, "\n") {
 		f := strings.Fields(l)
 		if len(f) < 9 || (f[2] != "Running" && f[2] != "Idle") {
 			continue
 		}
 		stamp := strings.Join(f[len(f)-4:], " ")
-		ts, err := time.ParseInLocation("Mon Jan 2 15:04:05 2006", stamp+" "+strconv.Itoa(time.Now().UTC().Year()), time.UTC)
+		ts, err := time.ParseInLocation("Mon Jan 2 15:04:05 2006", stamp+" "+strconv.Itoa(time.Now().In(loc).Year()), loc)
 		if err != nil {
 			return 0, fmt.Errorf("showq stamp %q: %w", stamp, err)
 		}

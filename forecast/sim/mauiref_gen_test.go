@@ -61,6 +61,18 @@ type refScenario struct {
 	// for, one drawn per job ("a:b", "" none; nil draws nothing).
 	nodeFeats []string
 	feats     []string
+	// zone is the time zone Maui runs in ("": UTC), written to the
+	// folder's TZ file: its local time places standing reservations'
+	// windows.
+	zone string
+	// nodeFmt names the nodes ("": n%03d); n%04d are the names of
+	// `lookahead simulate --nodes N --ppn K`.
+	nodeFmt string
+	// swf also writes the workload as Maui ran it as an SWF trace
+	// (workload.swf: UnixStartTime, TimeZoneString), what `lookahead
+	// simulate --trace` replays; credentials become numbers (u03: user 3,
+	// g2: group 2, the n-th class: queue n), so its policy names none.
+	swf bool
 }
 
 type refNodes struct{ count, procs int }
@@ -718,6 +730,76 @@ NODECFG[n014]         MAXJOB=2
 `},
 }
 
+// Issue 37's causes (seeds 59 on), on 48 × 8 nodes as the maintainers'
+// hidden sites: the wall clock in a zone other than UTC (also written as
+// an SWF trace, replayed by `lookahead simulate` as a site's trace
+// would be), a node's own MAXPROC in the availability ranges, jobs inside
+// a standing reservation's ACL, and a realistic mix of them.
+var refSiteScenarios = []refScenario{
+	{name: "srzone", seed: 59, nodes: []refNodes{{48, 8}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 5, full: 0.1,
+		maxTasks: 128, classes: []string{"batch"}, zone: "Asia/Kolkata", nodeFmt: "n%04d", swf: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  MINRESOURCE
+XFACTORWEIGHT         10
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            05:00:00
+FSDEPTH               6
+FSDECAY               0.7
+FSUSERWEIGHT          10
+USERCFG[DEFAULT]      FSTARGET=12.5
+SRCFG[day]            PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n0041,n0042,n0043,n0044,n0045,n0046,n0047,n0048
+SRCFG[eve]            PERIOD=DAY DAYS=Sat,Sun,Mon STARTTIME=19:30:00 ENDTIME=23:30:00 HOSTLIST=n0037,n0038,n0039,n0040
+`},
+	{name: "nodemaxproc", seed: 60, nodes: []refNodes{{48, 8}}, jobs: 300, initial: 60, burstGap: 900, burstMean: 4, full: 0.1,
+		maxTasks: 160, classes: []string{"batch"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        BESTFIT
+NODEALLOCATIONPOLICY  PRIORITY
+XFACTORWEIGHT         10
+NODECFG[DEFAULT]      MAXJOB=4
+NODECFG[n045]         MAXPROC=4
+NODECFG[n046]         MAXPROC=4
+NODECFG[n047]         MAXPROC=4
+NODECFG[n048]         MAXPROC=4
+NODECFG[n010]         MAXPROC=6
+NODECFG[n011]         MAXPROC=2
+NODECFG[n001]         MAXJOB=1 PRIORITY=30
+NODECFG[n002]         MAXJOB=1 PRIORITY=30
+NODECFG[n020]         MAXJOB=2 PRIORITY=-10
+NODECFG[n021]         MAXJOB=6
+NODECFG[n030]         PRIORITY=50
+NODECFG[n031]         PRIORITY=50
+NODECFG[n040]         PRIORITY=20 MAXPROC=5
+`},
+	{name: "srclass", seed: 61, nodes: []refNodes{{48, 8}}, jobs: 300, initial: 60, burstGap: 1000, burstMean: 4, full: 0.1,
+		maxTasks: 128, classes: []string{"batch", "batch", "short"},
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        BESTFIT
+XFACTORWEIGHT         10
+CLASSWEIGHT           1
+CLASSCFG[short]       PRIORITY=50
+SRCFG[short]          PERIOD=INFINITY HOSTLIST=n045,n046,n047,n048 CLASSLIST=short
+`},
+	{name: "srmix", seed: 62, nodes: []refNodes{{48, 8}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 5, full: 0.1,
+		maxTasks: 128, classes: []string{"batch", "batch", "high", "low"},
+		policy: `RESERVATIONDEPTH      4
+BACKFILLPOLICY        FIRSTFIT
+XFACTORWEIGHT         10
+CLASSWEIGHT           1
+CLASSCFG[high]        PRIORITY=100
+CLASSCFG[low]         PRIORITY=-20
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            06:00:00
+FSDEPTH               4
+FSDECAY               0.8
+FSUSERWEIGHT          5
+USERCFG[DEFAULT]      FSTARGET=12.5 MAXJOB=6
+SRCFG[office]         PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006,n007,n008
+SRCFG[office]         USERLIST=u01,u02 GROUPLIST=g3
+`},
+}
+
 // refTraceJob is one generated job.
 type refTraceJob struct {
 	name, user, group, account, class string
@@ -829,11 +911,19 @@ func (s refScenario) resourceTrace() []byte {
 			for _, c := range classes {
 				fmt.Fprintf(&cl, "[%s:%d]", c, g.procs)
 			}
-			fmt.Fprintf(&b, "COMPUTENODE AVAILABLE 0 n%03d NONE 16384M 32768M 100000M %d -1 -1 1 LINUX x86_64 %s %s [NONE] [NONE] NONE NONE NONE\n",
-				k, g.procs, feats, cl.String())
+			fmt.Fprintf(&b, "COMPUTENODE AVAILABLE 0 %s NONE 16384M 32768M 100000M %d -1 -1 1 LINUX x86_64 %s %s [NONE] [NONE] NONE NONE NONE\n",
+				s.nodeName(k), g.procs, feats, cl.String())
 		}
 	}
 	return b.Bytes()
+}
+
+// nodeName is the k-th node's name (from 1).
+func (s refScenario) nodeName(k int) string {
+	if s.nodeFmt == "" {
+		return fmt.Sprintf("n%03d", k)
+	}
+	return fmt.Sprintf(s.nodeFmt, k)
 }
 
 // workloadTrace is the v230 workload trace (the captured traces' layout).
@@ -877,7 +967,7 @@ func TestGenerateMauiReference(t *testing.T) {
 		t.Skip("LOOKAHEAD_MAUI_BIN and LOOKAHEAD_MAUI_REGEN not set: no real Maui to run")
 	}
 	only := os.Getenv("LOOKAHEAD_MAUI_ONLY")
-	for _, s := range slices.Concat(refScenarios, heldOutScenarios, refNodePolicyScenarios) {
+	for _, s := range slices.Concat(refScenarios, heldOutScenarios, refNodePolicyScenarios, refSiteScenarios) {
 		if only != "" && !slices.Contains(strings.Split(only, ","), s.name) {
 			continue
 		}
@@ -904,7 +994,12 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 		refs[i] = refJob{name: j.name, submit: j.submit, runtime: j.runtime}
 	}
 	r := &refRun{bin: bin, home: home, edge: refEdges(t, s.policy)}
-	edges, err := standingEdges(s.policy, t0-120, jobs[len(jobs)-1].submit+30*86400)
+	if s.zone != "" {
+		loc, err := time.LoadLocation(s.zone)
+		must(t, err)
+		r.zone = loc
+	}
+	edges, err := standingEdges(s.policy, t0-120, jobs[len(jobs)-1].submit+30*86400, r.zone)
 	must(t, err)
 	r.edges = edges
 	ctx := context.Background()
@@ -925,6 +1020,12 @@ func generateReference(t *testing.T, bin string, s refScenario) {
 	must(t, os.WriteFile(filepath.Join(dir, "resource.trace"), s.resourceTrace(), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "workload.trace.gz"), gzipBytes(t, wl), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "simstat.out.gz"), gzipBytes(t, simstat), 0o644))
+	if s.zone != "" {
+		must(t, os.WriteFile(filepath.Join(dir, "TZ"), []byte(s.zone+"\n"), 0o644))
+	}
+	if s.swf {
+		must(t, os.WriteFile(filepath.Join(dir, "workload.swf"), s.swfTrace(t, simstat), 0o644))
+	}
 	t.Logf("%s: %d jobs on %d processors in %.0f s", s.name, len(jobs), s.capacity(), time.Since(begin).Seconds())
 }
 
@@ -933,4 +1034,45 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// swfTrace is the workload as Maui ran it (its simstat records: queue
+// time, start, end, tasks, walltime, credentials) as an SWF trace, with
+// the header a site's archive would carry: UnixStartTime (the starter's
+// queue time, so the submit times count from it), TimeZoneString (the
+// zone Maui ran in), MaxNodes and MaxProcs.
+func (s refScenario) swfTrace(t testing.TB, simstat []byte) []byte {
+	path := filepath.Join(t.TempDir(), "simstat.out")
+	must(t, os.WriteFile(path, simstat, 0o644))
+	recs := readRefRecords(t, path)
+	slices.SortStableFunc(recs, func(a, b refRecord) int {
+		if a.queue != b.queue {
+			return int(a.queue - b.queue)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	classes := slices.Compact(slices.Clone(s.classes)) // in the scenario's order
+	number := func(name string) int {
+		n, err := strconv.Atoi(strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz"))
+		must(t, err)
+		return n
+	}
+	zone := s.zone
+	if zone == "" {
+		zone = "UTC"
+	}
+	nodes := 0
+	for _, g := range s.nodes {
+		nodes += g.count
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "; Version: 2.2\n; Computer: a real Maui 3.3.1 in SIMULATION mode (forecast/sim/mauiref_gen_test.go, scenario %s)\n", s.name)
+	fmt.Fprintf(&b, "; UnixStartTime: %d\n; TimeZoneString: %s\n; MaxNodes: %d\n; MaxProcs: %d\n", recs[0].queue, zone, nodes, s.capacity())
+	for _, r := range recs {
+		q := slices.Index(classes, r.class) + 1
+		fmt.Fprintf(&b, "%d %d %d %d %d -1 -1 %d %d -1 1 %d %d -1 %d -1 -1 -1\n",
+			number(r.id), r.queue-recs[0].queue, r.start-r.queue, r.end-r.start, r.tasks, r.tasks, r.wclimit,
+			number(r.user), number(r.group), q)
+	}
+	return b.Bytes()
 }

@@ -1,12 +1,15 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // refRecord is one job of a reference simstat.out (Maui's record).
@@ -45,6 +48,7 @@ type refCase struct {
 	jobs    []Job
 	maui    map[string]refRecord
 	cfg     string
+	zone    *time.Location // Maui's TZ (the folder's TZ file; nil: UTC)
 }
 
 func loadRefCase(t testing.TB, dir string) refCase {
@@ -53,7 +57,8 @@ func loadRefCase(t testing.TB, dir string) refCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := refCase{name: filepath.Base(dir), cluster: readMauiNodes(t, filepath.Join(dir, "resource.trace")), maui: map[string]refRecord{}, cfg: string(cfg)}
+	c := refCase{name: filepath.Base(dir), cluster: readMauiNodes(t, filepath.Join(dir, "resource.trace")), maui: map[string]refRecord{}, cfg: string(cfg),
+		zone: refZone(t, dir)}
 	for _, r := range readRefRecords(t, filepath.Join(dir, "simstat.out.gz")) {
 		c.maui[r.id] = r
 		c.jobs = append(c.jobs, Job{ID: r.id, Procs: r.tasks, PPN: r.tpn, Walltime: r.wclimit, Runtime: r.end - r.start, Submit: r.queue,
@@ -167,7 +172,7 @@ var refFloor = map[string]int{
 func TestMauiReference(t *testing.T) {
 	for _, dir := range refDirs(t) {
 		c := loadRefCase(t, dir)
-		p, err := refPolicy(c.cfg)
+		p, err := c.policy()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +188,23 @@ func TestMauiReference(t *testing.T) {
 	}
 }
 
-func refPolicy(cfg string) (Policy, error) {
-	mc, err := ReadMauiConfig(strings.NewReader(cfg))
-	return mc.Policy, err
+// policy is the policy read from the maui.cfg Maui ran with, on Maui's
+// clock: the times in simstat are Unix times, in the zone it ran in.
+func (c refCase) policy() (Policy, error) {
+	mc, err := ReadMauiConfig(strings.NewReader(c.cfg))
+	clock, _ := TraceClock(ClockSetting{Zone: c.zone}, ClockSetting{HasOrigin: true})
+	return clock.Site(mc.Policy), err
+}
+
+// refZone is the zone a reference ran in: its folder's TZ file names it
+// (the folders without one ran with TZ=UTC).
+func refZone(t testing.TB, dir string) *time.Location {
+	b, err := os.ReadFile(filepath.Join(dir, "TZ"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	must(t, err)
+	loc, err := time.LoadLocation(strings.TrimSpace(string(b)))
+	must(t, err)
+	return loc
 }

@@ -15,7 +15,7 @@ func benchFeatureCost(b *testing.B, names []string, strip func(*Policy)) {
 	var with, without []Policy
 	for _, name := range names {
 		c := loadRefCase(b, filepath.Join("testdata", "mauiref", name))
-		p, err := refPolicy(c.cfg)
+		p, err := c.policy()
 		if err != nil {
 			b.Fatal(err)
 		}
