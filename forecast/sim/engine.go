@@ -157,7 +157,14 @@ type Engine struct {
 
 	feats [][]string   // node features (nodefeat.go), nil: no node has any
 	nlim  []NodeLimits // node policies, NODECFG MAXJOB … (nodelimits.go), nil: none
-	parts *partitions  // NODECFG PARTITION (partition.go), nil: one partition
+	slots []int        // a node's own NODECFG MAXPROC, its job slots (nodelimits.go), nil: none
+	// jl are the nodes' job tables as Maui keeps them (jobtable.go), with
+	// node policies only; jlEnded the jobs ended since the last pass
+	jl      []jobTable
+	jlEnded []*job
+	jlBuf   []*job
+	npRes   []npRes     // the first call's reservations with node policies (nodelimits.go)
+	parts   *partitions // NODECFG PARTITION (partition.go), nil: one partition
 	// redoNow: the second call of the priority pass after node policies
 	// left reservations starting now (nodePolicyRedo)
 	redoNow bool
@@ -462,6 +469,9 @@ func (e *Engine) finish(j *job) {
 	if e.fs != nil {
 		e.fs.onEnd(j)
 	}
+	if e.jl != nil {
+		e.jlEnded = append(e.jlEnded, j)
+	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd >= j.wallEnd })
 	for ; i < len(e.running); i++ {
 		if e.running[i] == j {
@@ -502,6 +512,9 @@ func (e *Engine) run(j *job, start, end int64, hosts []hostUse) {
 	e.used += j.pool
 	if e.fs != nil {
 		e.fs.onRun(j)
+	}
+	if e.jl != nil {
+		e.jlAdd(j)
 	}
 	i := sort.Search(len(e.running), func(k int) bool { return e.running[k].wallEnd > j.wallEnd })
 	e.running = append(e.running, nil)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,15 +74,120 @@ func nodeLimitAttr(l *NodeLimits, name, key, val string) (bool, error) {
 }
 
 // initNodeLimits sets e.nlim, each node's policies with the DEFAULT ones
-// filled in (nil when no node has any).
+// filled in (nil when no node has any), and e.slots, the nodes' own
+// MAXPROC (nil when no node has one).
 func (e *Engine) initNodeLimits(p Policy) {
 	if p.Nodes == nil || (len(p.Nodes.Limits) == 0 && !p.Nodes.DefaultLimits.set()) {
 		return
 	}
 	e.nlim = make([]NodeLimits, len(e.nodes))
+	e.jl = make([]jobTable, len(e.nodes))
 	for i, n := range e.nodes {
-		e.nlim[i] = p.Nodes.Limits[n.name].orDefault(p.Nodes.DefaultLimits)
+		own := p.Nodes.Limits[n.name]
+		e.nlim[i] = own.orDefault(p.Nodes.DefaultLimits)
+		if own.MaxProc > 0 {
+			if e.slots == nil {
+				e.slots = make([]int, len(e.nodes))
+			}
+			e.slots[i] = own.MaxProc
+		}
 	}
+}
+
+// Job slots: what a node's own NODECFG MAXPROC does besides
+// MNodeCheckPolicies. Maui 3.3.1 caps the node's available class slots
+// with it (MNodeResetJobSlots, MRM.c, at every iteration: N->ARes.PSlot =
+// min(configured, the node's own MAXPROC; NODECFG[DEFAULT]'s is not
+// read there), less the tasks running on the node (MNodeAddJob), and
+// MNodeGetTC counts a node's tasks now from N->ARes, slots included.
+// Three places read N->ARes rather than walking the node's reservations
+// from its configured resources:
+//
+//   - MJobGetSNRange on a node with no reservation at all from the query's
+//     start (no running job, no grid, standing or blocked job's
+//     reservation): its one range, from now for ever, has the tasks
+//     N->ARes gives now ("node n045 supports 4 tasks of job … for
+//     INFINITY … (no reservation)" for an idle 8-processor node with
+//     MAXPROC=4). Every reservation's ranges, the backfill probe and the
+//     check of a job starting now go through it. A node with reservations
+//     is walked from its configured processors: no cap.
+//   - MJobCheckNRes at now, for a job starting now (MNodeSelectIdleTasks):
+//     a node with no slot left is refused (nodeAllows), though
+//     MNodeCheckPolicies, counting the job table's entries (jobtable.go),
+//     may let the job take more than the slots left.
+//   - MJobGetNRange's first count, the most tasks it asks the walk about
+//     for a job starting now: the walk's answer decides (not followed: no
+//     change found).
+//
+// Only a job that asks for class slots is counted against them: the
+// backfill window's pseudo-job (MBFGetWindow) copies only the first
+// sizeof(pointer) bytes of its resources (memcpy(&RQ->DRes, DRes,
+// sizeof(DRes))), so it asks for no slot and the backfill windows see no
+// MAXPROC (tried: leaving a node at its MAXPROC out of them took
+// nodemaxheld from 187 to 165 exact starts). MJobAllocMNL books a
+// reservation's tasks from the ranges; the job then starts through
+// MNodeCheckPolicies (nodeAllows).
+
+// slotsLeft is node i's job slots left now (its own MAXPROC less the tasks
+// running on it), or -1 when its MAXPROC is not its own.
+func (e *Engine) slotsLeft(i int) int {
+	if e.slots == nil || e.slots[i] <= 0 {
+		return -1
+	}
+	return max(e.slots[i]-e.nodes[i].used, 0)
+}
+
+// quietFrom reports whether node i has no reservation in force at or after
+// t: MJobGetSNRange's case "no relevant reservations", where a node is
+// counted from N->ARes.
+func (e *Engine) quietFrom(i int, t int64) bool {
+	n := &e.nodes[i]
+	if len(n.run) > 0 {
+		return false
+	}
+	for _, h := range n.holds {
+		if h.e > t {
+			return false
+		}
+	}
+	for _, b := range e.blocked {
+		if b.per[i] > 0 && b.e > t {
+			return false
+		}
+	}
+	return true
+}
+
+// slotsFit is holdAt's look at the job slots (the first reservation of a
+// pass, nothing reserved yet, so a node is quiet when nothing runs on
+// it): Maui's ranges from now count a quiet node's slots for ever, so j
+// fits at t only if the nodes make up its tasks that way; booked at t >
+// now, a quiet node gives what it has then (MJobGetSNRange asked from t
+// counts its configured processors), at now its slots. free is what each
+// node has at t, capped here where the booking is capped.
+func (e *Engine) slotsFit(j *job, free []int, t int64) bool {
+	got := 0
+	for i, f := range free {
+		if f <= 0 || !j.can(i) {
+			continue
+		}
+		if len(e.nodes[i].run) == 0 {
+			f = e.idleTasks(i, f)
+			if t <= e.now {
+				free[i] = f
+			}
+		}
+		got += e.chunkCap(j, f)
+	}
+	return got >= j.Procs
+}
+
+// idleTasks caps tc, what quiet node i offers now, by its job slots.
+func (e *Engine) idleTasks(i, tc int) int {
+	if left := e.slotsLeft(i); left >= 0 {
+		return min(tc, left)
+	}
+	return tc
 }
 
 // nodeAllows is what node i may give j starting now with its walltime
@@ -99,13 +205,10 @@ func (e *Engine) nodeAllows(j *job, i int, end int64) int {
 	if e.jobFullIn(i, e.now, end) {
 		return 0 // MNodeCheckPolicies, and MJobGetSNRange's policy block
 	}
-	tasks, utasks := 0, 0
-	for _, r := range e.nodes[i].run {
-		tasks += r.procs
-		if r.j.User == j.User {
-			utasks += r.procs
-		}
+	if left := e.slotsLeft(i); left >= 0 && left < max(1, j.PPN) {
+		return 0 // MJobCheckNRes: no job slot left on N->ARes
 	}
+	tasks, utasks := e.jlCount(j, i) // MNodeCheckPolicies walks N->JList (jobtable.go)
 	if l.MaxProcPerUser > 0 {
 		f = min(f, l.MaxProcPerUser-utasks)
 	}
@@ -248,4 +351,57 @@ func (e *Engine) nodePolicyRedo(w int, idle, full, keep bool) (int, bool) {
 	w2, idle2 := e.priorityPass(full, keep, nil)
 	e.secondCall, e.redoNow = false, false
 	return w2, idle || idle2
+}
+
+// npRes is a reservation the first call made with node policies: its job,
+// and whether it is on the processor profile too (reserveBlocked).
+type npRes struct {
+	j    *job
+	b    *blockedRes
+	prof bool
+}
+
+// retryOnOwnRes is the second call's try of j, whose reservation from the
+// first call starts now: Maui tries the job again (its own reservation
+// does not hold against it, and it takes that reservation's nodes first),
+// and a job started in the first call may have changed what the node
+// policies allow (N->JList, jobtable.go). Seen in a real Maui
+// (nodemaxproc, +50117 s): j0229 (81 tasks) found 80 and was reserved
+// now, j0230 started on n046 and cut j0213 out of its table, and the
+// second call started j0229 with 3 tasks on n046. False, the reservation
+// kept, when it still does not start.
+func (e *Engine) retryOnOwnRes(j *job) bool {
+	k := slices.IndexFunc(e.npRes, func(r npRes) bool { return r.j == j })
+	if k < 0 {
+		return false
+	}
+	r := e.npRes[k]
+	at := slices.Index(e.blocked, r.b)
+	if at < 0 {
+		return false
+	}
+	per := slices.Clone(r.b.per)
+	touched := slices.Clone(r.b.touched)
+	r.b.clear()
+	e.blocked = slices.Delete(e.blocked, at, at+1)
+	if r.prof {
+		e.prof.add(j.planned, sat(j.planned, j.Walltime), j.Procs)
+	}
+	if ok, _ := e.prof.fitsFrom(0, j.Procs, j.Walltime); ok {
+		if hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), per); ok {
+			e.start(j, hosts)
+			e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			j.held = false
+			return true
+		}
+	}
+	for _, i := range touched {
+		r.b.per[i] = per[i]
+	}
+	r.b.touched = append(r.b.touched, touched...)
+	e.blocked = slices.Insert(e.blocked, at, r.b)
+	if r.prof {
+		e.prof.add(j.planned, sat(j.planned, j.Walltime), -j.Procs)
+	}
+	return false
 }

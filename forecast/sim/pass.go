@@ -53,6 +53,8 @@ func (e *Engine) newPass(full, keep bool, minAfter []int) passState {
 	early := e.lim == nil && e.nlim == nil && len(e.srs) == 0 && !keep && !full && !e.noEarlyStop
 	if !e.secondCall {
 		e.clearHeld()
+		clear(e.npRes)
+		e.npRes = e.npRes[:0]
 	}
 	e.bfFrom = 0
 	return passState{q: e.queue, room: e.depth != 0, full: full, keep: keep, minAfter: minAfter,
@@ -112,7 +114,14 @@ func (ps *passState) countReservation(depth int) {
 // (HIGHEST), or one made in the first call when this is the second.
 func (e *Engine) passHeld(ps *passState, j *job) {
 	if e.redoNow && !j.kept && j.planned <= e.now {
-		ps.idle = true // its reservation starts now: MJobPReserve refuses it (nodelimits.go)
+		// its reservation starts now: tried again (a job started since
+		// may have changed what the node policies allow), else
+		// MJobPReserve refuses it (nodelimits.go)
+		if e.retryOnOwnRes(j) {
+			ps.w--
+			return
+		}
+		ps.idle = true
 		return
 	}
 	ps.countReservation(e.depth) // it keeps its reservation, which counts
@@ -166,6 +175,9 @@ func (e *Engine) passReserve(ps *passState, j *job) bool {
 				// (any reservation: the second call may drop it,
 				// limitRedo)
 				j.lim.limB, j.lim.limProf = e.blocked[len(e.blocked)-1], e.onProfile
+			}
+			if e.nlim != nil && !e.secondCall {
+				e.npRes = append(e.npRes, npRes{j, e.blocked[len(e.blocked)-1], e.onProfile})
 			}
 			ps.countReservation(e.depth)
 			return true

@@ -106,6 +106,9 @@ func (e *Engine) snRange(i int, ev []nevent, q rangeQuery, out []rng) ([]rng, bo
 		tc := n.procs
 		if q.s <= e.now {
 			tc = n.procs - n.used
+			if e.slots != nil && e.quietFrom(i, q.s) {
+				tc = e.idleTasks(i, tc) // N->ARes's job slots (nodelimits.go)
+			}
 		}
 		if tc < q.k {
 			return out, false

@@ -10,6 +10,9 @@ func (e *Engine) schedule() {
 	if len(e.srs) > 0 {
 		e.refreshStanding()
 	}
+	if e.jl != nil {
+		e.jlIterate() // Maui's node job tables (jobtable.go)
+	}
 	// every pass is a Maui iteration, even one that starts nothing; with
 	// a poll interval Maui also iterates where nothing happens
 	e.prevIter, e.lastIter = e.lastIter, e.now
@@ -339,6 +342,9 @@ func (e *Engine) holdAt(j *job, t int64) bool {
 		}
 	}
 	e.maskJobFull(free, t, end) // NODECFG MAXJOB (nodelimits.go)
+	if e.slots != nil && !e.slotsFit(j, free, t) {
+		return false // job slots of idle nodes (nodelimits.go)
+	}
 	// take nodes in the reservation order, each with everything it has
 	// free (unusable nodes are far below zero, see e.idle), the last one
 	// for what is still missing
