@@ -123,7 +123,7 @@ func TestReplayOnTheTracesClock(t *testing.T) {
 	run := func(start string) string {
 		t.Helper()
 		var out bytes.Buffer
-		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: start}
+		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: start, seeds: 1, parallel: 1, progress: cli.ProgressNever}
 		if err := runReplay(context.Background(), &out, &bytes.Buffer{}, o); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestReplayOnTheTracesClock(t *testing.T) {
 		t.Errorf("the report moved with the clock:\n%s\n%s", own, epoch)
 	}
 	for _, bad := range []string{"noon", "0"} {
-		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: bad}
+		o := &replayOptions{scenario: scenario, output: cli.FormatJSON, start: bad, seeds: 1, parallel: 1, progress: cli.ProgressNever}
 		if err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o); cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--start") {
 			t.Errorf("--start %s: %v, want a usage error naming the flag", bad, err)
 		}
