@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -50,7 +51,7 @@ func CheckReserve(req wire.ReserveRequest, lim Limits) (ReserveSpec, *Refusal) {
 	case req.Duration <= 0:
 		return ReserveSpec{}, refuse(wire.CodeInvalid, "duration %d: must be > 0 seconds", req.Duration)
 	case req.Duration > lim.MaxDuration:
-		return ReserveSpec{}, refuse(wire.CodeTooLong, "duration %d s: over this site's maximum of %d s", req.Duration, lim.MaxDuration)
+		return ReserveSpec{}, refuse(wire.CodeTooLong, "duration %s: over this site's maximum of %s", durfmt.Seconds(req.Duration), durfmt.Seconds(lim.MaxDuration))
 	case req.Start+req.Duration <= lim.Now || req.Start < lim.Now-lim.PastGrace:
 		return ReserveSpec{}, refuse(wire.CodeInPast, "start %d: already passed (now %d)", req.Start, lim.Now)
 	}

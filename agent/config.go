@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 )
 
 // Config is the agent's behaviour. Zero durations take the defaults below
@@ -116,10 +117,10 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.PastGrace < 0 {
-		errs = append(errs, fmt.Errorf("past_grace: %v, must be >= 0", c.PastGrace))
+		errs = append(errs, fmt.Errorf("past_grace: %s, must be >= 0", durfmt.Duration(c.PastGrace)))
 	}
 	if c.ForecastTTL > 0 && c.ForecastTTL < 2*c.Refresh {
-		errs = append(errs, fmt.Errorf("forecast_ttl %v: must be at least twice refresh %v, or a live site's forecast expires between refreshes", c.ForecastTTL, c.Refresh))
+		errs = append(errs, fmt.Errorf("forecast_ttl %s: must be at least twice refresh %s, or a live site's forecast expires between refreshes", durfmt.Duration(c.ForecastTTL), durfmt.Duration(c.Refresh)))
 	}
 	if c.Replicas < 1 || c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("replicas: %d, must be 1..5", c.Replicas))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/torque"
 	"lookahead/wire"
 )
@@ -97,11 +98,11 @@ func PlanPart(req wire.DispatchRequest, res wire.Reservation, u LocalUser, cfg D
 	wall, cut := req.Walltime, ""
 	left := res.End - max(now, res.Start) - int64(cfg.StartSlack.Seconds())
 	if left <= 0 {
-		return PartPlan{}, refuse(wire.CodeInPast, "reservation %s ends at %d: no time left to run part %d (now %d, slack %v)",
-			res.ID, res.End, req.Part, now, cfg.StartSlack)
+		return PartPlan{}, refuse(wire.CodeInPast, "reservation %s ends at %d: no time left to run part %d (now %d, slack %s)",
+			res.ID, res.End, req.Part, now, durfmt.Duration(cfg.StartSlack))
 	}
 	if wall > left {
-		wall, cut = left, fmt.Sprintf("walltime cut from %d s to %d s to leave %v of the reservation free", req.Walltime, left, cfg.StartSlack)
+		wall, cut = left, fmt.Sprintf("walltime cut from %s to %s to leave %s of the reservation free", durfmt.Seconds(req.Walltime), durfmt.Seconds(left), durfmt.Duration(cfg.StartSlack))
 	}
 	dir := strings.NewReplacer("{home}", u.Home, "{user}", u.Name).Replace(cfg.OutputDir)
 	name := wire.PartName(req.Job, req.Part)

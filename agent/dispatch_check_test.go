@@ -99,7 +99,7 @@ func TestPlanPart(t *testing.T) {
 	// A reservation without slack: the walltime leaves StartSlack free.
 	res.End = 4600
 	plan, r = PlanPart(dispatchReq(), res, alice, cfg, 900)
-	if r != nil || plan.Spec.Walltime != 3570 || !strings.Contains(plan.Cut, "3600 s to 3570 s") {
+	if r != nil || plan.Spec.Walltime != 3570 || !strings.Contains(plan.Cut, "1h to 59m30s") {
 		t.Fatalf("no slack: walltime %d cut %q %+v", plan.Spec.Walltime, plan.Cut, r)
 	}
 	// Dispatched late: only what is left of the reservation.

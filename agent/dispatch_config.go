@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -69,7 +70,7 @@ func (c DispatchConfig) validate() error {
 		errs = append(errs, fmt.Errorf("dispatch.output_dir %q: an absolute path without spaces or commas; placeholders {home} and {user}", c.OutputDir))
 	}
 	if c.StartSlack < 0 {
-		errs = append(errs, fmt.Errorf("dispatch.start_slack: %v, must be >= 0", c.StartSlack))
+		errs = append(errs, fmt.Errorf("dispatch.start_slack: %s, must be >= 0", durfmt.Duration(c.StartSlack)))
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -95,13 +96,13 @@ func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (c
 		return wire.CodeInvalid, err.Error()
 	}
 	if w := WorstCost(*job); math.IsInf(w, 0) || math.IsNaN(w) {
-		return wire.CodeInvalid, fmt.Sprintf("max_price %g × %d procs × %ds is not a finite number of credits", job.MaxPrice, job.Procs, job.Walltime)
+		return wire.CodeInvalid, fmt.Sprintf("max_price %g × %d procs × %s is not a finite number of credits", job.MaxPrice, job.Procs, durfmt.Seconds(job.Walltime))
 	}
 	if job.ID != "" && s.Job(job.ID) != nil {
 		return wire.CodeInvalid, fmt.Sprintf("job id %q is taken; omit the id to get one", job.ID)
 	}
 	if p.MaxWalltime > 0 && job.Walltime > p.MaxWalltime {
-		return wire.CodeTooLong, fmt.Sprintf("walltime %ds exceeds the broker's maximum %ds", job.Walltime, p.MaxWalltime)
+		return wire.CodeTooLong, fmt.Sprintf("walltime %s exceeds the broker's maximum %s", durfmt.Seconds(job.Walltime), durfmt.Seconds(p.MaxWalltime))
 	}
 	if msg := p.Grid.Refuse(*job); msg != "" {
 		return wire.CodeNoCapacity, msg

@@ -48,7 +48,7 @@ func TestAdmitRefusals(t *testing.T) {
 		{"zero procs", "alice-cli", req("", 0, 3600, 1), wire.CodeInvalid, "procs"},
 		{"zero walltime", "alice-cli", req("", 1, 0, 1), wire.CodeInvalid, "walltime"},
 		{"negative price", "alice-cli", req("", 1, 60, -1), wire.CodeInvalid, "max_price"},
-		{"too long", "alice-cli", req("", 1, 90000, 1), wire.CodeTooLong, "90000"},
+		{"too long", "alice-cli", req("", 1, 90000, 1), wire.CodeTooLong, "walltime 25h exceeds the broker's maximum 24h"},
 		{"unknown actor", "mallory", req("", 1, 60, 1), wire.CodeForbidden, "mallory"},
 		{"other user", "alice-cli", withUser(req("", 1, 60, 1), "bob"), wire.CodeForbidden, "bob"},
 		{"bad user name", "ops", withUser(req("", 1, 60, 1), "bob;rm -rf /"), wire.CodeInvalid, "plain name"},
@@ -77,6 +77,10 @@ func TestBudgetHoldsWorstCaseChargesRealRefundsCancel(t *testing.T) {
 	mustApply(t, s, e)
 	if _, rep := Admit(s, p, "alice", submitReq("k2", req("", 1, 3600, 30)), 2); rep.Code != wire.CodeOverBudget {
 		t.Fatalf("second job fits although 80 of 100 are held: %+v", rep)
+	}
+	// Durations in one format (issue 38: the walltime showed as 360000s).
+	if _, rep := Admit(s, p, "alice", submitReq("k9", req("", 1, 360000, 1)), 2); !strings.Contains(rep.Message, "× 1 procs × 100h)") {
+		t.Fatalf("over budget: %q, want the walltime as 100h", rep.Message)
 	}
 	j := s.Job("g1")
 	if msg := s.CheckCommit(p.Budgets, j, 20); msg != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -113,8 +114,8 @@ func (s *State) checkDelta(b Budgets, r forecast.JobRequest, delta float64) stri
 	for _, l := range b.limits(r) {
 		used := s.used(l.h)
 		if used+delta > l.limit+1e-9 {
-			return fmt.Sprintf("%s: budget %.2f credits, %.2f used or held, job needs %.2f (max_price %.4g × %d procs × %ds)",
-				l.h, l.limit, used, delta, r.MaxPrice, r.Procs, r.Walltime)
+			return fmt.Sprintf("%s: budget %.2f credits, %.2f used or held, job needs %.2f (max_price %.4g × %d procs × %s)",
+				l.h, l.limit, used, delta, r.MaxPrice, r.Procs, durfmt.Seconds(r.Walltime))
 		}
 	}
 	return ""

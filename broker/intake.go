@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -48,8 +49,8 @@ func seenAt(generated, received, maxSkew int64) int64 { return min(received, gen
 // returned record replaces it.
 func TakeForecast(cur *Site, name string, f *forecast.Forecast, received, maxSkew int64) (Site, Verdict) {
 	if ahead := f.Generated - received; ahead > maxSkew {
-		return Refuse(cur, name, fmt.Sprintf("forecast %d generated %ds ahead of the broker's clock (at most %ds accepted): check the site's clock",
-			f.Seq, ahead, maxSkew), true), Refused
+		return Refuse(cur, name, fmt.Sprintf("forecast %d generated %s ahead of the broker's clock (at most %s accepted): check the site's clock",
+			f.Seq, durfmt.Seconds(ahead), durfmt.Seconds(maxSkew)), true), Refused
 	}
 	if cur != nil && cur.Forecast.Site != "" && !newer(f, &cur.Forecast) {
 		return *cur, Older
@@ -67,8 +68,8 @@ func TakeForecast(cur *Site, name string, f *forecast.Forecast, received, maxSke
 // stale unless the forecast they name arrives.
 func TakeHeartbeat(cur *Site, name string, hb wire.Heartbeat, received, maxSkew int64) (Site, Verdict) {
 	if ahead := hb.Generated - received; ahead > maxSkew {
-		return Refuse(cur, name, fmt.Sprintf("heartbeat generated %ds ahead of the broker's clock (at most %ds accepted): check the site's clock",
-			ahead, maxSkew), false), Refused
+		return Refuse(cur, name, fmt.Sprintf("heartbeat generated %s ahead of the broker's clock (at most %s accepted): check the site's clock",
+			durfmt.Seconds(ahead), durfmt.Seconds(maxSkew)), false), Refused
 	}
 	if cur == nil || cur.Excluded || cur.Forecast.Site == "" {
 		return orEmpty(cur, name), Older

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -256,11 +257,11 @@ func verdict(j *Job, now, grace int64) (state, why string, siteFault bool) {
 	}
 	if now >= j.Alloc.Start+grace {
 		if late := notStarted(parts); len(late) > 0 {
-			return wire.JobFailed, fmt.Sprintf("%s did not start within %ds of the reservation start", strings.Join(late, ", "), grace), true
+			return wire.JobFailed, fmt.Sprintf("%s did not start within %s of the reservation start", strings.Join(late, ", "), durfmt.Seconds(grace)), true
 		}
 	}
 	if now >= j.Alloc.End+grace {
-		return wire.JobFailed, fmt.Sprintf("no end reported for %s by %ds after the reservation end", strings.Join(running(parts), ", "), grace), true
+		return wire.JobFailed, fmt.Sprintf("no end reported for %s by %s after the reservation end", strings.Join(running(parts), ", "), durfmt.Seconds(grace)), true
 	}
 	return "", "", false
 }

@@ -143,7 +143,7 @@ func TestPartThatDoesNotStartInTimeFailsTheJob(t *testing.T) {
 	}
 	e, over := Conclude(j, 160, 60)
 	if !over || e.State != wire.JobFailed || e.Cost != 0 || !slices.Equal(e.Stop, []string{"a", "b"}) ||
-		!strings.Contains(e.Message, "part 1 on b did not start within 60s") {
+		!strings.Contains(e.Message, "part 1 on b did not start within 1m") {
 		t.Fatalf("late start: %+v", e)
 	}
 }

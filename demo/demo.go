@@ -21,6 +21,7 @@ import (
 	"lookahead/broker/coalloc"
 	"lookahead/broker/daemon"
 	"lookahead/forecast/sim"
+	"lookahead/internal/durfmt"
 	"lookahead/internal/natsembed"
 	"lookahead/slurm"
 	"lookahead/wire"
@@ -86,7 +87,7 @@ func (o *Options) defaults() {
 func (o Options) Validate() error {
 	switch {
 	case o.Duration < 5*time.Second:
-		return fmt.Errorf("duration %v: must be at least 5s", o.Duration)
+		return fmt.Errorf("duration %s: must be at least 5s", durfmt.Duration(o.Duration))
 	case !(o.Speed >= 1 && o.Speed <= 10000): // NaN too
 		return fmt.Errorf("speed %v: must be between 1 and 10000", o.Speed)
 	case o.Jobs < 1 || o.Jobs > 1000:

@@ -24,6 +24,14 @@ var ErrUnavailable = errors.New("broker unavailable")
 // with its "invalid input" code.
 var ErrBadConnection = errors.New("bad NATS connection settings")
 
+// NoBroker says that no broker answers on the NATS server at url and how
+// to start one: what a user sees instead of "nats: no responders".
+func NoBroker(url string) string {
+	return fmt.Sprintf("no broker answers on the NATS server %s: start one (`systemctl start lookahead-broker`, "+
+		"or `lookahead-broker run` for a try; docs/quickstart.md), or check --nats-url and that this is the grid's server; "+
+		"during a failover the standby answers within the lease TTL", url)
+}
+
 // Client talks to the broker over one NATS connection.
 type Client struct {
 	nc *nats.Conn
@@ -57,8 +65,11 @@ func (c *Client) request(ctx context.Context, subject string, v, out any) error 
 	defer cancel()
 	msg, err := c.nc.RequestWithContext(ctx, subject, data)
 	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-			return fmt.Errorf("%w: %s: %v", ErrUnavailable, subject, err)
+		if errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("%w: %s", ErrUnavailable, NoBroker(c.nc.ConnectedUrlRedacted()))
+		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+			return fmt.Errorf("%w: %s: no answer within %v: %v (a broker taking over answers within its lease TTL; retry)", ErrUnavailable, subject, c.Timeout, err)
 		}
 		return fmt.Errorf("request %s: %w", subject, err)
 	}

@@ -18,13 +18,17 @@ type Conn struct {
 	NATS    natsconn.Config
 	Timeout time.Duration
 	// As is the NATS user name the broker's permissions know this client
-	// by (default: the --user-nats name).
+	// by (default: the --nats-user name).
 	As string
 }
 
-// Bind adds --nats-url, --creds, --nkey, --user, --password, --tls-ca,
-// --js-domain and --timeout to fs, defaulting from LOOKAHEAD_NATS_URL,
-// _CREDS, _NKEY_SEED, _USER, _PASSWORD, _TOKEN, _TLS_CA and _JS_DOMAIN.
+// Bind adds the connection flags to fs, named as the daemons' config
+// keys: --nats-url, --nats-creds, --nats-nkey-seed, --nats-user (password
+// in LOOKAHEAD_NATS_PASSWORD), --nats-tls-ca, --nats-as,
+// --nats-inbox-prefix, defaulting from LOOKAHEAD_NATS_URL, _CREDS,
+// _NKEY_SEED, _USER, _TLS_CA, _AS and _INBOX_PREFIX (a token from
+// LOOKAHEAD_NATS_TOKEN), and --timeout. The flags' former names (--creds,
+// --nkey, --user-nats, --tls-ca, --as, --inbox-prefix) still work, hidden.
 func (c *Conn) Bind(fs *pflag.FlagSet) {
 	env := func(k, def string) string {
 		if v := os.Getenv("LOOKAHEAD_NATS_" + k); v != "" {
@@ -35,14 +39,26 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	c.NATS.Password = env("PASSWORD", "")
 	c.NATS.Token = env("TOKEN", "")
 	fs.StringVar(&c.NATS.URL, "nats-url", env("URL", "nats://127.0.0.1:4222"), "NATS server URL (env LOOKAHEAD_NATS_URL)")
-	fs.StringVar(&c.NATS.Creds, "creds", env("CREDS", ""), "NATS credentials file (env LOOKAHEAD_NATS_CREDS)")
-	fs.StringVar(&c.NATS.NKeySeed, "nkey", env("NKEY_SEED", ""), "NATS nkey seed file (env LOOKAHEAD_NATS_NKEY_SEED)")
-	fs.StringVar(&c.NATS.User, "user-nats", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
-	fs.StringVar(&c.NATS.TLSCA, "tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
-	fs.StringVar(&c.As, "as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
-	fs.StringVar(&c.NATS.JSDomain, "js-domain", env("JS_DOMAIN", ""), "the grid's JetStream domain, needed to read the audit trail through a leaf node (env LOOKAHEAD_NATS_JS_DOMAIN)")
-	fs.StringVar(&c.NATS.InboxPrefix, "inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
+	fs.StringVar(&c.NATS.Creds, "nats-creds", env("CREDS", ""), "NATS credentials file (env LOOKAHEAD_NATS_CREDS)")
+	fs.StringVar(&c.NATS.NKeySeed, "nats-nkey-seed", env("NKEY_SEED", ""), "NATS nkey seed file (env LOOKAHEAD_NATS_NKEY_SEED)")
+	fs.StringVar(&c.NATS.User, "nats-user", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
+	fs.StringVar(&c.NATS.TLSCA, "nats-tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
+	fs.StringVar(&c.As, "nats-as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
+	fs.StringVar(&c.NATS.InboxPrefix, "nats-inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --nats-as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "how long to wait for the broker")
+	for old, name := range map[string]string{"creds": "nats-creds", "nkey": "nats-nkey-seed", "user-nats": "nats-user",
+		"tls-ca": "nats-tls-ca", "as": "nats-as", "inbox-prefix": "nats-inbox-prefix"} {
+		AliasFlag(fs, old, name)
+	}
+}
+
+// AliasFlag adds old, a former name of the flag name of fs, as a hidden
+// deprecated alias: it sets the same value, and pflag tells on stderr to
+// use the new name. A renamed flag keeps working in scripts.
+func AliasFlag(fs *pflag.FlagSet, old, name string) {
+	f := fs.Lookup(name)
+	fs.AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, Value: f.Value, DefValue: f.DefValue,
+		Hidden: true, Deprecated: "use --" + name})
 }
 
 // Dial connects and returns a client; a failure to connect wraps

@@ -193,7 +193,7 @@ func TestPartThatNeverStartsFailsTheJobWithARefund(t *testing.T) {
 	}
 	e.clock.Add(51 * time.Second)
 	st = cycleUntil(t, b, st.Job.ID, wire.JobFailed)
-	if st.Cost != 0 || !strings.Contains(st.Message, "did not start within 60s") {
+	if st.Cost != 0 || !strings.Contains(st.Message, "did not start within 1m") {
 		t.Fatalf("late part: cost %v, %s", st.Cost, st.Message)
 	}
 	waitReleased(t, b, a, c)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -34,7 +35,7 @@ func InitLease(ctx context.Context, js jetstream.JetStream, replicas int, ttl ti
 		return r, fmt.Errorf("kv bucket %s: %w", cfg.Bucket, err)
 	}
 	if st.TTL() != cfg.TTL {
-		r.Note = fmt.Sprintf("exists with a lease TTL of %v, not %v: the brokers use the bucket's", st.TTL(), cfg.TTL)
+		r.Note = fmt.Sprintf("exists with a lease TTL of %s, not %s: the brokers use the bucket's", durfmt.Duration(st.TTL()), durfmt.Duration(cfg.TTL))
 	}
 	return r, nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"lookahead/internal/durfmt"
 )
 
 // health is what readiness is judged on: the outcome of the last planning
@@ -59,7 +61,7 @@ func (b *Broker) Healthy() (bool, string) {
 		return false, fmt.Sprintf("planning cycle failed: %v", h.cycleErr)
 	}
 	if late := lateCycle(b.cfg); !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
-		return false, fmt.Sprintf("no planning cycle finished for %v", time.Since(h.cycleOK).Round(time.Second))
+		return false, fmt.Sprintf("no planning cycle finished for %s", durfmt.Duration(time.Since(h.cycleOK).Round(time.Second)))
 	}
 	return true, ""
 }

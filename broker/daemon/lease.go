@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -212,7 +213,7 @@ func (l *lease) keep(ctx context.Context, epoch func() uint64, lost func(error))
 func (l *lease) renewBounded(ctx context.Context, epoch uint64) error {
 	left := time.Until(l.valid)
 	if left <= 0 {
-		return fmt.Errorf("%w: the lease ran out (not renewed for %v)", errLostLeadership, l.ttl)
+		return fmt.Errorf("%w: the lease ran out (not renewed for %s)", errLostLeadership, durfmt.Duration(l.ttl))
 	}
 	every, _ := leaseTimes(l.ttl)
 	rctx, cancel := context.WithTimeout(ctx, min(left, every))

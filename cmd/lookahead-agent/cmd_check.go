@@ -42,6 +42,9 @@ pbs_server log directories; the state directory; Maui's showres, showres -n,
 diagnose -r and showq, run and read (and setres/releaseres looked up); with
 engine: maui, a tiny Maui simulation with the site's maui.cfg; one forecast
 exactly as the daemon builds it; and the NATS connection with JetStream.
+On a Slurm site (backend: slurm) the Slurm clients (sinfo, squeue,
+scontrol) run and read, and slurm.conf's policy, replace the Torque and
+Maui checks (docs/slurm.md).
 Exits 0 when everything passed, 3 when the only failures are
 services that could not be reached (NATS), 1 when another check failed.`,
 		Args: cobra.NoArgs,

@@ -18,7 +18,7 @@ JSON by default (-o json; it is also a valid config file), or with
 variable, flag or default). An unknown key, a duration without a unit or a
 value out of bounds is an error naming the key and where it was written;
 the exit code is then 2. Nothing is contacted: ` + "`lookahead-agent check`" + ` also
-tries Torque, Maui and NATS.`,
+tries the scheduler (Torque and Maui, or Slurm) and NATS.`,
 		Example: `  lookahead-agent config
   lookahead-agent config -o table
   lookahead-agent config --config ./agent.yaml | jq .intervals`,

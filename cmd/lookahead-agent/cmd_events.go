@@ -39,7 +39,10 @@ deleted, state changes, node state changes, server restarts.
 
 This is a diagnostic: it keeps its read positions in a temporary directory
 removed on exit and never touches the running agent's state. Lines that do
-not parse are reported on stderr and counted at the end.`,
+not parse are reported on stderr and counted at the end.
+
+Torque sites only: a Slurm site (backend: slurm) has no such log; its agent
+polls the Slurm clients every intervals.refresh (docs/slurm.md).`,
 		Example: `  lookahead-agent events --start beginning            # everything in today's files
   lookahead-agent events --follow -o json             # live, one JSON object per line`,
 		Args: cobra.NoArgs,

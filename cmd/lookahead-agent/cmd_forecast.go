@@ -31,11 +31,13 @@ func newForecastCommand(g *globalOptions) *cobra.Command {
 		Use:   "forecast --once",
 		Short: "Build one forecast now and print it (no NATS)",
 		Long: `Build one forecast of this site now, exactly as the daemon would (snapshot from
-qstat/pbsnodes, the configured engine and pricing), and print it: a summary
+qstat/pbsnodes on a Torque site, sinfo/squeue/scontrol on a Slurm site; the
+configured engine and pricing), and print it: a summary
 per node, or the v1 forecast JSON with -o json. Nothing is published, NATS is
 not contacted: use it to check a setup before starting the daemon.
 
---snapshot FILE forecasts a snapshot JSON file instead of asking Torque.`,
+--snapshot FILE forecasts a snapshot JSON file instead of asking the
+scheduler.`,
 		Example: `  lookahead-agent forecast --once -o json > forecast.json
   lookahead-agent forecast --once --snapshot snap.json --site alpha`,
 		Args: cobra.NoArgs,
@@ -44,7 +46,7 @@ not contacted: use it to check a setup before starting the daemon.
 		},
 	}
 	cmd.Flags().BoolVar(&opts.once, "once", false, "build one forecast and exit (required)")
-	cmd.Flags().StringVar(&opts.snapshot, "snapshot", "", "forecast this snapshot JSON file instead of asking Torque")
+	cmd.Flags().StringVar(&opts.snapshot, "snapshot", "", "forecast this snapshot JSON file instead of asking the scheduler")
 	cmd.Flags().String("horizon", "", "how far ahead to forecast, e.g. 48h (config key horizon)")
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd

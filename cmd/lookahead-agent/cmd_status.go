@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"lookahead/agent"
@@ -58,6 +60,10 @@ func runStatus(ctx context.Context, c Config, opts *statusOptions, w io.Writer) 
 	rctx, cancel := context.WithTimeout(ctx, opts.timeout)
 	defer cancel()
 	msg, err := nc.RequestWithContext(rctx, wire.AgentSubject(c.Site, agent.VerbStatus), nil)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("no agent of site %s answers on the NATS server %s: start it "+
+			"(`systemctl start lookahead-agent`, or `lookahead-agent run`), or check site and nats.url", c.Site, nc.ConnectedUrlRedacted())}
+	}
 	if err != nil {
 		return cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("agent of %s: %w", c.Site, err)}
 	}

@@ -14,6 +14,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/internal/config"
+	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 	"lookahead/torque"
 )
@@ -218,7 +219,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: %w", key, err))
 	}
 	if c.Horizon <= 0 {
-		errs = append(errs, fmt.Errorf("horizon %v: must be > 0 (e.g. 24h)", c.Horizon))
+		errs = append(errs, fmt.Errorf("horizon %s: must be > 0 (e.g. 24h)", durfmt.Duration(c.Horizon)))
 	}
 	if err := c.pricing().Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("pricing: %w", err))

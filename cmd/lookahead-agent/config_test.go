@@ -80,7 +80,7 @@ func TestConfigCommand(t *testing.T) {
 	nats, _ := m["nats"].(map[string]any)
 	torque, _ := m["torque"].(map[string]any)
 	speeds, _ := torque["speeds"].(map[string]any)
-	if m["site"] != "beta" || iv["refresh"] != "1m30s" || m["horizon"] != "24h0m0s" || nats["url"] != "nats://env:4222" || speeds["NodeA"] != 1.5 {
+	if m["site"] != "beta" || iv["refresh"] != "1m30s" || m["horizon"] != "24h" || nats["url"] != "nats://env:4222" || speeds["NodeA"] != 1.5 {
 		t.Fatalf("config output:\n%s", out)
 	}
 	if _, leaked := nats["password"]; leaked {

@@ -30,10 +30,13 @@ func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lookahead-agent",
 		Short: "The lookahead site agent for Torque/Maui clusters",
-		Long: `lookahead-agent runs on a cluster's pbs_server/Maui host. It forecasts the
-local schedule (built-in simulator or Maui SIMULATION), publishes the priced
-idle time as slots over NATS, and protects grid jobs with Maui advance
-reservations on the broker's request.
+		Long: `lookahead-agent runs on a cluster's scheduler host: the pbs_server/Maui
+host of a Torque site (backend: torque), or a host with the Slurm clients
+of a Slurm site (backend: slurm; docs/slurm.md). It forecasts the local
+schedule (built-in simulator, or Maui SIMULATION on a Torque site),
+publishes the priced idle time as slots over NATS, and protects grid jobs
+with the scheduler's advance reservations (Maui setres, Slurm scontrol
+create reservation) on the broker's request.
 
 Configuration: ` + DefaultConfigFile + ` (or --config), LOOKAHEAD_* environment
 variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"lookahead/broker/client"
 	"lookahead/internal/cli"
 	"lookahead/internal/natsconn"
 	"lookahead/wire"
@@ -27,7 +29,7 @@ func newStatusCommand() *cobra.Command {
 lookahead.broker.ha, with the NATS identity of broker.yaml, and print one
 line per broker: its role, its epoch and since when it is active, and
 which broker a standby sees holding the lease. Brokers answer within
---wait; exit 3 when none did.`,
+--timeout; exit 3 when none did.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd.Flags())
@@ -47,7 +49,8 @@ which broker a standby sees holding the lease. Brokers answer within
 			return writeHA(cmd.OutOrStdout(), sts)
 		},
 	}
-	cmd.Flags().DurationVar(&wait, "wait", time.Second, "how long to wait for the brokers' answers")
+	cmd.Flags().DurationVar(&wait, "timeout", time.Second, "how long to wait for the brokers' answers")
+	client.AliasFlag(cmd.Flags(), "wait", "timeout")
 	cli.AddOutputFlag(cmd, &output)
 	return cmd
 }
@@ -123,7 +126,8 @@ func gatherHA(ctx context.Context, c natsconn.Config, wait time.Duration) ([]wir
 		}
 	}
 	if len(out) == 0 {
-		return nil, cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("no broker answered on %s within %v", wire.BrokerHASubject, wait)}
+		return nil, cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("%s (nothing on %s within %v)",
+			client.NoBroker(nc.ConnectedUrlRedacted()), wire.BrokerHASubject, wait)}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -157,6 +161,9 @@ func stepDown(ctx context.Context, c natsconn.Config) (wire.StepDownReply, error
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	msg, err := nc.RequestWithContext(rctx, wire.BrokerSubject(wire.VerbStepDown), data)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return rep, cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("step-down: %s", client.NoBroker(nc.ConnectedUrlRedacted()))}
+	}
 	if err != nil {
 		return rep, cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("step-down: no active broker answered: %w", err)}
 	}

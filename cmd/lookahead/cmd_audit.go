@@ -31,7 +31,8 @@ func newAuditCommand() *cobra.Command {
 		Use:   "audit",
 		Short: "Compare the broker's reservations with every site's real ones (Maui showres)",
 		Long: `Ask the broker to fetch every site's lookahead reservations (the agents read
-them from Maui, not from memory) and compare them with its records:
+them from the scheduler — Maui's showres, Slurm's scontrol show reservation —
+not from memory) and compare them with its records:
 
   missing   the broker believes in it, the site does not have it
   orphaned  the site has it, the broker does not know it

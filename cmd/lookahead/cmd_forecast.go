@@ -17,6 +17,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 )
 
 type forecastOptions struct {
@@ -35,7 +36,7 @@ func newForecastCommand() *cobra.Command {
 		Use:   "forecast --snapshot snap.json [--horizon 48h] [--pricing pricing.yaml] [-o json]",
 		Short: "Forecast a cluster from a snapshot and print its priced slots (v1 forecast)",
 		Long: `forecast runs the built-in simulator forward from a cluster snapshot (the
-JSON the agent's Torque adapter produces; see docs/simulator.md) assuming
+JSON the agent's Torque or Slurm adapter produces; see docs/simulator.md) assuming
 every job runs its full walltime, and prints the v1 forecast: the usable
 nodes and, per node, the slots of the horizon that running jobs and
 reservations do not hold. Free time is priced at the pricing file's base
@@ -81,7 +82,7 @@ func runForecast(_ context.Context, o forecastOptions, stdout, stderr io.Writer)
 		return cli.Usagef("--snapshot is required")
 	}
 	if o.horizon <= 0 || o.horizon > time.Duration(forecast.MaxDuration)*time.Second || o.horizon%time.Second != 0 {
-		return cli.Usagef("--horizon %v: must be whole seconds in (0, %ds]", o.horizon, forecast.MaxDuration)
+		return cli.Usagef("--horizon %s: must be whole seconds in (0, %s]", durfmt.Duration(o.horizon), durfmt.Seconds(forecast.MaxDuration))
 	}
 	if o.now < 0 || o.now > forecast.MaxInstant {
 		return cli.Usagef("--now %d: must lie in [0, %d]", o.now, forecast.MaxInstant)
@@ -106,7 +107,7 @@ func runForecast(_ context.Context, o forecastOptions, stdout, stderr io.Writer)
 	}
 	horizon := now + int64(o.horizon/time.Second)
 	if horizon > forecast.MaxInstant {
-		return cli.Usagef("--horizon %v from %d ends past the model's last instant %d", o.horizon, now, forecast.MaxInstant)
+		return cli.Usagef("--horizon %s from %d ends past the model's last instant %d", durfmt.Duration(o.horizon), now, forecast.MaxInstant)
 	}
 	f, preds, err := sim.Build(*snap, now, horizon, policy, pricing)
 	if err != nil {

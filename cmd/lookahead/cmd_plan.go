@@ -15,6 +15,7 @@ import (
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -107,7 +108,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 		return cli.Usagef("plan: --jobs is required")
 	}
 	if opts.stagingDelay < 0 || opts.stagingDelay%time.Second != 0 || opts.stagingDelay > time.Duration(forecast.MaxDuration)*time.Second {
-		return cli.Usagef("plan: --staging-delay %v: must be whole seconds in [0, %d s]", opts.stagingDelay, forecast.MaxDuration)
+		return cli.Usagef("plan: --staging-delay %s: must be whole seconds in [0, %s]", durfmt.Duration(opts.stagingDelay), durfmt.Seconds(forecast.MaxDuration))
 	}
 	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
 		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)

@@ -13,6 +13,7 @@ import (
 
 	"lookahead/broker/client"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -194,32 +195,9 @@ func fmtWhen(t, now int64) string {
 	return time.Unix(t, 0).UTC().Format("15:04:05") + " (" + rel + ")"
 }
 
-// fmtDur renders seconds compactly and exactly: 45s, 12m, 1m30s, 2h05m,
-// 2h05m07s, 3d4h, 3d4h05m. Nothing is rounded away: a part that is not
-// zero is shown (a 90 s walltime is 1m30s, never 1m).
-func fmtDur(s int64) string {
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm", s/60) + secs(s)
-	case s < 48*3600:
-		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60) + secs(s)
-	}
-	out := fmt.Sprintf("%dd%dh", s/86400, s%86400/3600)
-	if s%3600 != 0 {
-		out += fmt.Sprintf("%02dm", s%3600/60) + secs(s)
-	}
-	return out
-}
-
-// secs is the seconds part of a duration over a minute ("" when zero).
-func secs(s int64) string {
-	if s%60 == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%02ds", s%60)
-}
+// fmtDur renders seconds as every lookahead binary does (internal/durfmt):
+// exact, in hours at most, a Go duration (45s, 1m30s, 2h05m07s, 100h).
+func fmtDur(s int64) string { return durfmt.Seconds(s) }
 
 func fmtCost(c float64) string {
 	if c == 0 {

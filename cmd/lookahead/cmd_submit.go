@@ -45,7 +45,8 @@ mapped local user), and the broker follows the parts to their end (see
 LOOKAHEAD_SITE, LOOKAHEAD_PART (the part's index), LOOKAHEAD_PARTS (every
 site:node:procs of the job, joined by "+") and LOOKAHEAD_START (the
 reservation's start, Unix seconds). Without --script the parts are yours
-to submit with the qsub options 'lookahead status ID' prints.
+to submit with the options 'lookahead status ID' prints: qsub's on a
+Torque/Maui site, sbatch's (--reservation=…) on a Slurm site.
 
 Exit codes: 0 submitted, 2 invalid job, 3 broker unreachable,
 4 refused (forbidden, over budget, walltime too long, queue-full: your user

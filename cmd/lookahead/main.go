@@ -22,11 +22,12 @@ func main() {
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lookahead",
-		Short: "Plan parallel grid jobs into the forecast idle time of Torque/Maui clusters",
-		Long: `lookahead lets clusters run by Torque and Maui lend their idle future to a grid.
-Agents on each cluster publish forecast time slots with prices; a broker
-co-allocates grid jobs across sites and protects the plan with Maui
-reservations. This CLI talks to the broker and also works offline on
+		Short: "Plan parallel grid jobs into the forecast idle time of Torque/Maui and Slurm clusters",
+		Long: `lookahead lets clusters run by Torque and Maui, or by Slurm, lend their idle
+future to a grid. Agents on each cluster publish forecast time slots with
+prices; a broker co-allocates grid jobs across sites and protects the plan
+with the scheduler's reservations (Maui setres, Slurm scontrol create
+reservation). This CLI talks to the broker and also works offline on
 forecast files.`,
 		Version:       version.String(),
 		SilenceUsage:  true,

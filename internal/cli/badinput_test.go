@@ -122,11 +122,11 @@ var badInputs = []badInput{
 	{3, "could not be reached", "lookahead-agent check --site a --skip torque,logs,state,maui,forecast --nats-url " + dead, nil},
 	{2, `"kind": "usage"`, "lookahead-broker config -o json --config {c}", files("c", "planning: {cycle: 30}\n")},
 	{2, "--procs 100000000: must lie in [1, 1048576]", simulate + " --procs 100000000", files("t", swf())},
-	{2, "--horizon 2000000h0m0s: must be whole seconds", forecast + " --horizon 2000000h", good},
+	{2, "--horizon 2000000h: must be whole seconds", forecast + " --horizon 2000000h", good},
 	{2, "--now -5: must lie in", forecast + " --now -5", good},
 	{2, "forecast {b}: site \"alpha\" duplicates forecast {f}", plan + " --forecast {b}", with("b", alpha())},
 	{2, "--not-before -5: must lie in", plan + " --not-before -5", good},
-	{2, "--staging-delay 2000000h0m0s: must be whole seconds", plan + " --staging-delay 2000000h", good},
+	{2, "--staging-delay 2000000h: must be whole seconds", plan + " --staging-delay 2000000h", good},
 	// configs
 	{2, "{c}:1: nats.ulr: unknown key; did you mean nats.url?", "lookahead-agent config --site a --config {c}", files("c", "nats: {ulr: x}\n")},
 	{2, "did you mean planning.cycle?", "lookahead-broker config --config {c}", files("c", "planning: {cylce: 30s}\n")},

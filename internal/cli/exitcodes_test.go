@@ -218,3 +218,36 @@ func (p *proc) stop(t *testing.T, sig syscall.Signal, want int) {
 		t.Fatalf("%v did not stop on %v", p.cmd.Args, sig)
 	}
 }
+
+// TestNobodyAnswersSaysWhoAndHow: with a NATS server up and no broker or
+// agent on it, the CLIs say that no broker (agent) answers and how to
+// start one, not "nats: no responders"; exit 3.
+func TestNobodyAnswersSaysWhoAndHow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	bin := binaries(t)
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	env := []string{"LOOKAHEAD_NATS_URL=" + srv.ClientURL()}
+	for _, tc := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"lookahead", "status"}, []string{"no broker answers on the NATS server", "lookahead-broker run"}},
+		{[]string{"lookahead", "submit", "--procs", "1", "--walltime", "1h", "--max-price", "1"}, []string{"no broker answers", "systemctl start lookahead-broker"}},
+		{[]string{"lookahead-broker", "status", "--timeout", "200ms"}, []string{"no broker answers on the NATS server"}},
+		{[]string{"lookahead-broker", "step-down"}, []string{"no broker answers on the NATS server"}},
+		{[]string{"lookahead-agent", "status", "--site", "alpha"}, []string{"no agent of site alpha answers", "systemctl start lookahead-agent"}},
+	} {
+		out, code := run(t, bin, env, tc.args...)
+		for _, s := range tc.says {
+			if code != cli.ExitUnavailable || !strings.Contains(out, s) || strings.Contains(out, "no responders") {
+				t.Errorf("%s: exit %d, want 3 saying %q (not \"no responders\"):\n%s", strings.Join(tc.args, " "), code, s, out)
+			}
+		}
+	}
+}

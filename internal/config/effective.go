@@ -6,11 +6,13 @@ import (
 	"reflect"
 	"sort"
 	"time"
+
+	"lookahead/internal/durfmt"
 )
 
 // Effective is cfg (a config struct or a pointer to one) as a map keyed
-// like its file, durations written as in the file ("1m0s"): what
-// `config` commands print. Fields whose json tag is "-" (passwords,
+// like its file, durations written as every binary writes them
+// (internal/durfmt: "1m", "168h"): what `config` commands print. Fields whose json tag is "-" (passwords,
 // tokens) are left out; unset optional values are null. Printed as JSON
 // it is also a valid config file (JSON is YAML).
 func Effective(cfg any) map[string]any {
@@ -58,7 +60,7 @@ func effective(v reflect.Value, n *node) any {
 		}
 		return out
 	case n.kind == kindDuration:
-		return time.Duration(v.Int()).String()
+		return durfmt.Duration(time.Duration(v.Int()))
 	}
 	return v.Interface()
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"lookahead/internal/durfmt"
 )
 
 // checkBounds refuses negative durations and values outside their key's
@@ -25,7 +27,7 @@ func checkBounds(v reflect.Value, n *node, prefix string, l *Loaded, ps *problem
 			d := time.Duration(fv.Int())
 			lo, _ := time.ParseDuration(orZero(c.min))
 			if d < max(lo, 0) {
-				ps.add(l.Origin(key), key, "%v is below the least allowed, %v", d, max(lo, 0))
+				ps.add(l.Origin(key), key, "%s is below the least allowed, %s", durfmt.Duration(d), durfmt.Duration(max(lo, 0)))
 			}
 		case kindInt, kindFloat:
 			lo, _ := strconv.ParseFloat(c.min, 64)
