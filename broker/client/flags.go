@@ -24,11 +24,12 @@ type Conn struct {
 
 // Bind adds the connection flags to fs, named as the daemons' config
 // keys: --nats-url, --nats-creds, --nats-nkey-seed, --nats-user (password
-// in LOOKAHEAD_NATS_PASSWORD), --nats-tls-ca, --nats-as,
+// in LOOKAHEAD_NATS_PASSWORD), --nats-tls-ca, --nats-as, --nats-js-domain,
 // --nats-inbox-prefix, defaulting from LOOKAHEAD_NATS_URL, _CREDS,
-// _NKEY_SEED, _USER, _TLS_CA, _AS and _INBOX_PREFIX (a token from
-// LOOKAHEAD_NATS_TOKEN), and --timeout. The flags' former names (--creds,
-// --nkey, --user-nats, --tls-ca, --as, --inbox-prefix) still work, hidden.
+// _NKEY_SEED, _USER, _TLS_CA, _AS, _JS_DOMAIN and _INBOX_PREFIX (a token
+// from LOOKAHEAD_NATS_TOKEN), and --timeout. The flags' former names
+// (--creds, --nkey, --user-nats, --tls-ca, --as, --js-domain,
+// --inbox-prefix) still work, hidden.
 func (c *Conn) Bind(fs *pflag.FlagSet) {
 	env := func(k, def string) string {
 		if v := os.Getenv("LOOKAHEAD_NATS_" + k); v != "" {
@@ -44,10 +45,11 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATS.User, "nats-user", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
 	fs.StringVar(&c.NATS.TLSCA, "nats-tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
 	fs.StringVar(&c.As, "nats-as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
+	fs.StringVar(&c.NATS.JSDomain, "nats-js-domain", env("JS_DOMAIN", ""), "the grid's JetStream domain, needed to read the audit trail through a leaf node (env LOOKAHEAD_NATS_JS_DOMAIN)")
 	fs.StringVar(&c.NATS.InboxPrefix, "nats-inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --nats-as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "how long to wait for the broker")
 	for old, name := range map[string]string{"creds": "nats-creds", "nkey": "nats-nkey-seed", "user-nats": "nats-user",
-		"tls-ca": "nats-tls-ca", "as": "nats-as", "inbox-prefix": "nats-inbox-prefix"} {
+		"tls-ca": "nats-tls-ca", "as": "nats-as", "js-domain": "nats-js-domain", "inbox-prefix": "nats-inbox-prefix"} {
 		AliasFlag(fs, old, name)
 	}
 }

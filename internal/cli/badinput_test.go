@@ -132,7 +132,7 @@ var badInputs = []badInput{
 	{2, "did you mean planning.cycle?", "lookahead-broker config --config {c}", files("c", "planning: {cylce: 30s}\n")},
 	{2, "{c}:1: nats.js_domain:", "lookahead-agent config --site a --config {c}", files("c", "nats: {js_domain: a.b}\n")},
 	{2, "{c}:1: nats.js_domain:", "lookahead-broker check --config {c}", files("c", "nats: {js_domain: a.b}\n")},
-	{2, `nats.js_domain: "g*": a domain is one subject token`, "lookahead status --js-domain g* --nats-url " + dead, nil},
+	{2, `nats.js_domain: "g*": a domain is one subject token`, "lookahead status --nats-js-domain g* --nats-url " + dead, nil},
 	{2, "{c}:3: budgets.accounts.p1: -3", "lookahead-broker check --config {c}", files("c", "log_level: info\nbudgets:\n  accounts: {p1: -3}\n")},
 	{2, "{c}:2: intervals.refresh: 60 has no unit", "lookahead-agent config --config {c}", files("c", "site: a\nintervals: {refresh: 60}\n")},
 	// forecasts

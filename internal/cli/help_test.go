@@ -54,7 +54,7 @@ func TestFlagNamesAreConsistent(t *testing.T) {
 	}
 	bin := binaries(t)
 	flag := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--([a-z0-9-]+)`)
-	former := map[string]bool{"wait": true, "user-nats": true, "creds": true, "nkey": true, "tls-ca": true, "as": true, "inbox-prefix": true}
+	former := map[string]bool{"wait": true, "user-nats": true, "creds": true, "nkey": true, "tls-ca": true, "as": true, "js-domain": true, "inbox-prefix": true}
 	for cmd, text := range helpTexts(t, bin) {
 		for _, m := range flag.FindAllStringSubmatch(text, -1) {
 			if former[m[1]] {
