@@ -64,7 +64,7 @@ func TestSelectSites(t *testing.T) {
 // TestSiteQueryCheck names the setting and the choices.
 func TestSiteQueryCheck(t *testing.T) {
 	for q, want := range map[*SiteQuery]string{
-		{Sort: "size"}:                         `--sort "size": want one of name, state`,
+		{Sort: "size"}:                        `--sort "size": want one of name, state`,
 		{States: []string{"fresh", "broken"}}: `--state "broken": want states among silent, excluded`,
 	} {
 		if err := q.Check("--sort", "--state"); err == nil || !strings.Contains(err.Error(), want) {
