@@ -38,8 +38,23 @@ func ensureAuditStream(ctx context.Context, js jetstream.JetStream, replicas int
 
 // audit appends rec to the audit stream and waits for the ack.
 func (a *Agent) audit(ctx context.Context, rec wire.AuditRecord) error {
+	return a.auditAsync(rec).wait(ctx)
+}
+
+// auditAck is an audit record on its way to the stream: wait returns
+// once the stream has it (nil) or it failed. The zero auditAck waits for
+// nothing.
+type auditAck struct {
+	what string
+	f    jetstream.PubAckFuture
+	err  error
+}
+
+// auditAsync sends rec to the audit stream without waiting: records sent
+// one after the other are stored in that order.
+func (a *Agent) auditAsync(rec wire.AuditRecord) auditAck {
 	if a.pub == nil {
-		return errors.New("audit: the agent is not running (no NATS)")
+		return auditAck{err: errors.New("audit: the agent is not running (no NATS)")}
 	}
 	rec.Type = wire.TypeAudit
 	rec.Origin = a.cfg.Site
@@ -47,12 +62,30 @@ func (a *Agent) audit(ctx context.Context, rec wire.AuditRecord) error {
 	if rec.Time == 0 {
 		rec.Time = a.deps.Now().Unix()
 	}
+	k := auditAck{what: fmt.Sprintf("audit %s of %s", rec.Action, rec.Job)}
 	data, err := json.Marshal(rec)
+	if err == nil {
+		k.f, err = a.pub.js.PublishAsync(wire.AuditSubject(a.cfg.Site, rec.Action), data)
+	}
 	if err != nil {
-		return fmt.Errorf("audit %s of %s: %w", rec.Action, rec.Job, err)
+		k.err = fmt.Errorf("%s: %w", k.what, err)
 	}
-	if _, err := a.pub.js.Publish(ctx, wire.AuditSubject(a.cfg.Site, rec.Action), data); err != nil {
-		return fmt.Errorf("audit %s of %s: %w", rec.Action, rec.Job, err)
+	return k
+}
+
+func (k auditAck) wait(ctx context.Context) error {
+	switch {
+	case k.err != nil:
+		return k.err
+	case k.f == nil:
+		return nil
 	}
-	return nil
+	select {
+	case <-k.f.Ok():
+		return nil
+	case err := <-k.f.Err():
+		return fmt.Errorf("%s: %w", k.what, err)
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", k.what, ctx.Err())
+	}
 }

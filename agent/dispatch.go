@@ -45,9 +45,17 @@ const SourceDispatch = "dispatch"
 // commands run. Requests are served one at a time, with reserve and
 // release.
 func (a *Agent) Dispatch(ctx context.Context, data []byte) wire.DispatchReply {
+	r, done := a.dispatch(ctx, data)
+	done()
+	return r
+}
+
+// dispatch is Dispatch answering before its outcome's audit record is
+// acknowledged: done waits for that.
+func (a *Agent) dispatch(ctx context.Context, data []byte) (wire.DispatchReply, func()) {
 	c := &dispatchCall{reply: wire.DispatchReply{Type: wire.TypeDispatchReply, Site: a.cfg.Site}}
-	serve(ctx, a, data, c)
-	return c.reply
+	done := serve(ctx, a, data, c)
+	return c.reply, done
 }
 
 // dispatchCall is a dispatch request in the envelope.
@@ -188,9 +196,17 @@ func (a *Agent) reservationOf(ctx context.Context, job string) (wire.Reservation
 // runs or queues is deleted (qdel), each command audited. Idempotent:
 // nothing left to delete is CodeOK with a note.
 func (a *Agent) Stop(ctx context.Context, data []byte) wire.StopReply {
+	r, done := a.stop(ctx, data)
+	done()
+	return r
+}
+
+// stop is Stop answering before its outcome's audit record is
+// acknowledged: done waits for that.
+func (a *Agent) stop(ctx context.Context, data []byte) (wire.StopReply, func()) {
 	c := &stopCall{reply: wire.StopReply{Type: wire.TypeStopReply, Site: a.cfg.Site}}
-	serve(ctx, a, data, c)
-	return c.reply
+	done := serve(ctx, a, data, c)
+	return c.reply, done
 }
 
 // stopCall is a stop request in the envelope. It keeps no intent record:

@@ -21,9 +21,15 @@ import (
 //  4. deadline a request that reached the agent after its sender stopped
 //     waiting is answered expired (deadline.go).
 //  5. intent   the request is audited before anything runs (verbs that
-//     keep an intent record); no audit, nothing done.
+//     keep an intent record); no audit, nothing done. The record goes
+//     out at once, and while it travels to the audit stream the verb
+//     may prepare (read the site, decide; change nothing: preparer);
+//     its acknowledgement is awaited before act.
 //  6. act      the verb's own work.
-//  7. outcome  the answer is audited, counted and logged.
+//  7. outcome  the answer is audited, counted and logged. The outcome's
+//     record goes out before the answer, and its acknowledgement is
+//     awaited after the answer is sent (serve's done): the answer does
+//     not wait a round trip to the audit stream.
 //
 // A refusal at steps 1 to 5 ends the request there: it has changed
 // nothing (not even the epoch, unless step 3 admitted it). Requests are
@@ -88,10 +94,19 @@ type exchange struct {
 	decoded bool
 }
 
-// serve runs one request through the envelope; c holds the reply. (A
-// function of the call's type, not of the interface: no call is ever held
-// in an interface value.)
-func serve[C call](ctx context.Context, a *Agent, data []byte, c C) {
+// preparer is a verb that reads the site and decides before it acts:
+// prepare runs while the intent record travels to the audit stream, and
+// must change nothing (a refusal ends the request there, as in pass).
+type preparer interface {
+	prepare(ctx context.Context, a *Agent, x *exchange) *Refusal
+}
+
+// serve runs one request through the envelope; c holds the reply when it
+// returns, and the outcome's audit record is out. done waits for that
+// record's acknowledgement (logging a failure): the caller answers first,
+// then calls done. (A function of the call's type, not of the interface:
+// no call is ever held in an interface value.)
+func serve[C call](ctx context.Context, a *Agent, data []byte, c C) (done func()) {
 	x := &exchange{received: time.Now()} // before the queue: waiting counts against the timeout
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
@@ -100,7 +115,7 @@ func serve[C call](ctx context.Context, a *Agent, data []byte, c C) {
 	if ref != nil {
 		c.refuse(ref)
 	}
-	finish(ctx, a, data, c, x, cmds)
+	return finish(ctx, a, data, c, x, cmds)
 }
 
 // pass runs steps 1 to 6; a refusal ends it.
@@ -120,10 +135,17 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if ref := checkDeadline(x.deadline, time.Now()); ref != nil {
 		return nil, ref
 	}
+	var intent auditAck
 	if rec := c.intent(x.now); rec != nil {
-		if err := a.auditIntent(ctx, *rec); err != nil {
-			return nil, refuse(wire.CodeInternal, "audit unavailable, nothing done: %v", err)
+		intent = a.auditAsync(*rec)
+	}
+	if p, ok := any(c).(preparer); ok {
+		if ref := p.prepare(ctx, a, x); ref != nil {
+			return nil, ref // nothing acted: no need to wait for the intent
 		}
+	}
+	if err := intent.wait(ctx); err != nil {
+		return nil, refuse(wire.CodeInternal, "audit unavailable, nothing done: %v", err)
 	}
 	return c.act(ctx, a, x), nil
 }
@@ -147,31 +169,27 @@ func (a *Agent) admitEpoch(ctx context.Context, h requestHead) *Refusal {
 	return ref
 }
 
-// auditIntent appends the record of a request about to be acted on and
-// waits for its acknowledgement: nothing runs that the audit does not
-// hold.
-func (a *Agent) auditIntent(ctx context.Context, rec wire.AuditRecord) error {
-	return a.audit(ctx, rec)
-}
-
-// finish is step 7: the outcome's audit record, the request counter and
-// the log line.
-func finish[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange, cmds [][]string) {
+// finish is step 7: the outcome's audit record (sent; done waits for its
+// acknowledgement), the request counter and the log line.
+func finish[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange, cmds [][]string) (done func()) {
 	h := c.head()
 	rec := wire.AuditRecord{Action: h.verb, Time: x.now.Unix()}
 	if x.decoded {
 		rec.Job, rec.Actor, rec.Identity = clip(h.job), clip(h.by), clipIdentity(h.identity)
 	}
 	c.outcome(&rec, data, cmds)
-	a.auditOutcome(ctx, rec)
+	ack := a.auditAsync(rec)
 	a.countRequest(h.verb, rec.Code)
 	c.logLine(a.log.Info().Str("job", rec.Job).Str("code", rec.Code)).Msg(h.verb)
+	return func() { a.auditOutcome(ctx, rec, ack) }
 }
 
-// auditOutcome appends the record of a request's outcome; a failure is
-// logged (the answer is sent either way).
-func (a *Agent) auditOutcome(ctx context.Context, rec wire.AuditRecord) {
-	if err := a.audit(ctx, rec); err != nil {
+// auditOutcome waits for the acknowledgement of a request's outcome
+// record; a failure is logged (the answer was sent either way: the
+// outcome is the trail's, the intent the guard, and a record lost here
+// is no reservation the broker does not know of).
+func (a *Agent) auditOutcome(ctx context.Context, rec wire.AuditRecord, ack auditAck) {
+	if err := ack.wait(ctx); err != nil {
 		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of " + rec.Action + " result failed")
 	}
 }

@@ -43,7 +43,9 @@ type publishResult struct {
 // so revisions keep growing across restarts. created is called with what
 // it had to create.
 func newPublisher(ctx context.Context, nc *nats.Conn, cfg Config, created func(what string)) (*publisher, error) {
-	js, err := natsconn.JetStream(nc, cfg.JSDomain)
+	// an audit record whose acknowledgement never comes (a stalled link)
+	// is given up after the request timeout
+	js, err := natsconn.JetStream(nc, cfg.JSDomain, jetstream.WithPublishAsyncTimeout(cfg.RequestTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}

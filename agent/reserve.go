@@ -19,19 +19,30 @@ import (
 // audited, checked against the processors a fresh snapshot shows (no
 // scheduler command runs for processors the site does not have), made
 // idempotent (a job that already holds reservations gets them back),
-// re-checked on a forecast of that snapshot (stale if it no longer fits),
-// and only then handed to the Reserver. Every outcome is audited.
+// re-checked on a forecast of that snapshot (stale if it no longer fits)
+// — all of which reads only, while the intent record travels — and,
+// once the intent is acknowledged, handed to the Reserver. Every outcome
+// is audited.
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
+	r, done := a.reserve(ctx, data)
+	done()
+	return r
+}
+
+// reserve is Reserve answering before its outcome's audit record is
+// acknowledged: done waits for that.
+func (a *Agent) reserve(ctx context.Context, data []byte) (wire.ReserveReply, func()) {
 	c := &reserveCall{reply: wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}}
-	serve(ctx, a, data, c)
-	return c.reply
+	done := serve(ctx, a, data, c)
+	return c.reply, done
 }
 
 // reserveCall is a reserve request in the envelope.
 type reserveCall struct {
 	req   wire.ReserveRequest
 	reply wire.ReserveReply
-	spec  ReserveSpec // the checked request (check)
+	spec  ReserveSpec // the checked request (check), fitted (prepare)
+	again bool        // the job holds reservations here already (prepare)
 }
 
 func (c *reserveCall) decode(data []byte) error {
@@ -72,32 +83,42 @@ func (c *reserveCall) logLine(e *zerolog.Event) *zerolog.Event {
 	return e.Str("reply", c.reply.Message)
 }
 
-func (c *reserveCall) act(ctx context.Context, a *Agent, x *exchange) [][]string {
-	req, spec, reply := c.req, c.spec, &c.reply
+// prepare reads the site and decides, while the intent record travels:
+// a fresh snapshot, its capacity, whether the job already holds
+// reservations here (a retried request: answered with them, nothing
+// made), and the request re-checked on a forecast of the snapshot. It
+// changes nothing.
+func (c *reserveCall) prepare(ctx context.Context, a *Agent, x *exchange) *Refusal {
+	req, reply := c.req, &c.reply
 	snap, err := a.snapshot(ctx)
 	if err != nil {
-		reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		return nil
+		return &Refusal{Code: wire.CodeInternal, Message: err.Error()}
 	}
-	if ref := CheckCapacity(snap, spec.Nodes, req.Procs); ref != nil {
-		c.refuse(ref)
-		return nil
+	if ref := CheckCapacity(snap, c.spec.Nodes, req.Procs); ref != nil {
+		return ref
 	}
-	if held, err := a.held(ctx, req.Job); err != nil || len(held) > 0 {
+	held, err := a.held(ctx, req.Job)
+	switch {
+	case err != nil:
+		return &Refusal{Code: wire.CodeInternal, Message: err.Error()}
+	case len(held) > 0:
+		c.again = true
 		reply.Code, reply.Reservations = wire.CodeOK, a.stamp(held)
 		reply.Message = "already reserved: retried request, nothing new created"
-		if err != nil {
-			reply.Code, reply.Message = wire.CodeInternal, err.Error()
-		}
 		return nil
 	}
-	if ref := a.fit(ctx, snap, x.now, &spec, req.Procs); ref != nil {
-		reply.Code, reply.Message, reply.Revision = ref.Code, ref.Message, a.Revision()
-		return nil
+	if ref := a.fit(ctx, snap, x.now, &c.spec, req.Procs); ref != nil {
+		reply.Revision = a.Revision()
+		return ref
 	}
-	// A repair (or a retry after a scheduler lost the reservation) keeps
-	// the binding the job's parts were told; no other held job's.
-	a.bindFor(&spec)
+	return nil
+}
+
+func (c *reserveCall) act(ctx context.Context, a *Agent, x *exchange) [][]string {
+	spec, reply := c.spec, &c.reply
+	if c.again {
+		return nil // prepared: the reservations it holds
+	}
 	if ref := checkDeadline(x.deadline, time.Now()); ref != nil { // the checks took long
 		c.refuse(ref)
 		return nil
@@ -184,9 +205,17 @@ func (a *Agent) limits(now time.Time) Limits {
 // the request envelope. Idempotent: releasing what does not exist is
 // CodeOK with a note.
 func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
+	r, done := a.release(ctx, data)
+	done()
+	return r
+}
+
+// release is Release answering before its outcome's audit record is
+// acknowledged: done waits for that.
+func (a *Agent) release(ctx context.Context, data []byte) (wire.ReleaseReply, func()) {
 	c := &releaseCall{reply: wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}}
-	serve(ctx, a, data, c)
-	return c.reply
+	done := serve(ctx, a, data, c)
+	return c.reply, done
 }
 
 // releaseCall is a release request in the envelope.

@@ -30,21 +30,25 @@ func (a *Agent) startService(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("agent service of %s: %w", a.cfg.Site, err)
 	}
-	handlers := map[string]func(context.Context, []byte) any{
-		wire.VerbReserve:  func(ctx context.Context, d []byte) any { return a.Reserve(ctx, d) },
-		wire.VerbRelease:  func(ctx context.Context, d []byte) any { return a.Release(ctx, d) },
-		wire.VerbList:     func(ctx context.Context, d []byte) any { return a.List(ctx) },
-		VerbStatus:        func(context.Context, []byte) any { return a.Status() },
-		wire.VerbDispatch: func(ctx context.Context, d []byte) any { return a.Dispatch(ctx, d) },
-		wire.VerbStop:     func(ctx context.Context, d []byte) any { return a.Stop(ctx, d) },
+	nothing := func() {}
+	// each handler answers, then waits for its outcome's audit record
+	handlers := map[string]func(context.Context, []byte) (any, func()){
+		wire.VerbReserve:  func(ctx context.Context, d []byte) (any, func()) { return a.reserve(ctx, d) },
+		wire.VerbRelease:  func(ctx context.Context, d []byte) (any, func()) { return a.release(ctx, d) },
+		wire.VerbList:     func(ctx context.Context, d []byte) (any, func()) { return a.List(ctx), nothing },
+		VerbStatus:        func(context.Context, []byte) (any, func()) { return a.Status(), nothing },
+		wire.VerbDispatch: func(ctx context.Context, d []byte) (any, func()) { return a.dispatch(ctx, d) },
+		wire.VerbStop:     func(ctx context.Context, d []byte) (any, func()) { return a.stop(ctx, d) },
 	}
 	for verb, h := range handlers {
 		handler := micro.HandlerFunc(func(r micro.Request) {
 			rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
 			defer cancel()
-			if err := r.RespondJSON(h(rctx, r.Data())); err != nil {
+			reply, done := h(rctx, r.Data())
+			if err := r.RespondJSON(reply); err != nil {
 				a.log.Warn().Err(err).Str("verb", verb).Msg("reply failed")
 			}
+			done()
 		})
 		if err := svc.AddEndpoint(verb, handler, micro.WithEndpointSubject(wire.AgentSubject(a.cfg.Site, verb))); err != nil {
 			svc.Stop()

@@ -24,12 +24,12 @@ func CheckDomain(d string) error {
 // JetStream is the JetStream API of the grid on nc: in domain when set
 // (jetstream.NewWithDomain: requests go to $JS.<domain>.API and cross a
 // leaf node), else the account's JetStream on the server connected to.
-func JetStream(nc *nats.Conn, domain string) (jetstream.JetStream, error) {
+func JetStream(nc *nats.Conn, domain string, opts ...jetstream.JetStreamOpt) (jetstream.JetStream, error) {
 	if domain == "" {
-		return jetstream.New(nc)
+		return jetstream.New(nc, opts...)
 	}
 	if err := CheckDomain(domain); err != nil {
 		return nil, fmt.Errorf("jetstream domain: %w", err)
 	}
-	return jetstream.NewWithDomain(nc, domain)
+	return jetstream.NewWithDomain(nc, domain, opts...)
 }
