@@ -347,6 +347,17 @@ func (b *Broker) flushAudits(ctx context.Context) {
 // after the request's deadline passed, and must still be kept; only the
 // broker stopping (ctx cancelled) cuts it short.
 func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
+	r = b.stampAudit(r)
+	actx, cancel := ownDeadline(ctx, auditTimeout)
+	defer cancel()
+	if err := publishAudit(actx, b.js, r); err != nil {
+		b.log.Error().Err(err).Msg("audit record lost")
+	}
+}
+
+// stampAudit fills an audit record's time and actor and shows it to the
+// tests' hook.
+func (b *Broker) stampAudit(r wire.AuditRecord) wire.AuditRecord {
 	if r.Time == 0 {
 		r.Time = b.now()
 	}
@@ -356,10 +367,38 @@ func (b *Broker) audit(ctx context.Context, r wire.AuditRecord) {
 	if b.cfg.auditHook != nil {
 		b.cfg.auditHook(r)
 	}
+	return r
+}
+
+// auditAll appends records as audit does, all of them sent before the
+// first acknowledgement is awaited, so a commit across many sites waits
+// one round trip to the audit stream for its answers' records, not one
+// per site. They are stored in the order given; a failure is logged.
+func (b *Broker) auditAll(ctx context.Context, rs []wire.AuditRecord) {
 	actx, cancel := ownDeadline(ctx, auditTimeout)
 	defer cancel()
-	if err := publishAudit(actx, b.js, r); err != nil {
-		b.log.Error().Err(err).Msg("audit record lost")
+	acks := make([]jetstream.PubAckFuture, 0, len(rs))
+	for _, r := range rs {
+		subject, data, err := auditMsg(b.stampAudit(r))
+		var f jetstream.PubAckFuture
+		if err == nil {
+			f, err = b.js.PublishAsync(subject, data)
+		}
+		if err != nil {
+			b.log.Error().Err(err).Str("job", r.Job).Str("action", r.Action).Msg("audit record lost")
+			continue
+		}
+		acks = append(acks, f)
+	}
+	for _, f := range acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			b.log.Error().Err(err).Str("subject", f.Msg().Subject).Msg("audit record lost")
+		case <-actx.Done():
+			b.log.Error().Err(actx.Err()).Int("records", len(acks)).Msg("audit records not acknowledged")
+			return
+		}
 	}
 }
 

@@ -143,6 +143,7 @@ func (b *Broker) request(ctx context.Context, subject string, v, out any) error 
 }
 
 func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation, reqs []wire.ReserveRequest, answers []broker.Answer) error {
+	recs := make([]wire.AuditRecord, 0, len(answers))
 	for _, ans := range answers {
 		r := wire.AuditRecord{Action: "reserve", Job: id, Site: ans.Site, Identity: reqs[0].Identity}
 		if ans.Err != nil {
@@ -150,8 +151,9 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 		} else {
 			r.Code, r.Message, r.Detail = ans.Reply.Code, ans.Reply.Message, ans.Reply.Reservations
 		}
-		b.audit(ctx, r)
+		recs = append(recs, r)
 	}
+	b.auditAll(ctx, recs) // one wait for every site's record
 	for _, ans := range answers {
 		b.heard(ans.Site, "reserve "+id, ans.Err)
 	}
@@ -180,9 +182,10 @@ func (b *Broker) conclude(ctx context.Context, id string, a forecast.Allocation,
 	}
 	if jd.OK {
 		b.cfg.Metrics.Committed()
-		b.audit(ctx, wire.AuditRecord{Action: "commit", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK, Detail: jd.Reservations})
-		b.audit(ctx, wire.AuditRecord{Action: "charge", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK,
-			Message: fmt.Sprintf("%.2f credits", a.Cost), Detail: a.Cost})
+		b.auditAll(ctx, []wire.AuditRecord{
+			{Action: "commit", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK, Detail: jd.Reservations},
+			{Action: "charge", Job: id, Identity: reqs[0].Identity, Code: wire.CodeOK, Message: fmt.Sprintf("%.2f credits", a.Cost), Detail: a.Cost},
+		})
 		b.log.Info().Str("job", id).Strs("sites", a.Sites()).Int64("start", a.Start).Float64("cost", a.Cost).Msg("reserved")
 		return b.dispatchPending(ctx) // a job with a script: its parts go out now
 	}

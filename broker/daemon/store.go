@@ -172,16 +172,26 @@ func decodeEvent(data []byte) (broker.Event, bool) {
 
 // publishAudit appends one record to the audit stream.
 func publishAudit(ctx context.Context, js jetstream.JetStream, r wire.AuditRecord) error {
+	subject, data, err := auditMsg(r)
+	if err != nil {
+		return err
+	}
+	if _, err := js.Publish(ctx, subject, data); err != nil {
+		return fmt.Errorf("append audit record %s of %s: %w", r.Action, r.Job, err)
+	}
+	return nil
+}
+
+// auditMsg is the subject and body of an audit record of the broker's
+// (or of the origin it names).
+func auditMsg(r wire.AuditRecord) (string, []byte, error) {
 	r.Type = wire.TypeAudit
 	if r.Origin == "" {
 		r.Origin = wire.AuditOriginBroker
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("encode audit record: %w", err)
+		return "", nil, fmt.Errorf("encode audit record: %w", err)
 	}
-	if _, err := js.Publish(ctx, wire.AuditSubject(r.Origin, r.Action), data); err != nil {
-		return fmt.Errorf("append audit record %s of %s: %w", r.Action, r.Job, err)
-	}
-	return nil
+	return wire.AuditSubject(r.Origin, r.Action), data, nil
 }
