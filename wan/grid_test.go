@@ -42,13 +42,15 @@ const siteTTL = 4 * time.Second
 // link) with the real broker on the grid servers and a real agent behind
 // each site's leaf, on simulated sites, all with grid.conf's identities.
 type grid struct {
-	t      *testing.T
+	t      testing.TB
 	net    *gridnet.Net
 	b      *daemon.Broker
 	op     *client.Client // the operator: submits (for alice), status of all, audit
 	js     jetstream.JetStream
 	sites  map[string]*siteRun
 	events chan broker.Event // the broker's applied events (lookahead.events.>)
+	// snapshot is how long reading a site takes (gridOptions).
+	snapshot time.Duration
 
 	mu   sync.Mutex
 	seq  int
@@ -71,9 +73,12 @@ type gridOptions struct {
 	failPoint func(string) bool
 	noAgents  bool
 	log       zerolog.Level
+	// snapshot is how long reading a site takes (a real site runs qstat,
+	// pbsnodes and showres; a simulated one answers at once).
+	snapshot time.Duration
 }
 
-func newGrid(t *testing.T, o gridOptions) *grid {
+func newGrid(t testing.TB, o gridOptions) *grid {
 	t.Helper()
 	n, err := gridnet.Start(gridnet.Options{Dir: t.TempDir(), Sites: o.sites})
 	if err != nil {
@@ -88,7 +93,7 @@ func newGrid(t *testing.T, o gridOptions) *grid {
 	if err := n.WaitLinks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g := &grid{t: t, net: n, sites: map[string]*siteRun{}, reqs: map[string]string{}, events: make(chan broker.Event, 4096)}
+	g := &grid{t: t, net: n, sites: map[string]*siteRun{}, reqs: map[string]string{}, events: make(chan broker.Event, 4096), snapshot: o.snapshot}
 	g.init(ctx)
 	g.startBroker(o)
 	for _, s := range n.Sites() {
@@ -214,7 +219,7 @@ func (g *grid) startAgent(name string) {
 	cfg := agent.Config{Site: name, Debounce: 50 * time.Millisecond, Refresh: 500 * time.Millisecond, ForecastTTL: 10 * time.Second,
 		Replicas: 3, JSDomain: gridnet.Domain, EpochState: filepath.Join(g.t.TempDir(), "broker-epoch"),
 		RequestTimeout: 10 * time.Second, Dispatch: agent.DispatchConfig{Users: map[string]string{"alice": "alice"}}}
-	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: s.ss, Reserver: s.ss, Executor: s.ss, Users: localUsers, Log: &lg,
+	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: slowSnapshot{s.ss, g.snapshot}, Reserver: s.ss, Executor: s.ss, Users: localUsers, Log: &lg,
 		Engine: agent.BuiltinEngine{Horizon: 2 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
 	if err != nil {
 		g.t.Fatal(err)
@@ -230,9 +235,28 @@ func (g *grid) startAgent(name string) {
 	})
 }
 
+// slowSnapshot reads a simulated site in the time a real one takes.
+type slowSnapshot struct {
+	*simsite.Site
+	took time.Duration
+}
+
+func (s slowSnapshot) Snapshot(ctx context.Context) (forecast.Snapshot, error) {
+	if s.took > 0 {
+		t := time.NewTimer(s.took)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return forecast.Snapshot{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return s.Site.Snapshot(ctx)
+}
+
 // run runs a daemon until the test ends; an error it stops with fails
 // the test.
-func run(t *testing.T, name string, f func(context.Context) error) {
+func run(t testing.TB, name string, f func(context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f(ctx) }()
