@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -178,6 +179,11 @@ func (a *Agent) submitPart(ctx context.Context, req wire.DispatchRequest, u Loca
 	a.recordDispatched(id, req.Job)
 	reply.Code, reply.LocalID, reply.Output, reply.Error = wire.CodeOK, id, plan.Spec.Output, plan.Spec.Error
 	reply.Message = strings.TrimSpace("submitted into reservation " + res.ID + ". " + plan.Cut)
+	if a.cfg.Dispatch.OutputStays {
+		reply.Output, reply.Error = StayPaths(u.Home, id, isDir(u.Home+"/.pbs_spool"))
+		reply.Message += " Output: this site's pbs_mom does not deliver to the -o/-e paths (Torque built with --disable-spool, " +
+			"no $spool_as_final_name): it stays at the paths given."
+	}
 	a.Notify(SourceDispatch)
 	return cmds
 }
@@ -300,4 +306,10 @@ func (a *Agent) auditQdel(ctx context.Context, req wire.StopRequest, j torque.Ba
 	if aerr := a.audit(ctx, rec); aerr != nil {
 		a.log.Error().Err(aerr).Str("job", req.Job).Msg("audit of qdel failed")
 	}
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +208,24 @@ func TestStopDeletesRunningPart(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no audit record of the qdel with its argv")
+	}
+}
+
+// Issue 35: where the site's pbs_mom does not deliver to the -o/-e paths
+// (Torque built with --disable-spool, no $spool_as_final_name), the
+// dispatch answer names where the output stays: <home>/<id>.OU and .ER.
+func TestDispatchReportsWhereOutputStays(t *testing.T) {
+	_, _, nc := runDispatchAgentWith(t, func(c *agent.Config) { c.Dispatch.OutputStays = true })
+	start := t0 + 600
+	reserveOn(t, nc, "g1", start)
+	reply := request[wire.DispatchReply](t, nc, "alpha", wire.VerbDispatch, dispatchOf("g1", "alice", "#lookahead-sim runtime=600\n", start))
+	st, err := os.Stat("/home/alice/.pbs_spool") // the host's (the live stack's users have one)
+	out, errPath := agent.StayPaths("/home/alice", reply.LocalID, err == nil && st.IsDir())
+	if reply.Code != wire.CodeOK || reply.Output != out || reply.Error != errPath || !strings.HasSuffix(out, "/"+reply.LocalID+".OU") ||
+		!strings.Contains(reply.Message, "$spool_as_final_name") {
+		t.Fatalf("dispatch: %+v, want output %s", reply, out)
+	}
+	if out, _ := agent.StayPaths("/home/bob", "12.vm", true); out != "/home/bob/.pbs_spool/12.vm.OU" {
+		t.Errorf("with ~/.pbs_spool: %s", out)
 	}
 }

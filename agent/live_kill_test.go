@@ -264,4 +264,3 @@ func (s *killSite) killMaui(t *testing.T) {
 	}
 	t.Fatal("maui does not list its reservations after its restart")
 }
-

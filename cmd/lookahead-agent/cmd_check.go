@@ -60,7 +60,7 @@ services that could not be reached (NATS), 1 when another check failed.`,
 		},
 	}
 	cli.AddOutputFlag(cmd, &opts.output)
-	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: torque, logs, state, maui, slurm, forecast, nats")
+	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: torque, output, logs, state, maui, slurm, forecast, nats")
 	return cmd
 }
 
@@ -96,6 +96,9 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	}
 	if !skip["state"] {
 		results = append(results, checkDir("state_dir", c.StateDir, true, "create it owned by the agent's user, or set state_dir"))
+	}
+	if r, ok := checkOutput(ctx, c); ok && !skip["torque"] && !skip["output"] {
+		results = append(results, r)
 	}
 	if !skip["maui"] {
 		results = append(results, checkMaui(ctx, c)...)

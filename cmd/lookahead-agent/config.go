@@ -57,6 +57,7 @@ type TorqueConfig struct {
 	Pbsnodes        string                       `mapstructure:"pbsnodes" default:"pbsnodes"`
 	Qsub            string                       `mapstructure:"qsub" default:"qsub"`
 	Qdel            string                       `mapstructure:"qdel" default:"qdel"`
+	PbsMom          string                       `mapstructure:"pbs_mom" default:"pbs_mom"`
 	Server          string                       `mapstructure:"server"`
 	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
