@@ -144,6 +144,16 @@ func (a *Accuracy) Summary() AccuracySummary {
 	return s
 }
 
+// First is the first start predicted for a waiting job (0 when none).
+func (a *Accuracy) First(job string) int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p, ok := a.pending[job]; ok {
+		return p.first
+	}
+	return 0
+}
+
 // Pending is how many predicted jobs wait to be scored.
 func (a *Accuracy) Pending() int {
 	a.mu.Lock()

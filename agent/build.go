@@ -29,6 +29,7 @@ func (a *Agent) build(ctx context.Context, now time.Time) (built, error) {
 	for _, s := range a.acc.Observe(b.snap, b.predictions) {
 		a.met.StartError(time.Unix(s.Predicted, 0), time.Unix(s.Actual, 0))
 	}
+	a.setQueue(b)
 	a.reportGridJobs(ctx, b.snap, now.Unix())
 	a.followParts(ctx, now.Unix())
 	a.mu.Lock()

@@ -1,5 +1,7 @@
 package agent
 
+import "slices"
+
 // Status is what `lookahead-agent status` shows: the agent's last
 // forecast, its publications and the forecast-accuracy summary. It is also
 // the reply of the service's status endpoint.
@@ -20,6 +22,10 @@ type Status struct {
 	Failures int             `json:"consecutive_failures,omitempty"`
 	Accuracy AccuracySummary `json:"accuracy"`
 	Requests map[string]int  `json:"requests,omitempty"` // by verb/code
+	// Queue is the local jobs waiting at the last forecast, each with its
+	// predicted start (queue.go); QueueTotal counts them all.
+	Queue      []QueuedJob `json:"queue,omitempty"`
+	QueueTotal int         `json:"queue_total"`
 }
 
 // Status returns a copy of the agent's current status.
@@ -30,6 +36,7 @@ func (a *Agent) Status() Status {
 	for k, v := range a.state.Requests {
 		s.Requests[k] = v
 	}
+	s.Queue = slices.Clone(a.state.Queue)
 	a.mu.Unlock()
 	s.Accuracy = a.acc.Summary()
 	return s

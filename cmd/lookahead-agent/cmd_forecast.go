@@ -33,8 +33,10 @@ func newForecastCommand(g *globalOptions) *cobra.Command {
 		Long: `Build one forecast of this site now, exactly as the daemon would (snapshot from
 qstat/pbsnodes on a Torque site, sinfo/squeue/scontrol on a Slurm site; the
 configured engine and pricing), and print it: a summary
-per node, or the v1 forecast JSON with -o json. Nothing is published, NATS is
-not contacted: use it to check a setup before starting the daemon.
+per node, then every local job waiting in the queue with its predicted
+start; or the v1 forecast JSON with -o json (` + "`lookahead-agent status`" + ` lists the
+running agent's predicted starts, -o json too). Nothing is published, NATS
+is not contacted: use it to check a setup before starting the daemon.
 
 --snapshot FILE forecasts a snapshot JSON file instead of asking the
 scheduler.`,
@@ -75,7 +77,11 @@ func runForecast(ctx context.Context, cmd *cobra.Command, opts *forecastOptions,
 	if opts.output == cli.FormatJSON {
 		return cli.WriteJSON(w, f)
 	}
-	return printForecast(w, f)
+	if err := printForecast(w, f); err != nil {
+		return err
+	}
+	st := a.Status()
+	return printQueue(w, st.Queue, st.QueueTotal, f.Generated)
 }
 
 // printForecast is the table view: per node, its slots' processor-hours

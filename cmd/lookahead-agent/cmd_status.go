@@ -16,6 +16,7 @@ import (
 
 	"lookahead/agent"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 	"lookahead/wire"
 )
@@ -32,8 +33,13 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Short: "Show the running agent's status and forecast accuracy",
 		Long: `Ask the running agent of this site (over NATS) for its status: the last
 forecast (revision, age, nodes, slots, size), publications, reservation
-requests by result, and the accuracy of its start-time forecasts for local
-jobs (error of the first prediction against the real start, as a histogram).`,
+requests by result, the accuracy of its start-time forecasts for local
+jobs (error of the first prediction against the real start, as a
+histogram), and every local job waiting in the queue with the start the
+last forecast predicts for it and the first start predicted for it — to
+check the forecast job by job against the scheduler (Maui's showstart,
+Slurm's squeue --start). The table shows the first ` + fmt.Sprint(queueRows) + ` waiting jobs, -o json
+up to ` + fmt.Sprint(agent.MaxStatusQueue) + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cli.CheckFormat(opts.output); err != nil {
@@ -83,7 +89,7 @@ func printStatus(w io.Writer, st agent.Status, now time.Time) error {
 	fmt.Fprintf(tw, "revision\t%d\n", st.Revision)
 	if st.Generated > 0 {
 		fmt.Fprintf(tw, "last forecast\t%s ago (%d nodes, %d slots, %d bytes)\n",
-			now.Sub(time.Unix(st.Generated, 0)).Round(time.Second), st.Nodes, st.Slots, st.Bytes)
+			durfmt.Duration(now.Sub(time.Unix(st.Generated, 0)).Round(time.Second)), st.Nodes, st.Slots, st.Bytes)
 	}
 	fmt.Fprintf(tw, "published\t%d forecasts, %d heartbeats\n", st.Forecasts, st.Heartbeats)
 	if st.LastError != "" {
@@ -95,15 +101,60 @@ func printStatus(w io.Writer, st agent.Status, now time.Time) error {
 	acc := st.Accuracy
 	fmt.Fprintf(tw, "start forecasts checked\t%d (early %d, late %d)\n", acc.Checked, acc.Early, acc.Late)
 	if acc.Checked > 0 {
-		fmt.Fprintf(tw, "mean |error|\tfirst prediction %.0f s, last prediction %.0f s, max %d s\n",
-			acc.MeanAbsFirst, acc.MeanAbsLast, acc.MaxAbsFirst)
+		fmt.Fprintf(tw, "mean |error|\tfirst prediction %s, last prediction %s, max %s\n",
+			durfmt.Seconds(int64(acc.MeanAbsFirst+0.5)), durfmt.Seconds(int64(acc.MeanAbsLast+0.5)), durfmt.Seconds(acc.MaxAbsFirst))
 		for i, n := range acc.Buckets {
-			label := fmt.Sprintf("> %d s", acc.BucketBounds[len(acc.BucketBounds)-1])
+			label := "> " + durfmt.Seconds(acc.BucketBounds[len(acc.BucketBounds)-1])
 			if i < len(acc.BucketBounds) {
-				label = fmt.Sprintf("<= %d s", acc.BucketBounds[i])
+				label = "<= " + durfmt.Seconds(acc.BucketBounds[i])
 			}
 			fmt.Fprintf(tw, "  error %s\t%d\n", label, n)
 		}
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printQueue(w, st.Queue, st.QueueTotal, now.Unix())
+}
+
+// queueRows bounds the waiting jobs the table lists; -o json has up to
+// agent.MaxStatusQueue.
+const queueRows = 40
+
+// printQueue lists waiting local jobs with their predicted starts, as
+// times and as offsets from now.
+func printQueue(w io.Writer, q []agent.QueuedJob, total int, now int64) error {
+	fmt.Fprintf(w, "\nqueued local jobs: %d (predicted starts of the last forecast)\n", total)
+	if total == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tUSER\tQUEUE\tPROCS\tWALLTIME\tWAITING\tPREDICTED START\tFIRST PREDICTED")
+	for i, j := range q {
+		if i == queueRows {
+			fmt.Fprintf(tw, "… %d more (-o json lists up to %d)\n", total-i, agent.MaxStatusQueue)
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", j.Job, dash(j.User), dash(j.Queue), j.Procs, durfmt.Seconds(j.Walltime),
+			durfmt.Seconds(max(0, now-j.Submitted)), startAt(j.Start, now), startAt(j.FirstStart, now))
+	}
 	return tw.Flush()
+}
+
+// startAt shows a predicted start as a UTC time and how far from now.
+func startAt(t, now int64) string {
+	switch {
+	case t == 0:
+		return "beyond the horizon"
+	case t <= now:
+		return unixUTC(t) + " (now)"
+	}
+	return unixUTC(t) + " (in " + durfmt.Seconds(t-now) + ")"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

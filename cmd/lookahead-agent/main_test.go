@@ -155,9 +155,9 @@ func TestStatusOfARunningAgent(t *testing.T) {
 	}
 	defer nc.Close()
 	site, _ := simsite.New(simsite.Config{Site: "alpha", Nodes: 2, PPN: 4, Start: time.Now().Unix(),
-		Workload: []sim.Job{{ID: "1", Procs: 8, Walltime: 3600, Runtime: 3600}}})
+		Workload: []sim.Job{{ID: "1", Procs: 8, Walltime: 3600, Runtime: 3600}, {ID: "2", Procs: 4, Walltime: 1800, Runtime: 1800}}})
 	a, err := agent.New(agent.Config{Site: "alpha"}, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site,
-		Engine: agent.BuiltinEngine{Horizon: time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
+		Engine: agent.BuiltinEngine{Horizon: 2 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +177,14 @@ func TestStatusOfARunningAgent(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Site != "alpha" || st.Revision != 1 || st.Nodes != 2 {
 		t.Fatalf("status %+v (%v)", st, err)
 	}
+	// Job 2 waits for job 1's 8 processors: its predicted start is listed
+	// (issue 38: an admin checks the forecast job by job).
+	if st.QueueTotal != 1 || len(st.Queue) != 1 || st.Queue[0].Procs != 4 || st.Queue[0].Start < st.Generated+3500 {
+		t.Fatalf("queue %+v (total %d), want job 2 predicted about an hour ahead", st.Queue, st.QueueTotal)
+	}
 	out, err = execute(t, "status", "--nats-url", url, "--config", cfg)
-	if err != nil || !strings.Contains(out, "revision") {
+	if err != nil || !strings.Contains(out, "revision") || !strings.Contains(out, "queued local jobs: 1") ||
+		!strings.Contains(out, "PREDICTED START") || !strings.Contains(out, st.Queue[0].Job) || !strings.Contains(out, "(in ") {
 		t.Fatalf("status table: %v\n%s", err, out)
 	}
 	if _, err := execute(t, "status", "--site", "nobody", "--nats-url", url, "--timeout", "200ms", "--config", cfg); err == nil {

@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"cmp"
+	"slices"
+
+	"lookahead/forecast"
+)
+
+// MaxStatusQueue bounds the queued jobs a status reply lists (the reply is
+// one NATS message; QueueTotal counts them all).
+const MaxStatusQueue = 1000
+
+// QueuedJob is a local job waiting in the scheduler's queue with the
+// start the agent's last forecast predicts for it, so an admin can check
+// the forecast job by job against the scheduler (showstart, squeue
+// --start). Times are Unix seconds; a start of 0 is beyond the forecast's
+// horizon.
+type QueuedJob struct {
+	Job       string `json:"job"`
+	User      string `json:"user,omitempty"`
+	Queue     string `json:"queue,omitempty"`
+	Procs     int    `json:"procs"`
+	Walltime  int64  `json:"walltime"`
+	Submitted int64  `json:"submitted"`
+	Start     int64  `json:"predicted_start,omitempty"`
+	End       int64  `json:"predicted_end,omitempty"`
+	// FirstStart is the start predicted when the agent first saw the job
+	// waiting (the forecast a grid planner had the longest).
+	FirstStart int64 `json:"first_predicted_start,omitempty"`
+}
+
+// queueOf lists snap's waiting jobs with their predicted starts (preds)
+// and first predictions (first), soonest predicted start first, jobs
+// beyond the horizon last (by submission); at most MaxStatusQueue, and the
+// total.
+func queueOf(snap forecast.Snapshot, preds []forecast.Prediction, first func(job string) int64) ([]QueuedJob, int) {
+	at := make(map[string]forecast.Prediction, len(preds))
+	for _, p := range preds {
+		at[p.Job] = p
+	}
+	var out []QueuedJob
+	for _, j := range snap.Jobs {
+		if !j.Waiting() {
+			continue
+		}
+		p := at[j.ID]
+		out = append(out, QueuedJob{Job: j.ID, User: j.User, Queue: j.Queue, Procs: j.Procs, Walltime: j.Walltime,
+			Submitted: j.Submitted, Start: p.Start, End: p.End, FirstStart: first(j.ID)})
+	}
+	slices.SortStableFunc(out, func(a, b QueuedJob) int {
+		if (a.Start == 0) != (b.Start == 0) {
+			return cmp.Compare(b.Start, a.Start) // predicted before beyond the horizon
+		}
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Submitted, b.Submitted), cmp.Compare(a.Job, b.Job))
+	})
+	total := len(out)
+	return out[:min(total, MaxStatusQueue)], total
+}
+
+// setQueue keeps the queue of the last build for Status.
+func (a *Agent) setQueue(b built) {
+	q, total := queueOf(b.snap, b.predictions, a.acc.First)
+	a.mu.Lock()
+	a.state.Queue, a.state.QueueTotal = q, total
+	a.mu.Unlock()
+}
