@@ -17,6 +17,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/internal/natsembed"
 	"lookahead/wire"
 )
 
@@ -27,47 +28,8 @@ import (
 // may hit a permission violation on the way. A permission the daemons need
 // but grid.conf forgot fails this test.
 func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
-	s := startGrid(t)
-	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	brokerConn := connect(t, s, brokerCfg)
-	setupBroker(t, brokerConn) // the admin's lookahead-broker init
-	b, err := daemon.New(brokerConn.Conn, daemon.Config{
-		CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
-		ReserveTimeout: 5 * time.Second, StartMargin: 2 * time.Second,
-		Planner: brokertest.Planner, Log: log,
-		Policy: broker.Policy{Identities: map[string]broker.Allowed{
-			"alice":    {Users: []string{"alice"}, Accounts: []string{"*"}},
-			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
-		}, Operators: []string{"operator"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runDaemon(t, ctx, "broker", b.Run)
-	select {
-	case <-b.Ready():
-	case <-time.After(waitLimit):
-		t.Fatal("broker not ready")
-	}
-
-	sites := map[string]*simsite.Site{}
-	agents := map[string]*conn{}
-	for site, cfg := range map[string]*conn{"alpha": connect(t, s, alphaCfg), "beta": connect(t, s, betaCfg)} {
-		ss, err := simsite.New(simsite.Config{Site: site, Nodes: 4, PPN: 4, Policy: sim.EASY, Start: time.Now().Unix()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng := agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
-		a, err := agent.New(agent.Config{Site: site}, agent.Deps{Conn: cfg.Conn, Snapshotter: ss, Engine: eng, Reserver: ss, Now: time.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runDaemon(t, ctx, site, a.Run)
-		sites[site], agents[site] = ss, cfg
-	}
+	g := runRealGrid(t)
+	s, ctx, b, brokerConn, sites, agents := g.srv, g.ctx, g.broker, g.brokerConn, g.sites, g.agents
 
 	aliceConn := connect(t, s, aliceCfg)
 	alice := client.New(aliceConn.Conn, "alice")
@@ -156,6 +118,61 @@ func TestRealDaemonsWorkUnderTheReferencePermissions(t *testing.T) {
 		default:
 		}
 	}
+}
+
+// realGrid is grid.conf's server with the real broker daemon and two real
+// agents (simulated sites alpha and beta, 4 × 4 processors), each under
+// its identity, the streams made by the admin's init.
+type realGrid struct {
+	srv        *natsembed.Server
+	ctx        context.Context
+	broker     *daemon.Broker
+	brokerConn *conn
+	sites      map[string]*simsite.Site
+	agents     map[string]*conn
+}
+
+func runRealGrid(t *testing.T) *realGrid {
+	t.Helper()
+	s := startGrid(t)
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	g := &realGrid{srv: s, ctx: ctx, brokerConn: connect(t, s, brokerCfg), sites: map[string]*simsite.Site{}, agents: map[string]*conn{}}
+	setupBroker(t, g.brokerConn) // the admin's lookahead-broker init
+	b, err := daemon.New(g.brokerConn.Conn, daemon.Config{
+		CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
+		ReserveTimeout: 5 * time.Second, StartMargin: 2 * time.Second,
+		Planner: brokertest.Planner, Log: log,
+		Policy: broker.Policy{Identities: map[string]broker.Allowed{
+			"alice":    {Users: []string{"alice"}, Accounts: []string{"*"}},
+			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
+		}, Operators: []string{"operator"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDaemon(t, ctx, "broker", b.Run)
+	select {
+	case <-b.Ready():
+	case <-time.After(waitLimit):
+		t.Fatal("broker not ready")
+	}
+	g.broker = b
+	for site, cfg := range map[string]*conn{"alpha": connect(t, s, alphaCfg), "beta": connect(t, s, betaCfg)} {
+		ss, err := simsite.New(simsite.Config{Site: site, Nodes: 4, PPN: 4, Policy: sim.EASY, Start: time.Now().Unix()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
+		a, err := agent.New(agent.Config{Site: site}, agent.Deps{Conn: cfg.Conn, Snapshotter: ss, Engine: eng, Reserver: ss, Now: time.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runDaemon(t, ctx, site, a.Run)
+		g.sites[site], g.agents[site] = ss, cfg
+	}
+	return g
 }
 
 func runDaemon(t *testing.T, ctx context.Context, name string, run func(context.Context) error) {
