@@ -75,6 +75,9 @@ type Agent struct {
 	epochs epochGuard
 	// lag is how late the last publications left (deadline.go).
 	lag pubLag
+	// paused counts, by job, the requests waiting without the request
+	// lock (pause.go; resMu).
+	paused map[string]int
 
 	mu     sync.Mutex // guards the fields below
 	state  Status
@@ -93,7 +96,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	if deps.Snapshotter == nil || deps.Engine == nil {
 		return nil, errors.New("agent: a Snapshotter and an Engine are required")
 	}
-	a := &Agent{cfg: cfg, deps: deps, met: deps.Metrics, kick: make(chan struct{}, 1), acc: NewAccuracy()}
+	a := &Agent{cfg: cfg, deps: deps, met: deps.Metrics, kick: make(chan struct{}, 1), acc: NewAccuracy(), paused: map[string]int{}}
 	a.epochs.path = cfg.EpochState
 	if a.met == nil {
 		a.met = nopMetrics{}

@@ -35,7 +35,9 @@ import (
 // nothing (not even the epoch, unless step 3 admitted it). Requests are
 // served one at a time: the request lock (Agent.resMu) is taken in serve,
 // before step 1, and held to the end of step 7 — the lock's whole scope
-// is serve. The audit steps are auditIntent (5) and auditOutcome (7).
+// is serve, but for a verb's waits on the scheduler in step 6 (Wait,
+// pause.go), during which only requests for the same job are refused
+// (at step 2). The audit steps are auditIntent (5) and auditOutcome (7).
 
 // call is what one verb adds to the envelope: its request, its reply and
 // the work between them. The envelope calls the methods in the order of
@@ -128,6 +130,9 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if ref := c.check(a, x.now); ref != nil {
 		return nil, ref
 	}
+	if ref := a.checkPaused(h); ref != nil {
+		return nil, ref
+	}
 	if ref := a.admitEpoch(ctx, h); ref != nil {
 		return nil, ref
 	}
@@ -147,7 +152,7 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if err := intent.wait(ctx); err != nil {
 		return nil, refuse(wire.CodeInternal, "audit unavailable, nothing done: %v", err)
 	}
-	return c.act(ctx, a, x), nil
+	return c.act(a.pausable(ctx, h.job), a, x), nil
 }
 
 // admitEpoch is step 3: a refusal is logged and counted by its reason.

@@ -134,6 +134,9 @@ func (c *reserveCall) act(ctx context.Context, a *Agent, x *exchange) [][]string
 		if errors.Is(err, ErrScheduler) {
 			reply.Code = wire.CodeSchedulerEr
 		}
+		if len(res.Commands) > 0 { // the scheduler may have held it a moment (made, then deleted again): a forecast built then must not last
+			a.Notify(SourceReservation)
+		}
 		return res.Commands
 	}
 	reply.Code, reply.Reservations, reply.Revision = wire.CodeOK, a.stamp(res.Reservations), a.Revision()

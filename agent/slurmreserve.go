@@ -196,8 +196,10 @@ func (s *SlurmSite) judge(spec ReserveSpec, r slurm.Reservation) (wire.Reservati
 // reservation (a reservation with queued jobs cannot be deleted, and
 // cancelling them is what a release means), then deletes it. Jobs left
 // pending by a reservation that already ended (RESV_DEL_HOLD, no longer
-// naming it) are found by their part name. Nothing to release is not an
-// error.
+// naming it) are found by their part name. While a cancelled part is
+// still leaving the queue slurmctld answers "in use": the delete is tried
+// again every 250 ms, 20 times at most, each wait without the agent's
+// request lock (Wait). Nothing to release is not an error.
 func (s *SlurmSite) Release(ctx context.Context, job string) (Released, error) {
 	var out Released
 	name := s.ResvName(job)
@@ -225,11 +227,10 @@ func (s *SlurmSite) Release(ctx context.Context, job string) (Released, error) {
 		case ans.Code != slurm.InUse || try == 20:
 			return out, slurmRefused("slurm refused to delete reservation %s (%s): %s", name, ans.Code, ans.Reason)
 		}
-		// in use: a cancelled part is still leaving the queue
-		select {
-		case <-ctx.Done():
-			return out, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
+		// in use: a cancelled part is still leaving the queue; the
+		// agent serves other requests meanwhile (Wait)
+		if err := Wait(ctx, 250*time.Millisecond); err != nil {
+			return out, err
 		}
 	}
 }
