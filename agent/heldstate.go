@@ -147,8 +147,14 @@ func (a *Agent) checkHolds(ctx context.Context, snap forecast.Snapshot, snapOK b
 	}
 	if restarted {
 		a.met.SchedulerRestart()
-		a.log.Warn().Int("to_repair", len(repair)).Int("back", len(back)).
-			Msg("scheduler answers again (restart seen): releasing what came back, repairing the grid reservations it lost or altered")
+		// What happened: only a scheduler that did not answer is known
+		// to have restarted; a change between two answering polls may
+		// be a hand edit as well.
+		msg := "grid reservations lost, altered or back since the last check (a scheduler restart between two checks, or a hand edit): releasing what came back, repairing the rest"
+		if a.schedDown {
+			msg = "scheduler answers again after not answering: releasing what came back, repairing the grid reservations it lost or altered"
+		}
+		a.log.Warn().Int("to_repair", len(repair)).Int("back", len(back)).Msg(msg)
 	}
 	a.schedDown = false
 	for _, job := range expired {

@@ -62,6 +62,9 @@ func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, er
 	if err != nil {
 		return Reserved{}, fmt.Errorf("slurm: %w", err)
 	}
+	if err := usable(nodes, spec.Nodes); err != nil {
+		return Reserved{}, err
+	}
 	order := make([]string, len(nodes))
 	for i, n := range nodes {
 		order[i] = n.Name
@@ -93,6 +96,25 @@ func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, er
 	s.ask(name, spec.Nodes, spec.End)
 	out.Reservations = []wire.Reservation{got}
 	return out, nil
+}
+
+// usable checks that every node asked for is usable now. Right after a
+// slurmctld restart the nodes read unknown until their slurmd registers
+// again (seconds), and slurmctld refuses any reservation on them as busy:
+// that is not a refusal but a moment to wait (a plain error: the agent's
+// repair tries again at its next poll, not reporting the job lost).
+func usable(nodes []slurm.Node, asked []wire.NodeProcs) error {
+	for _, a := range asked {
+		i := slices.IndexFunc(nodes, func(n slurm.Node) bool { return n.Name == a.Node })
+		switch {
+		case i < 0:
+			return slurmRefused("node %s: not a node of this cluster (sinfo)", a.Node)
+		case !nodes[i].Usable():
+			return fmt.Errorf("slurm: node %s is %s (%s): no reservation made now (right after a slurmctld restart nodes read unknown until their slurmd registers again)",
+				a.Node, nodes[i].Condition(), nodes[i].State)
+		}
+	}
+	return nil
 }
 
 // refusalHint says what a refusal means for a grid reservation.
