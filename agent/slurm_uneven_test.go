@@ -18,6 +18,7 @@ import (
 	"lookahead/agent"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/internal/nsstest"
 	"lookahead/slurm"
 	"lookahead/slurm/slurmtest"
 	"lookahead/wire"
@@ -41,7 +42,9 @@ func TestLiveUnevenCoresOnABusyNode(t *testing.T) {
 		t.Fatalf("busy job: %+v", busy)
 	}
 	busyID := strings.TrimSpace(busy.Stdout)
-	waitSlurm(t, "the busy job to run", func() bool { return strings.HasPrefix(c.Run("squeue", "-h", "-j", busyID, "-o", "%T").Stdout, "RUNNING") })
+	waitSlurm(t, "the busy job to run", func() bool {
+		return strings.HasPrefix(c.Run("squeue", "-h", "-j", busyID, "-o", "%T").Stdout, "RUNNING")
+	})
 	holds := filepath.Join(t.TempDir(), "holds.json")
 	g := startSlurmGrid(t, c, gridOptions{commitLead: 3 * time.Hour, holdState: holds})
 	ctx := context.Background()
@@ -277,4 +280,47 @@ func grepLines(s, pattern string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// A part runs on the real Slurm for a user that exists only in an NSS
+// source other than /etc/passwd (a directory user: here Debian's
+// extrausers): the agent maps the grid user to it through the system's
+// NSS, reserves for it, and submits the part by the uid that passed the
+// check (sbatch --uid=<uid>); slurmd runs it as that user.
+func TestLivePartRunsForNSSOnlyUser(t *testing.T) {
+	who := nsstest.ExtraUser(t)
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 8})
+	site := slurmSite(t, c)
+	site.Users = agent.SystemUsers
+	nc := startNATS(t)
+	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second,
+		Dispatch: agent.DispatchConfig{Users: map[string]string{"carol": nsstest.User}, OutputDir: c.OutDir()}}
+	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, // Users: the system's NSS
+		Engine: agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitService(t, nc, "sl")
+	start := time.Now().Add(5 * time.Second).Unix()
+	r := request[wire.ReserveReply](t, nc, "sl", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: "n1", Site: "sl",
+		Start: start, Duration: 600, Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 2}}, Identity: wire.Identity{User: "carol"}, RequestedBy: "broker"})
+	if r.Code != wire.CodeOK || r.Reservations[0].Identity.User != nsstest.User {
+		t.Fatalf("reserve: %+v", r)
+	}
+	d := request[wire.DispatchReply](t, nc, "sl", wire.VerbDispatch, wire.DispatchRequest{Type: wire.TypeDispatch, Job: "n1", Site: "sl",
+		Parts: []wire.PartSpec{{Site: "sl", Nodes: []wire.NodeProcs{{Node: c.Node, Procs: 2}}}}, Start: start, Walltime: 300, User: "carol",
+		Script: []byte("#!/bin/sh\necho user=$(id -un) uid=$(id -u)\n"), RequestedBy: "broker"})
+	if d.Code != wire.CodeOK || d.LocalUser != nsstest.User {
+		t.Fatalf("dispatch: %+v", d)
+	}
+	b := waitDone(t, site, d.LocalID)
+	out, _ := os.ReadFile(filepath.Join(c.OutDir(), "la.n1.0.out"))
+	if b.ExitStatus == nil || *b.ExitStatus != 0 || b.User != nsstest.User || string(out) != fmt.Sprintf("user=%s uid=%d\n", nsstest.User, who.UID) {
+		t.Fatalf("part %+v, output %q", b, out)
+	}
+	t.Logf("part %s ran as %s", d.LocalID, strings.TrimSpace(string(out)))
 }

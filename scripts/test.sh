@@ -2,6 +2,7 @@
 # The whole test suite: what the README calls "the test command" and what CI
 # runs. Installs what it needs (Go modules; Debian's chromium for the web
 # view's browser test; Debian's Slurm and munge for the live Slurm tests;
+# Debian's libnss-extrausers for the tests of a user only NSS knows;
 # Debian's rpm and nfpm for the packaging tests) by
 # itself. LOOKAHEAD_SKIP_PACKAGING=1 skips the packaging step (for quick
 # local runs only; CI runs everything).
@@ -68,6 +69,16 @@ ensure_slurm() {
 	fi
 }
 
+ensure_extrausers() {
+	if ./scripts/ensure-extrausers.sh; then
+		# configured: the tests of a user only NSS knows must run, not
+		# skip (they still skip where not root)
+		export LOOKAHEADTEST_REQUIRE_EXTRAUSERS=1
+	else
+		echo "extrausers unavailable: the tests of a user only NSS knows skip (reason above)"
+	fi
+}
+
 # gotest runs every test with go test -json through scripts/testreport,
 # which prints each package as it ends and keeps the summary for the end.
 gotest() {
@@ -79,6 +90,7 @@ step "go vet" go vet ./...
 step "static checks" ./scripts/static-checks.sh
 step "chromium" ensure_chromium
 step "slurm" ensure_slurm
+step "extrausers" ensure_extrausers
 step "go test" gotest
 if [ "$skip_packaging" = 1 ]; then
 	note "packaging" "skipped (LOOKAHEAD_SKIP_PACKAGING=1)"
