@@ -65,7 +65,7 @@ func TestBuiltinEngineUnmodelled(t *testing.T) {
 // the simulator does not follow of them shows in check.
 func TestLoadSitePolicyStanding(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "maui.cfg")
-	cfg := "SRCFG[maint] PERIOD=DAY STARTTIME=02:00:00 ENDTIME=04:00:00 HOSTLIST=n01 USERLIST=alice\n"
+	cfg := "SRCFG[maint] PERIOD=DAY STARTTIME=02:00:00 ENDTIME=04:00:00 HOSTLIST=n01 USERLIST=alice ACCESS=SHARED\n"
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestLoadSitePolicyStanding(t *testing.T) {
 	if p.Policy.Standing == nil || p.Policy.Standing.Zone != time.Local || len(p.Policy.Standing.Res) != 1 {
 		t.Fatalf("standing %+v", p.Policy.Standing)
 	}
-	if d := p.CheckDetail(); !strings.Contains(d, "SRCFG[maint]: jobs inside its ACL are followed in part") {
-		t.Errorf("check detail lacks the ACL note:\n%s", d)
+	if d := p.CheckDetail(); !strings.Contains(d, "SRCFG[maint] ACCESS=SHARED: not modelled") {
+		t.Errorf("check detail lacks the ACCESS note:\n%s", d)
 	}
 }

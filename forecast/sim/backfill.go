@@ -254,7 +254,7 @@ func (e *Engine) fits(b bfJob, cand []bfNode) ([]hostUse, bool) {
 	if e.bfACL(b.j) {
 		e.acl = b.j
 		defer func() { e.acl = nil }()
-		return e.pickIn(b.j, cand)
+		return e.pickIn(b.j, cand, e.affinity(b.j))
 	}
 	if p.steps[0].free < b.procs {
 		return nil, false
@@ -262,7 +262,7 @@ func (e *Engine) fits(b bfJob, cand []bfNode) ([]hostUse, bool) {
 	if ok, _ := p.fitsFrom(0, b.j.Procs, b.j.Walltime); !ok {
 		return nil, false // would delay a reservation held on the profile
 	}
-	return e.pickIn(b.j, cand)
+	return e.pickIn(b.j, cand, nil)
 }
 
 // startBackfill starts b's job on hosts and measures its nodes' available
@@ -303,13 +303,14 @@ type bfNode struct {
 }
 
 // pickIn is pickHosts restricted to a backfill window's nodes: those whose
-// available time reached the window when it was opened.
-func (e *Engine) pickIn(j *job, cand []bfNode) ([]hostUse, bool) {
-	if e.policy.NodeAlloc == MinResource {
+// available time reached the window when it was opened; the nodes where
+// prefer > 0 first (a job inside a window's ACL: affinity).
+func (e *Engine) pickIn(j *job, cand []bfNode, prefer []int) ([]hostUse, bool) {
+	if e.policy.NodeAlloc == MinResource && prefer == nil {
 		return e.pickCand(j, cand)
 	}
 	return e.pick(j, sat(e.now, j.Walltime), func(i int) bool {
 		k := e.candPos[i]
 		return k < len(cand) && cand[k].i == i && cand[k].in
-	}, nil)
+	}, prefer)
 }

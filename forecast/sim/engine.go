@@ -96,6 +96,7 @@ type Engine struct {
 	bfJobs     []bfJob  // backfill: the jobs that may start
 	bfTry      []bfJob  // backfill: the jobs tried in one window
 	tsBuf      []int64
+	tsBuf2     []int64 // inclusiveEvents
 	freeBuf    []int
 	evBuf      []nevent
 	nodeEv     nodeEventCache // reserveRanges: the nodes' events of one search

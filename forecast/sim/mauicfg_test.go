@@ -144,9 +144,6 @@ func TestReadMauiConfigReferences(t *testing.T) {
 		if mc.Policy.Limits != nil && len(u) == 1 && strings.Contains(u[0], "usage limits (MAXJOB, MAXPROC, MAXPS, MAXWC) are followed in part") {
 			u = nil
 		}
-		if filepath.Base(filepath.Dir(f)) == "sracl" && len(u) == 1 && strings.Contains(u[0], "jobs inside its ACL are followed in part") {
-			u = nil // the one scenario with an ACL says it is not followed
-		}
 		if len(u) == 1 && strings.Contains(u[0], "FSPOLICY UTILIZEDPS: the usage to come is counted as dedicated") {
 			u = nil // a live site's caveat; in SIMULATION Maui counts dedicated use too
 		}

@@ -146,14 +146,10 @@ var refFloor = map[string]int{
 	// job's failed reservation ended the first; qoslimits (49 starts, 48
 	// host lists, +2313 s before) since the backfill window's own limit
 	// check (QOS DEFAULT at its MAXJOB: no backfill) is followed.
-	// Standing reservations (docs/simulator.md, "Standing reservations"):
-	// jobs inside a window's ACL use its nodes in Maui (MJobGetSNRange,
-	// MResCheckJAccess, MResAdjustDRes, affinity), followed in part; their
-	// reservations take the admitting windows' nodes first (MJobAllocMNL's
-	// affinity levels): 83 starts and 31 host lists before, +0 s; and
-	// Maui's backfill probe (user [ALL]) passes a window with a USERLIST:
-	// 106 and 41 before, +440 s.
-	"sracl": 53, // 117 starts, 53 host lists (77 and 16 with the ACL ignored); +1125 s
+	// (Standing reservations, docs/simulator.md, "Standing reservations":
+	// sracl was 117 starts and 53 host lists (+1125 s) before jobs inside
+	// a window's ACL were placed as Maui places them: the affinity its
+	// walk gives a node, the window's pieces cut at the jobs inside it.)
 	// Standing reservations and QOS. Both first differences follow a job
 	// started at a window's end: Maui leaves a phantom reservation on the
 	// first node of the window's host list (a Maui defect, seen with

@@ -74,6 +74,12 @@ func (w *rangeWalk) open(t int64) (stop bool) {
 // apply takes one event's processors off the free count or gives them
 // back.
 func (w *rangeWalk) apply(v *nevent) {
+	if v.incl {
+		// a reservation the job may use (MResCheckJAccess): its end
+		// still counts as resources taken (ResourcesRemoved)
+		w.removed = w.removed || !v.start
+		return
+	}
 	if v.job {
 		w.countJob(v)
 	}

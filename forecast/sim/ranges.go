@@ -20,6 +20,7 @@ type nevent struct {
 	t      int64
 	start  bool
 	job    bool  // a job's reservation (running or blocked), for NODECFG MAXJOB
+	incl   bool  // a window admitting the job: takes nothing (standing_acl.go)
 	rs, re int64 // the reservation's interval
 	amt    int
 	seq    int64
@@ -47,6 +48,8 @@ func (e *Engine) nodeEvents(i int) []nevent {
 	for _, h := range n.holds {
 		if !e.admits(h.r) {
 			add(h.s, h.e, h.procs, h.r.seq, false)
+		} else {
+			ev = e.inclusiveEvents(ev, i, h)
 		}
 	}
 	for _, b := range e.blocked {
@@ -234,6 +237,13 @@ func startRanges(d int64, ar []rng, out []rng) []rng {
 // chunk, 0 for any) and walltime d starting now on node i: the tasks it
 // may have and how long that lasts.
 func (e *Engine) nodeProbe(i int, ev []nevent, procs, ppn int, d int64) (tasks int, window int64, ok bool) {
+	tasks, window, _, ok = e.nodeProbeK(i, ev, procs, ppn, d)
+	return tasks, window, ok
+}
+
+// nodeProbeK is nodeProbe that also says the task count of the last range
+// query that found a range (MJobGetNRange keeps that query's affinity).
+func (e *Engine) nodeProbeK(i int, ev []nevent, procs, ppn int, d int64) (tasks int, window int64, lastK int, ok bool) {
 	n := &e.nodes[i]
 	tcNow := n.procs - n.used
 	maxT := min(max(procs, ppn), tcNow)
@@ -264,11 +274,11 @@ func (e *Engine) nodeProbe(i int, ev []nevent, procs, ppn int, d int64) (tasks i
 			}
 			continue
 		}
-		minT = ar[0].tc
+		minT, lastK = ar[0].tc, tc
 		window = min(rangeEnd, ar[0].e) - ar[0].s
 	}
 	if ppn > 0 {
 		minT -= minT % ppn
 	}
-	return minT, window, maxT > 0 && window > 0
+	return minT, window, lastK, maxT > 0 && window > 0
 }

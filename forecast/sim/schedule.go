@@ -551,7 +551,7 @@ func (e *Engine) firstBlockedStart(i int) (t int64, ok bool) {
 // reservation starts on node i at t.
 func (e *Engine) holdStartsAt(i int, t int64) bool {
 	for _, h := range e.nodes[i].holds {
-		if h.s == t {
+		if h.s == t || (t > h.s && t <= h.e && e.admits(h.r) && e.inclusiveCut(i, h, t)) {
 			return true
 		}
 	}

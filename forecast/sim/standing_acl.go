@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Jobs inside a standing reservation's ACL (Maui: MJobGetSNRange →
 // MResCheckJAccess makes the window inclusive for them; MResAdjustDRes
 // takes what they use in it off what it blocks for the others). Active
@@ -90,11 +92,26 @@ func (e *Engine) affinity(j *job) []int {
 	pref := e.affBuf
 	clear(pref)
 	for _, r := range e.resvs {
-		if r.def != nil && r.r.Start <= e.now && r.r.End > e.now && r.def.Admits(j.Job) {
-			for _, h := range r.hosts {
+		if r.def == nil || r.r.End <= e.now || !r.def.Admits(j.Job) {
+			continue
+		}
+		for _, h := range r.hosts {
+			if pref[h.node] != 0 {
+				continue
+			}
+			pref[h.node] = -1 // not reached
+			if r.r.Start <= e.now {
+				pref[h.node] = 1
+				continue
+			}
+			ev := e.nodeEvents(h.node)
+			if _, _, k, ok := e.nodeProbeK(h.node, ev, j.Procs, j.PPN, j.Walltime); ok && r.r.Start <= e.walkReach(h.node, ev, e.now, k) {
 				pref[h.node] = 1
 			}
 		}
+	}
+	for i := range pref {
+		pref[i] = max(pref[i], 0)
 	}
 	return pref
 }
@@ -132,11 +149,89 @@ func (e *Engine) affinityOver(j *job, s, end int64) []int {
 	pref := e.affBuf
 	clear(pref)
 	for _, r := range e.resvs {
-		if r.def != nil && r.r.Start < end && r.r.End > s && r.def.Admits(j.Job) {
+		if r.def != nil && r.r.End > s && r.def.Admits(j.Job) {
 			for _, h := range r.hosts {
 				pref[h.node] = 1
 			}
 		}
 	}
 	return pref
+}
+
+// walkReach is how far MJobGetSNRange walks node i's reservations (ev,
+// those admitting the job left out: inclusive) when asked for k tasks
+// from s: to the first instant after s where fewer than k are left (the
+// range ends there, and with it the walk; every event of that instant is
+// walked), or all of them (never). A reservation the walk reaches gives
+// the node its affinity: one admitting the job makes the node one the
+// job takes first (MJobAllocMNL's affinity levels), whenever it lies.
+// Seen in a real Maui (srmix, +2645 s, LOGLEVEL 7): for j0062 (2 tasks)
+// the walk reached the office window on n003 and n004, not on n005
+// (j0029's reservation took all of it first), and n004 was taken.
+func (e *Engine) walkReach(i int, ev []nevent, s int64, k int) int64 {
+	free := e.nodes[i].procs
+	for x := 0; x < len(ev); {
+		t := ev[x].t
+		for ; x < len(ev) && ev[x].t == t; x++ {
+			if ev[x].start {
+				free -= ev[x].amt
+			} else {
+				free += ev[x].amt
+			}
+		}
+		if t > s && free < k {
+			return t
+		}
+	}
+	return never
+}
+
+// inclusiveEvents appends the events of window hold h on node i, which
+// admits the job the node is looked at for: they take nothing, but Maui
+// walks them (MJobGetSNRange: the reservation is inclusive, and its end
+// sets ResourcesRemoved, so a count that grew at that instant opens no
+// new range), and the window is cut into pieces wherever a job inside
+// it starts or ends on the node (MResAdjustDRes recomputes what it
+// blocks at every job event: "E office.0 … S office.0" at j0025's end in
+// srmix, +4042 s, where the backfill probe's range on n003 went on to
+// INFINITY and j0021 (8 h) backfilled there; sracl +1125 s, j0060 on n001
+// the same way).
+func (e *Engine) inclusiveEvents(ev []nevent, i int, h nhold) []nevent {
+	cuts := e.tsBuf2[:0]
+	for _, r := range e.nodes[i].run {
+		if h.r.def == nil || !h.r.def.Admits(r.j.Job) {
+			continue
+		}
+		for _, t := range [2]int64{r.j.start, max(r.j.wallEnd, r.j.end)} {
+			if t > h.s && t < h.e {
+				cuts = append(cuts, t)
+			}
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	e.tsBuf2 = cuts
+	s := h.s
+	for _, t := range append(cuts, h.e) {
+		ev = append(ev, nevent{t: s, start: true, incl: true, rs: s, re: t, seq: h.r.seq},
+			nevent{t: t, incl: true, rs: s, re: t, seq: h.r.seq})
+		s = t
+	}
+	return ev
+}
+
+// inclusiveCut reports whether admitted window hold h on node i has an
+// end at t (its own, or a piece's where a job inside it starts or ends,
+// inclusiveEvents): an instant Maui's walk treats as one where resources
+// were taken.
+func (e *Engine) inclusiveCut(i int, h nhold, t int64) bool {
+	if t == h.e {
+		return true
+	}
+	for _, r := range e.nodes[i].run {
+		if (r.j.start == t || max(r.j.wallEnd, r.j.end) == t) && h.r.def != nil && h.r.def.Admits(r.j.Job) {
+			return true
+		}
+	}
+	return false
 }

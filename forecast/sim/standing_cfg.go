@@ -61,8 +61,5 @@ func (c *cfgReader) standingNotes() {
 		case s.Period == PeriodDay && s.End > dayLen, s.Period == PeriodWeek && s.WEnd > weekLen:
 			c.note("SRCFG[%s]: a window past its period's end (windows of successive periods overlap in Maui) is not modelled; it holds nothing", s.Name)
 		}
-		if s.hasACL() {
-			c.note("SRCFG[%s]: jobs inside its ACL are followed in part: they may use its nodes and take them first, but how Maui orders and counts them there is approximated, and schedules differ from Maui's (docs/simulator.md, Standing reservations); the forecast holds it for the grid", s.Name)
-		}
 	}
 }
