@@ -798,6 +798,50 @@ USERCFG[DEFAULT]      FSTARGET=12.5 MAXJOB=6
 SRCFG[office]         PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006,n007,n008
 SRCFG[office]         USERLIST=u01,u02 GROUPLIST=g3
 `},
+	// Held out, written with issue 37's code committed (the wall clock,
+	// node job slots and tables, jobs inside a window's ACL), run and
+	// compared once.
+	{name: "siteheld", seed: 63, nodes: []refNodes{{32, 8}, {16, 4}}, jobs: 300, initial: 60, burstGap: 2400, burstMean: 5, full: 0.1,
+		maxTasks: 112, tpn: 0.2, classes: []string{"batch", "batch", "short", "long"}, zone: "America/New_York", heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        BESTFIT
+QUEUETIMEWEIGHT       1
+XFACTORWEIGHT         10
+CLASSWEIGHT           1
+CLASSCFG[short]       PRIORITY=40
+CLASSCFG[long]        PRIORITY=-10
+FSPOLICY              DEDICATEDPS
+FSINTERVAL            04:00:00
+FSDEPTH               5
+FSDECAY               0.75
+FSUSERWEIGHT          4
+FSGROUPWEIGHT         2
+USERCFG[DEFAULT]      FSTARGET=12.5 MAXJOB=5
+GROUPCFG[g2]          FSTARGET=40
+NODECFG[n040]         MAXPROC=2
+NODECFG[n041]         MAXPROC=3
+NODECFG[DEFAULT]      MAXJOB=4
+SRCFG[work]           PERIOD=DAY STARTTIME=09:00:00 ENDTIME=17:00:00 HOSTLIST=n001,n002,n003,n004,n005,n006 GROUPLIST=g1 CLASSLIST=short
+SRCFG[quick]          PERIOD=INFINITY HOSTLIST=n047,n048 CLASSLIST=short
+`},
+	{name: "nodeheld2", seed: 64, nodes: []refNodes{{40, 8}, {8, 4}}, jobs: 300, initial: 60, burstGap: 800, burstMean: 4, full: 0.1,
+		maxTasks: 120, tpn: 0.25, classes: []string{"batch", "batch", "long"}, heldOut: true,
+		policy: `RESERVATIONDEPTH      3
+BACKFILLPOLICY        FIRSTFIT
+NODEALLOCATIONPOLICY  LASTAVAILABLE
+XFACTORWEIGHT         10
+CLASSWEIGHT           1
+CLASSCFG[long]        PRIORITY=-20
+NODECFG[DEFAULT]      MAXJOB=3 MAXPROC=7
+NODECFG[n005]         MAXPROC=4
+NODECFG[n006]         MAXPROC=4
+NODECFG[n012]         MAXPROC=5
+NODECFG[n033]         MAXPROC=3
+NODECFG[n044]         MAXPROC=2
+NODECFG[n020]         MAXPROCPERUSER=4
+NODECFG[n021]         MAXJOB=1
+NODECFG[n030]         MAXPROC=6 MAXJOB=5
+`},
 }
 
 // refTraceJob is one generated job.
