@@ -32,6 +32,9 @@ type Deps struct {
 	// Executor runs grid jobs' parts (qsub/qstat/qdel); nil: the site
 	// refuses dispatch requests and reports no parts.
 	Executor Executor
+	// Holder holds and releases local jobs (qhold/qrls -h o); nil: foreign
+	// jobs are reported, never held (foreign.go).
+	Holder Holder
 	// Users finds local accounts for dispatched parts (default
 	// SystemUsers).
 	Users   UserLookup

@@ -65,6 +65,12 @@ type Config struct {
 	// EpochState is a file where the agent keeps the highest broker epoch
 	// it has seen (epoch.go). Empty: in memory only.
 	EpochState string
+	// ForeignJobs is what the agent does with a local job that a grid
+	// reservation admits but that is not the grid job's part (foreign.go):
+	// ForeignHold (the default) puts an operator hold on it while it is
+	// queued; ForeignGrace leaves it and only reports it, with when it
+	// leaves, so the broker's start grace of the part counts from then.
+	ForeignJobs string
 }
 
 // Defaults of Config.
@@ -98,6 +104,9 @@ func (c Config) WithDefaults() Config {
 		c.Replicas = 1
 	}
 	c.Dispatch = c.Dispatch.withDefaults()
+	if c.ForeignJobs == "" {
+		c.ForeignJobs = ForeignHold
+	}
 	return c
 }
 
@@ -124,6 +133,9 @@ func (c Config) Validate() error {
 	}
 	if c.Replicas < 1 || c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("replicas: %d, must be 1..5", c.Replicas))
+	}
+	if c.ForeignJobs != ForeignHold && c.ForeignJobs != ForeignGrace {
+		errs = append(errs, fmt.Errorf("foreign_jobs %q: must be %s or %s", c.ForeignJobs, ForeignHold, ForeignGrace))
 	}
 	errs = append(errs, c.Dispatch.validate())
 	return errors.Join(errs...)

@@ -52,6 +52,9 @@ type ForeignJob struct {
 	User        string
 	Account     string
 	Name        string
+	// Until is when a running one leaves at the latest (its start plus
+	// its walltime limit; 0 when either is unknown).
+	Until int64
 }
 
 // Message is what the grid user and the audit are told.
@@ -108,7 +111,11 @@ func (g *gridTracker) observe(snap forecast.Snapshot, namer GridJobNamer, parts 
 		}
 		seen[j.ID] = true
 		if !g.foreign[j.ID] {
-			foreign = append(foreign, ForeignJob{Job: job, Reservation: j.Reservation, LocalID: j.ID, User: j.User, Account: j.Account, Name: j.Name})
+			f := ForeignJob{Job: job, Reservation: j.Reservation, LocalID: j.ID, User: j.User, Account: j.Account, Name: j.Name}
+			if j.Started > 0 && j.Walltime > 0 {
+				f.Until = j.Started + j.Walltime
+			}
+			foreign = append(foreign, f)
 		}
 	}
 	g.foreign = seen
@@ -150,6 +157,7 @@ func (a *Agent) reportGridJobs(ctx context.Context, snap forecast.Snapshot, now 
 		parts = &a.parts
 	}
 	evs, foreign := a.grid.observe(snap, namer, parts, now)
+	a.holdForeign(ctx, snap, namer, parts, now)
 	a.resMu.Unlock()
 	a.stampEnds(evs)
 	for i, ev := range evs {
@@ -189,7 +197,8 @@ func (a *Agent) reportForeign(ctx context.Context, f ForeignJob, now int64) {
 	msg := f.Message()
 	a.log.Warn().Str("job", f.Job).Str("local_id", f.LocalID).Str("user", f.User).Str("account", f.Account).
 		Str("reservation", f.Reservation).Msg(ForeignFinding)
-	_ = a.publishJobEvent(wire.JobEvent{Type: wire.TypeJobEvent, Job: f.Job, State: "foreign", Time: now, LocalID: f.LocalID, Message: msg})
+	_ = a.publishJobEvent(wire.JobEvent{Type: wire.TypeJobEvent, Job: f.Job, State: "foreign", Time: now, LocalID: f.LocalID, Message: msg,
+		Until: f.Until})
 	if err := a.audit(ctx, wire.AuditRecord{Action: "foreign-job", Job: f.Job, Code: ForeignFinding, Message: msg,
 		Detail: f}); err != nil {
 		a.log.Error().Err(err).Str("job", f.Job).Msg("audit of foreign job failed")

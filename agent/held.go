@@ -33,6 +33,9 @@ type heldLedger struct {
 	Version  int                      `json:"version"`
 	Jobs     map[string]heldEntry     `json:"jobs"`
 	Released map[string]releasedEntry `json:"released,omitempty"`
+	// Foreign is the local jobs the agent holds because a grid
+	// reservation would admit them (foreign.go), by local id.
+	Foreign map[string]foreignHold `json:"foreign,omitempty"`
 }
 
 // releasedEntry is a grid job's reservations the agent released: if the

@@ -71,7 +71,8 @@ func (a *Agent) loadHeld() {
 	if a.ledger.Jobs != nil {
 		return
 	}
-	a.ledger = heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{}, Released: map[string]releasedEntry{}}
+	a.ledger = heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{}, Released: map[string]releasedEntry{},
+		Foreign: map[string]foreignHold{}}
 	if a.cfg.HoldState == "" {
 		return
 	}
@@ -92,6 +93,9 @@ func (a *Agent) loadHeld() {
 	}
 	if l.Released == nil {
 		l.Released = map[string]releasedEntry{}
+	}
+	if l.Foreign == nil {
+		l.Foreign = map[string]foreignHold{}
 	}
 	a.ledger = l
 }

@@ -255,10 +255,8 @@ func verdict(j *Job, now, grace int64) (state, why string, siteFault bool) {
 	if finished == len(parts) {
 		return wire.JobFinished, fmt.Sprintf("all %d parts exited 0", len(parts)), false
 	}
-	if now >= j.Alloc.Start+grace {
-		if late := notStarted(parts); len(late) > 0 {
-			return wire.JobFailed, fmt.Sprintf("%s did not start within %s of the reservation start", strings.Join(late, ", "), durfmt.Seconds(grace)), true
-		}
+	if late := notStarted(parts, j.Alloc.Start, now, grace); len(late) > 0 {
+		return wire.JobFailed, fmt.Sprintf("%s did not start within %s of the reservation start", strings.Join(late, ", "), durfmt.Seconds(grace)), true
 	}
 	if now >= j.Alloc.End+grace {
 		return wire.JobFailed, fmt.Sprintf("no end reported for %s by %s after the reservation end", strings.Join(running(parts), ", "), durfmt.Seconds(grace)), true
@@ -277,12 +275,20 @@ func exitNote(p wire.PartStatus) string {
 	return fmt.Sprintf(" with exit status %d", *p.ExitStatus)
 }
 
-func notStarted(parts []wire.PartStatus) []string {
+// notStarted lists the parts that have not started grace after their
+// start: the reservation start, or, when a foreign job held the part's
+// processors past it, when that job left at the latest (BlockedUntil).
+func notStarted(parts []wire.PartStatus, start, now, grace int64) []string {
 	var out []string
 	for _, p := range parts {
-		if p.State == wire.PartPending || p.State == wire.PartDispatched {
-			out = append(out, fmt.Sprintf("part %d on %s", p.Part, p.Site))
+		if startedPart(p) || now < max(start, p.BlockedUntil)+grace {
+			continue
 		}
+		what := fmt.Sprintf("part %d on %s", p.Part, p.Site)
+		if p.BlockedUntil > start {
+			what += fmt.Sprintf(" (a foreign job held its processors until %d)", p.BlockedUntil)
+		}
+		out = append(out, what)
 	}
 	return out
 }

@@ -148,6 +148,31 @@ func TestPartThatDoesNotStartInTimeFailsTheJob(t *testing.T) {
 	}
 }
 
+// Issue 35: a foreign job that held the part's processors past the
+// reservation start (reported with when it leaves at the latest) moves
+// the part's start grace: the part has grace after the foreign job left.
+func TestForeignJobMovesThePartsStartGrace(t *testing.T) {
+	s, j := reservedWithScript(t)
+	mustApply(t, s, dispatched("a", "7.vm"))
+	mustApply(t, s, dispatched("b", "3.b"))
+	mustApply(t, s, partEvent("a", SiteStarted, 100, nil))
+	mustApply(t, s, Event{Kind: EvSite, Time: 90, Job: "g1", Site: "b", State: SiteForeign,
+		Message: "foreign job in reservation: local job 5.b", Part: &wire.PartStatus{BlockedUntil: 196}})
+	if _, over := Conclude(j, 255, 60); over {
+		t.Fatal("concluded before the grace after the foreign job left")
+	}
+	e, over := Conclude(j, 256, 60)
+	if !over || e.State != wire.JobFailed || !strings.Contains(e.Message, "a foreign job held its processors until 196") {
+		t.Fatalf("late start after the foreign job: %+v", e)
+	}
+	// A report after the part started changes nothing.
+	mustApply(t, s, partEvent("b", SiteStarted, 200, nil))
+	mustApply(t, s, Event{Kind: EvSite, Time: 210, Job: "g1", Site: "b", State: SiteForeign, Part: &wire.PartStatus{BlockedUntil: 5000}})
+	if p := j.Parts["b"]; p.BlockedUntil != 196 {
+		t.Fatalf("blocked until %d after the start", p.BlockedUntil)
+	}
+}
+
 func TestRefusedDispatchFailsWithRefund(t *testing.T) {
 	s, j := reservedWithScript(t)
 	mustApply(t, s, dispatched("a", "7.vm"))

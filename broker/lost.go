@@ -18,7 +18,9 @@ const (
 
 // applyNotice applies a lost or foreign report; ok is false for other
 // states. A foreign job is told to the grid user (the job's message) and
-// changes nothing else: it is never the part. A lost reservation sends a
+// is never the part; when it holds the processors of a dispatched part
+// that has not started, until when is kept on the part (BlockedUntil):
+// the part's start grace counts from then (lifecycle.go). A lost reservation sends a
 // job that has not started back to waiting, owing a release on every site
 // of its allocation, so the next cycle plans it again; a job whose part
 // already runs keeps going (the reservation only protected its start).
@@ -29,6 +31,9 @@ func applyNotice(j *Job, e Event) (bool, error) {
 			return true, fmt.Errorf("job holds no reservation")
 		}
 		j.Message = e.Site + ": " + e.Message
+		if p := j.Parts[e.Site]; p != nil && e.Part != nil && !startedPart(*p) {
+			p.BlockedUntil = max(p.BlockedUntil, e.Part.BlockedUntil)
+		}
 		return true, nil
 	case SiteLost:
 		return true, applyLost(j, e)
@@ -48,4 +53,9 @@ func applyLost(j *Job, e Event) error {
 	j.State, j.Alloc, j.Revisions, j.Reservations, j.SiteStates, j.Parts = wire.JobWaiting, nil, nil, nil, nil, nil
 	j.Message = "planned again: reservation lost on " + e.Site + ": " + e.Message
 	return nil
+}
+
+// startedPart reports whether a part has started (or ended).
+func startedPart(p wire.PartStatus) bool {
+	return p.State != wire.PartPending && p.State != wire.PartDispatched
 }

@@ -29,7 +29,7 @@ func (f *FixtureRunner) RunInput(ctx context.Context, _ []byte, name string, arg
 var _ InputRunner = (*FixtureRunner)(nil)
 
 // BatchConfig names the batch commands (defaults "qsub", "qdel",
-// "qstat": looked up by the runner) and the site, for error messages.
+// "qstat", "qhold", "qrls": looked up by the runner) and the site, for error messages.
 // Server, when set, is the pbs_server ("host" or "host:port", the
 // agent's torque.server) every command goes to: qsub's destination
 // (`-q [queue]@server`), qstat's (`@server`) and qdel's job id
@@ -37,7 +37,10 @@ var _ InputRunner = (*FixtureRunner)(nil)
 type BatchConfig struct {
 	Site              string
 	Qsub, Qdel, Qstat string
-	Server            string
+	// Qhold and Qrls put and release operator holds (defaults "qhold",
+	// "qrls"; hold.go).
+	Qhold, Qrls string
+	Server      string
 }
 
 // Batch submits, lists and deletes jobs with qsub, qstat and qdel: each
@@ -59,6 +62,8 @@ func NewBatch(r InputRunner, cfg BatchConfig) *Batch {
 	def(&cfg.Qsub, "qsub")
 	def(&cfg.Qdel, "qdel")
 	def(&cfg.Qstat, "qstat")
+	def(&cfg.Qhold, "qhold")
+	def(&cfg.Qrls, "qrls")
 	def(&cfg.Site, "the local server")
 	return &Batch{run: r, cfg: cfg}
 }

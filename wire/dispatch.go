@@ -120,6 +120,10 @@ type PartStatus struct {
 	Output     string `json:"output,omitempty"`
 	Error      string `json:"error,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// BlockedUntil is when a foreign job the site reported in the part's
+	// reservation leaves at the latest (JobEvent.Until): the part's start
+	// grace counts from then when it is after the reservation start.
+	BlockedUntil int64 `json:"blocked_until,omitempty"`
 }
 
 // PartName is the batch job name of a grid job's part: "la.<job>.<part>".

@@ -234,6 +234,11 @@ type JobEvent struct {
 	End        int64  `json:"end,omitempty"`
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Until, on a "foreign" event (a local job that is not the part runs
+	// in the job's reservation), is the latest time that job leaves: its
+	// start plus its walltime limit. The part's processors are taken
+	// until then.
+	Until int64 `json:"until,omitempty"`
 }
 
 // JobEventAck is the broker's answer to a job event sent as a request:

@@ -138,6 +138,9 @@ func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.
 	e := broker.Event{Kind: broker.EvSite, Time: now, Job: je.Job, Site: site, State: je.State, Message: je.Message}
 	if je.State == broker.SiteLost || je.State == broker.SiteForeign {
 		e.Message = wire.Clip(je.Message, maxMessage)
+		if je.State == broker.SiteForeign && je.Until > 0 {
+			e.Part = &wire.PartStatus{BlockedUntil: je.Until}
+		}
 		return e, j.Holds()
 	}
 	if !j.Dispatched() {

@@ -100,6 +100,11 @@ func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) er
 	if r, ok := checkOutput(ctx, c); ok && !skip["torque"] && !skip["output"] {
 		results = append(results, r)
 	}
+	if holder(c) != nil && !skip["torque"] {
+		fix := "set torque.%s to its path, or reservations.foreign_jobs: grace; the agent's user must be a Torque operator or manager to hold other users' jobs (qmgr -c 'set server operators += lookahead-agent@*')"
+		results = append(results, checkCommand("torque qhold", c.Torque.Qhold, fmt.Sprintf(fix, "qhold")),
+			checkCommand("torque qrls", c.Torque.Qrls, fmt.Sprintf(fix, "qrls")))
+	}
 	if !skip["maui"] {
 		results = append(results, checkMaui(ctx, c)...)
 	}

@@ -76,6 +76,7 @@ func runRun(ctx context.Context, c Config, warnings ...string) error {
 	if deps.Reserver == nil {
 		log.Warn().Msg("no reservation backend configured: the reserve/release/list service is off")
 	}
+	deps.Holder = holder(c)
 	if deps.Executor, err = executor(c); err != nil {
 		return err
 	}

@@ -58,6 +58,8 @@ type TorqueConfig struct {
 	Qsub            string                       `mapstructure:"qsub" default:"qsub"`
 	Qdel            string                       `mapstructure:"qdel" default:"qdel"`
 	PbsMom          string                       `mapstructure:"pbs_mom" default:"pbs_mom"`
+	Qhold           string                       `mapstructure:"qhold" default:"qhold"`
+	Qrls            string                       `mapstructure:"qrls" default:"qrls"`
 	Server          string                       `mapstructure:"server"`
 	Timezone        string                       `mapstructure:"timezone" default:"Local"`
 	SchedulerListen string                       `mapstructure:"scheduler_listen"`
@@ -104,6 +106,7 @@ type ReservationConfig struct {
 	Timeout     time.Duration `mapstructure:"timeout" default:"60s" min:"1s"`
 	Prefix      string        `mapstructure:"prefix" default:"la."`
 	Slack       time.Duration `mapstructure:"slack" default:"5m"`
+	ForeignJobs string        `mapstructure:"foreign_jobs" default:"hold"`
 }
 
 // DispatchConfig is how grid jobs' parts run here (docs/dispatch.md):
@@ -254,7 +257,7 @@ func (c Config) agentConfig() (agent.Config, error) {
 		ForecastTTL: c.ForecastTTL, MaxDuration: c.Reservations.MaxDuration, PastGrace: c.Reservations.PastGrace,
 		RequestTimeout: c.Reservations.Timeout, Slack: c.Reservations.Slack, GridState: c.gridState(),
 		HoldState: c.stateFile("grid-holds.json"), PartState: c.stateFile("dispatched-parts.json"),
-		EpochState: c.stateFile("broker-epoch"), JSDomain: c.NATS.JSDomain,
+		EpochState: c.stateFile("broker-epoch"), JSDomain: c.NATS.JSDomain, ForeignJobs: c.Reservations.ForeignJobs,
 		Dispatch: agent.DispatchConfig{Users: c.Dispatch.Users, MinUID: c.Dispatch.MinUID, OutputDir: c.Dispatch.OutputDir,
 			StartSlack: c.Dispatch.StartSlack}}
 	if ac.Slack == 0 {

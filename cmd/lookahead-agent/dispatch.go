@@ -20,3 +20,14 @@ func executor(c Config) (agent.Executor, error) {
 	run := torque.NewExecInputRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
 	return torque.NewBatch(run, torque.BatchConfig{Site: c.Site, Qsub: c.Torque.Qsub, Qdel: c.Torque.Qdel, Qstat: c.Torque.Qstat, Server: c.Torque.Server}), nil
 }
+
+// holder holds foreign jobs on a Torque site (reservations.foreign_jobs:
+// hold): qhold/qrls -h o, run directly. Nil elsewhere: foreign jobs are
+// only reported.
+func holder(c Config) agent.Holder {
+	if c.simulated() || c.slurmBackend() || c.Reservations.ForeignJobs != agent.ForeignHold {
+		return nil
+	}
+	run := torque.NewExecInputRunner(torque.ExecConfig{Timeout: c.Torque.CommandTimeout})
+	return torque.NewBatch(run, torque.BatchConfig{Site: c.Site, Qhold: c.Torque.Qhold, Qrls: c.Torque.Qrls, Server: c.Torque.Server})
+}
