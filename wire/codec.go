@@ -66,7 +66,7 @@ func DecodeForecast(data []byte) (*forecast.Forecast, error) {
 	br := bufio.NewReader(newBoundedReader(zr, MaxForecastBytes))
 	head, err := br.Peek(len(compactMagic))
 	var f *forecast.Forecast
-	if err == nil && string(head) == compactMagic {
+	if err == nil && (string(head) == compactMagic || string(head) == compactMagic3) {
 		f, err = readCompact(br)
 	} else {
 		f, err = forecast.DecodeForecast(br)

@@ -64,6 +64,24 @@ func TestForecastRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeAcceptsLAC2: forecasts of agents before issue 39 (the LAC2
+// form) still decode, to the same forecast.
+func TestDecodeAcceptsLAC2(t *testing.T) {
+	for _, f := range []*forecast.Forecast{bigForecast(40, 12, 3), bigForecast(3, 4, 2)} {
+		old, err := encodeLAC2(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeForecast(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, f) {
+			t.Fatal("an LAC2 payload decoded differently")
+		}
+	}
+}
+
 func TestDecodeAcceptsGzipJSON(t *testing.T) {
 	f := bigForecast(4, 3, 9)
 	got, err := DecodeForecast(gzipJSON(t, f))
@@ -92,21 +110,25 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		Nodes: []forecast.Node{{Name: "n", Procs: 2, Speed: 1}},
 		Slots: []forecast.Slot{{Node: "n", Procs: 1, Start: 100, End: 110, Price: 1}}}
 	good, _ := EncodeForecast(one)
-	// The body ends with the six one-byte columns of the one slot: node 0,
-	// procs 1, start code 0 (literal), length zigzag(10)=20, price 0, and
-	// the literal start − generated = 0.
+	// The body ends with the seven one-byte columns of the one slot
+	// (LAC3): node 0, procs 1, start code 0 (literal), end code 0
+	// (literal), price code 1 (index 0), the literal start − generated =
+	// 0 and the literal length zigzag(10)=20.
 	raw := gunzip(t, good)
-	if !bytes.HasSuffix(raw, []byte{0, 1, 0, 20, 0, 0}) {
-		t.Fatalf("unexpected layout: % x", raw[len(raw)-6:])
+	if !bytes.HasSuffix(raw, []byte{0, 1, 0, 0, 1, 0, 20}) {
+		t.Fatalf("unexpected layout: % x", raw[len(raw)-7:])
 	}
+	noLast := func(b []byte) []byte { return b[:len(b)-1] }
 	cases := map[string][]byte{
-		"truncated":       raw[:len(raw)-3],
-		"trailing":        append(append([]byte{}, raw...), 0),
-		"bad node index":  setLastColumnsByte(raw, 6, 2),
-		"over capacity":   setLastColumnsByte(raw, 5, 3),
-		"bad back ref":    setLastColumnsByte(raw, 4, 1)[:len(raw)-1],
-		"empty slot":      setLastColumnsByte(raw, 3, 0),
-		"bad price index": setLastColumnsByte(raw, 2, 1),
+		"truncated":                   raw[:len(raw)-3],
+		"trailing":                    append(append([]byte{}, raw...), 0),
+		"bad node index":              setLastColumnsByte(raw, 7, 2),
+		"over capacity":               setLastColumnsByte(raw, 6, 3),
+		"bad start ref":               noLast(setLastColumnsByte(raw, 5, 1)),
+		"bad end ref":                 noLast(setLastColumnsByte(raw, 4, 1)),
+		"price code 0 without an end": setLastColumnsByte(raw, 3, 0),
+		"bad price index":             setLastColumnsByte(raw, 3, 2),
+		"empty slot":                  setLastColumnsByte(raw, 1, 0),
 	}
 	for name, body := range cases {
 		_, err := DecodeForecast(gz(body))
@@ -157,6 +179,17 @@ func BenchmarkEncodeForecast(b *testing.B) {
 		}
 		b.ReportMetric(float64(n), "bytes")
 	})
+	b.Run("lac2", func(b *testing.B) { // the form before issue 39
+		var n int
+		for b.Loop() {
+			data, err := encodeLAC2(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(data)
+		}
+		b.ReportMetric(float64(n), "bytes")
+	})
 	b.Run("gzip-json", func(b *testing.B) {
 		var n int
 		for b.Loop() {
@@ -167,11 +200,17 @@ func BenchmarkEncodeForecast(b *testing.B) {
 }
 
 func BenchmarkDecodeForecast(b *testing.B) {
-	data, _ := EncodeForecast(bigForecast(5000, 20, 1))
-	for b.Loop() {
-		if _, err := DecodeForecast(data); err != nil {
-			b.Fatal(err)
-		}
+	f := bigForecast(5000, 20, 1)
+	lac3, _ := EncodeForecast(f)
+	lac2, _ := encodeLAC2(f)
+	for name, data := range map[string][]byte{"compact": lac3, "lac2": lac2} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DecodeForecast(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -180,6 +219,10 @@ func FuzzDecodeForecast(f *testing.F) {
 	f.Add(gunzip(f, good))
 	f.Add(gunzip(f, gzipJSON(f, bigForecast(2, 2, 3))))
 	f.Add([]byte(compactMagic))
+	f.Add([]byte(compactMagic3))
+	if old, err := encodeLAC2(bigForecast(3, 4, 2)); err == nil {
+		f.Add(gunzip(f, old))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fc, err := DecodeForecast(gz(body))
 		if err != nil {

@@ -13,7 +13,8 @@ import (
 	"lookahead/forecast"
 )
 
-// The compact forecast form (inside the gzip stream):
+// The second compact forecast form (inside the gzip stream; written until
+// issue 39 and still read — the third, LAC3, is in compact3.go):
 //
 //	"LAC1"
 //	uvarint n, then n bytes: JSON {"version","site","seq","generated","horizon","nodes"}
@@ -47,16 +48,17 @@ type compactHeader struct {
 	Unmodelled []string `json:"unmodelled,omitempty"`
 }
 
+// writeCompact writes the LAC3 form (compact3.go).
 func writeCompact(w io.Writer, f *forecast.Forecast) error {
 	bw := bufio.NewWriter(w)
 	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled})
 	if err != nil {
 		return err
 	}
-	bw.WriteString(compactMagic)
+	bw.WriteString(compactMagic3)
 	putUvarint(bw, uint64(len(hdr)))
 	bw.Write(hdr)
-	cols, prices, err := slotColumns(f)
+	cols, prices, err := slotColumns3(f)
 	if err != nil {
 		return err
 	}
@@ -71,50 +73,6 @@ func writeCompact(w io.Writer, f *forecast.Forecast) error {
 		bw.Write(c.Bytes())
 	}
 	return bw.Flush()
-}
-
-// slotColumns lays the slots out as the five varint columns and returns
-// them with the price table.
-func slotColumns(f *forecast.Forecast) ([6]*bytes.Buffer, []float64, error) {
-	var cols [6]*bytes.Buffer
-	for i := range cols {
-		cols[i] = new(bytes.Buffer)
-	}
-	index := make(map[string]int, len(f.Nodes))
-	for i, n := range f.Nodes {
-		index[n.Name] = i
-	}
-	priceIdx := map[uint64]int{}
-	var prices []float64
-	prevNode := -1
-	var ends []int64 // ends of the current node's slots so far
-	for i, s := range f.Slots {
-		n, ok := index[s.Node]
-		if !ok {
-			return cols, nil, fmt.Errorf("slots[%d]: unknown node %q", i, s.Node)
-		}
-		if n != prevNode {
-			ends = ends[:0]
-		}
-		bits := math.Float64bits(s.Price)
-		p, ok := priceIdx[bits]
-		if !ok {
-			p = len(prices)
-			priceIdx[bits] = p
-			prices = append(prices, s.Price)
-		}
-		putVarint(cols[0], int64(n-max(prevNode, 0)))
-		putUvarint(cols[1], uint64(max(s.Procs, 0)))
-		k := backRef(ends, s.Start)
-		putUvarint(cols[2], uint64(k))
-		if k == 0 {
-			putVarint(cols[5], s.Start-startRef(ends, f.Generated))
-		}
-		putVarint(cols[3], s.End-s.Start)
-		putUvarint(cols[4], uint64(p))
-		prevNode, ends = n, append(ends, s.End)
-	}
-	return cols, prices, nil
 }
 
 // backRef finds start among the last backRefs ends (1 = the latest), or 0.
@@ -160,7 +118,8 @@ func readCompact(br *bufio.Reader) (*forecast.Forecast, error) {
 }
 
 func readCompactBody(br *bufio.Reader) (*forecast.Forecast, error) {
-	if _, err := br.Discard(len(compactMagic)); err != nil {
+	magic := make([]byte, len(compactMagic))
+	if _, err := io.ReadFull(br, magic); err != nil {
 		return nil, err
 	}
 	f, err := readCompactHeader(br)
@@ -179,12 +138,22 @@ func readCompactBody(br *bufio.Reader) (*forecast.Forecast, error) {
 		return nil, fmt.Errorf("%w: %d slots, at most %d", ErrTooLarge, n, MaxForecastSlots)
 	}
 	f.Slots = make([]forecast.Slot, 0, min(n, 1<<20))
-	cols, err := readColumns(br, int(n))
-	if err != nil {
-		return nil, err
-	}
-	if err := assembleSlots(f, cols, prices); err != nil {
-		return nil, err
+	if string(magic) == compactMagic3 {
+		cols, err := readColumns3(br, int(n))
+		if err == nil {
+			err = assembleSlots3(f, cols, prices)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		cols, err := readColumns(br, int(n))
+		if err == nil {
+			err = assembleSlots(f, cols, prices)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the slots")
