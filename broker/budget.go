@@ -2,6 +2,9 @@ package broker
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"lookahead/forecast"
 	"lookahead/internal/durfmt"
@@ -22,8 +25,11 @@ type Budgets struct {
 // Validate refuses negative limits.
 func (b Budgets) Validate() error {
 	for name, m := range map[string]map[string]float64{"accounts": b.Accounts, "users": b.Users} {
-		for k, v := range m {
-			if v < 0 || badFloat(v) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !forecast.IsPlainName(k) { // no job's could ever be charged to it
+				return fmt.Errorf("budgets.%s: %q: not a plain name (a grid %s as jobs name it)", name, forecast.Clip(k, 64), strings.TrimSuffix(name, "s"))
+			}
+			if v := m[k]; v < 0 || badFloat(v) {
 				return fmt.Errorf("budgets.%s.%s: %v, must be >= 0", name, k, v)
 			}
 		}

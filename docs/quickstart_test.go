@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,6 +87,11 @@ func TestQuickstart(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the quickstart's output lacks %q", want)
 		}
+	}
+	// A build from the repository says which commit it is, as the
+	// packages do (issue 38: it said "dev").
+	if !regexp.MustCompile(`lookahead version [0-9]+\.[0-9]+\.[0-9]+-[0-9][0-9a-z.]*\n`).MatchString(text) {
+		t.Errorf("lookahead --version of the installed build is not stamped from git")
 	}
 	t.Logf("output:\n%s", text)
 	if t.Failed() {

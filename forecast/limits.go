@@ -3,6 +3,7 @@ package forecast
 import (
 	"fmt"
 	"math"
+	"unicode"
 )
 
 // The model's limits, written once (docs/formats.md, "Limits of the
@@ -77,6 +78,20 @@ func Clip(s string, n int) string {
 // clipName is Clip for a name quoted in an error: a little over a plain
 // name's bound.
 func clipName(s string) string { return Clip(s, MaxNameBytes+16) }
+
+// ValidNodeName reports whether s can be a node's name (a host name):
+// 1 to MaxNodeNameBytes bytes of printable characters without spaces.
+func ValidNodeName(s string) bool {
+	if s == "" || len(s) > MaxNodeNameBytes {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidSpeed reports whether s is a node speed of the model: a number in
 // [MinSpeed, MaxSpeed].

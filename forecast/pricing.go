@@ -64,6 +64,11 @@ func (p Pricing) Validate() error {
 		if err := r.Displace.validate(); err != nil {
 			return fmt.Errorf("pricing rules[%d]: %w", i, err)
 		}
+		for _, f := range [][2]string{{"queue", r.Queue}, {"qos", r.QOS}, {"user", r.User}, {"account", r.Account}} {
+			if f[1] != "" && !IsPlainName(f[1]) { // it could never match a job's
+				return invalid("pricing rules[%d].%s %q: must be a plain name", i, f[0], clipName(f[1]))
+			}
+		}
 	}
 	return nil
 }

@@ -64,6 +64,8 @@ func validateSnapshotNode(i int, n SnapshotNode, seen map[string]bool) error {
 		return invalid("snapshot nodes[%d].name: empty", i)
 	case len(n.Name) > MaxNodeNameBytes:
 		return invalid("snapshot nodes[%d].name: %d bytes, at most %d", i, len(n.Name), MaxNodeNameBytes)
+	case !ValidNodeName(n.Name):
+		return invalid("snapshot nodes[%d].name %q: a host name has no spaces or control characters", i, clipName(n.Name))
 	case seen[n.Name]:
 		return invalid("snapshot nodes[%d].name: duplicate node %q", i, n.Name)
 	case n.Procs < 0 || n.Procs > MaxProcs:

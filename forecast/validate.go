@@ -186,6 +186,8 @@ func (f *Forecast) nodeIndex() (map[string]Node, error) {
 			return nil, invalid("nodes[%d].name: empty", i)
 		case len(n.Name) > MaxNodeNameBytes:
 			return nil, invalid("nodes[%d].name: %d bytes, at most %d", i, len(n.Name), MaxNodeNameBytes)
+		case !ValidNodeName(n.Name):
+			return nil, invalid("nodes[%d].name %q: a host name has no spaces or control characters", i, clipName(n.Name))
 		case n.Procs <= 0 || n.Procs > MaxProcs:
 			return nil, invalid("nodes[%d].procs: %d, must lie in [1, %d]", i, n.Procs, MaxProcs)
 		case !goodSpeed(n.Speed):

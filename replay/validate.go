@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"math"
@@ -117,10 +118,16 @@ func (s Scenario) validateSites() error {
 			return bad(f+".name", "duplicate site %q", site.Name)
 		case site.Nodes <= 0:
 			return bad(f+".nodes", "must be positive, got %d", site.Nodes)
+		case site.Nodes > forecast.MaxForecastNodes:
+			return bad(f+".nodes", "at most %d (a forecast's nodes), got %d", forecast.MaxForecastNodes, site.Nodes)
 		case site.PPN <= 0:
 			return bad(f+".ppn", "must be positive, got %d", site.PPN)
+		case site.PPN > forecast.MaxProcs:
+			return bad(f+".ppn", "at most %d, got %d", forecast.MaxProcs, site.PPN)
 		case !positive(site.Speed):
 			return bad(f+".speed", "must be positive, got %v", site.Speed)
+		case !forecast.ValidSpeed(site.Speed): // heterogeneity h sets speed 1/h
+			return bad(f+".speed", "%v (from speed or 1/heterogeneity): must lie in [%v, %v]", site.Speed, forecast.MinSpeed, forecast.MaxSpeed)
 		case site.Heterogeneity < 0 || math.IsNaN(site.Heterogeneity):
 			return bad(f+".heterogeneity", "must be positive, got %v", site.Heterogeneity)
 		case !positive(site.Price) && site.Pricing == nil:
@@ -207,11 +214,11 @@ func (r RedrawSpec) check(field string) error {
 }
 
 func (y SyntheticSpec) check() error {
-	if y.Jobs <= 0 {
-		return bad("grid.synthetic.jobs", "must be positive")
+	if y.Jobs <= 0 || y.Jobs > maxSyntheticJobs {
+		return bad("grid.synthetic.jobs", "must lie in [1, %d], got %d", maxSyntheticJobs, y.Jobs)
 	}
-	if y.RunMin <= 0 || y.RunMax < y.RunMin {
-		return bad("grid.synthetic", "need 0 < run_min ≤ run_max, got [%d, %d]", y.RunMin, y.RunMax)
+	if y.RunMin <= 0 || y.RunMax < y.RunMin || y.RunMax > forecast.MaxDuration {
+		return bad("grid.synthetic", "need 0 < run_min ≤ run_max ≤ %d, got [%d, %d]", forecast.MaxDuration, y.RunMin, y.RunMax)
 	}
 	return checkMix("grid.synthetic.classes", y.Classes)
 }
@@ -236,13 +243,18 @@ func checkMix(field string, classes []WidthClass) error {
 	return nil
 }
 
+// maxSyntheticJobs bounds a synthetic grid stream (each job is planned).
+const maxSyntheticJobs = 1_000_000
+
 func (s Scenario) validateBroker() error {
 	b := s.Broker
 	switch {
 	case s.Forecast.Period <= 0:
 		return bad("forecast.period", "must be positive")
-	case s.Forecast.Horizon <= 0:
-		return bad("forecast.horizon", "must be positive")
+	case s.Forecast.Horizon <= 0 || s.Forecast.Horizon.Seconds() > forecast.MaxDuration:
+		return bad("forecast.horizon", "must lie in [1, %d] seconds, got %d", forecast.MaxDuration, s.Forecast.Horizon)
+	case s.Plot.From < 0 || s.Plot.Length < 0:
+		return bad("plot", "from and length must not be negative, got %d and %d", s.Plot.From, s.Plot.Length)
 	case b.Cycle <= 0:
 		return bad("broker.cycle", "must be positive")
 	case b.CommitLead <= 0:
@@ -288,8 +300,8 @@ func (s Scenario) validatePolicies() error {
 func (s Scenario) validateSweep() error {
 	w := s.Sweep
 	for i, f := range w.MultiSiteFactor {
-		if f < 1 || math.IsNaN(f) {
-			return bad(fmt.Sprintf("sweep.multi_site_factor[%d]", i), "must be at least 1, got %v", f)
+		if f < 1 || math.IsNaN(f) || f > coalloc.MaxMultiSiteFactor {
+			return bad(fmt.Sprintf("sweep.multi_site_factor[%d]", i), "must lie in [1, %v], got %v", coalloc.MaxMultiSiteFactor, f)
 		}
 	}
 	for i, p := range w.SitePolicy {

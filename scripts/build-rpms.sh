@@ -69,11 +69,27 @@ mkdir -p "$bindir"
 		-o "$bindir/" ./cmd/lookahead-agent ./cmd/lookahead-broker ./cmd/lookahead
 )
 
+# Shell completions (bash, zsh, fish) of each binary, as the binary itself
+# writes them (`lookahead completion bash`): with a build for this host
+# when the packages are for another architecture.
+compdir=$work/completions
+mkdir -p "$compdir"
+hostbin=$bindir
+if [ "$goarch" != "$(go env GOHOSTARCH)" ]; then
+	hostbin=$work/hostbin
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$hostbin/" ./cmd/lookahead-agent ./cmd/lookahead-broker ./cmd/lookahead)
+fi
+for b in lookahead lookahead-agent lookahead-broker; do
+	"$hostbin/$b" completion bash >"$compdir/$b.bash"
+	"$hostbin/$b" completion zsh >"$compdir/_$b"
+	"$hostbin/$b" completion fish >"$compdir/$b.fish"
+done
+
 for pkg in agent broker cli; do
 	for format in "${formats[@]}"; do
 		(
 			cd "$src"
-			VERSION=$version RELEASE=$release ARCH=$goarch BINDIR=$bindir \
+			VERSION=$version RELEASE=$release ARCH=$goarch BINDIR=$bindir COMPDIR=$compdir \
 				"$nfpm" package --config "packaging/nfpm/$pkg.yaml" \
 				--packager "$format" --target "$out/" >/dev/null
 		)

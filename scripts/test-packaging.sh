@@ -223,6 +223,16 @@ check_install() {
 	[ -z "$v" ] && ok "$how: rpm -V clean after install" || fail "$how: rpm -V after install: $v"
 	v=$("$root/usr/bin/lookahead" --version 2>&1 || true)
 	grep -qF "$ver-$rel" <<<"$v" && ok "$how: lookahead --version says $ver-$rel" || fail "$how: lookahead --version: $v"
+	# the installed bash completions load and register (bash-completion
+	# sources /usr/share/bash-completion/completions/NAME on first use);
+	# what they offer is the binary's own answer (NAME __complete)
+	local b
+	for b in lookahead lookahead-agent lookahead-broker; do
+		v=$(bash -c '. "$1" && complete -p "$2"' _ "$root/usr/share/bash-completion/completions/$b" "$b" 2>&1 || true)
+		grep -qF -- "-F __start_$b $b" <<<"$v" && ok "$how: bash completion of $b registers" || fail "$how: bash completion of $b: $v"
+		v=$("$root/usr/bin/$b" __complete "" 2>/dev/null || true)
+		grep -q '^completion' <<<"$v" && grep -q '^help' <<<"$v" && ok "$how: $b completes its commands" || fail "$how: $b __complete: $v"
+	done
 
 	# edit the agent's config, leave the broker's alone, upgrade
 	echo "site: edited-by-admin" | "${as_root[@]}" tee -a "$root/etc/lookahead/agent.yaml" >/dev/null

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 )
 
@@ -66,6 +68,9 @@ func AliasFlag(fs *pflag.FlagSet, old, name string) {
 // Dial connects and returns a client; a failure to connect wraps
 // ErrUnavailable.
 func (c *Conn) Dial(ctx context.Context) (*Client, error) {
+	if c.Timeout <= 0 {
+		return nil, fmt.Errorf("%w: --timeout %s: must be > 0", forecast.ErrInvalid, durfmt.Duration(c.Timeout))
+	}
 	cfg := c.NATS
 	cfg.Name = "lookahead-cli"
 	if cfg.User == "" {

@@ -89,6 +89,11 @@ const DefaultTolerance = 0.5
 // study, says how it was chosen).
 const DefaultFreeTolerance = 2.0
 
+// MaxMultiSiteFactor bounds MultiSiteFactor: a job spanning sites runs
+// at most this many times longer (beyond it every multi-site allocation
+// is nonsense, and the durations overflow the model's).
+const MaxMultiSiteFactor = 100
+
 // Validate checks the options.
 func (o Options) Validate() error {
 	for i, s := range o.Tiers {
@@ -97,8 +102,8 @@ func (o Options) Validate() error {
 		}
 	}
 	f := o.MultiSiteFactor
-	if math.IsNaN(f) || math.IsInf(f, 0) || (f != 0 && f < 1) {
-		return fmt.Errorf("%w: multi-site factor %v: must be 0 (none) or >= 1", forecast.ErrInvalid, f)
+	if math.IsNaN(f) || math.IsInf(f, 0) || (f != 0 && f < 1) || f > MaxMultiSiteFactor {
+		return fmt.Errorf("%w: multi-site factor %v: must be 0 (none) or lie in [1, %v]", forecast.ErrInvalid, f, MaxMultiSiteFactor)
 	}
 	if o.Criterion != "" && !forecast.IsCriterion(o.Criterion) {
 		return fmt.Errorf("%w: criterion %q: must be one of %v", forecast.ErrInvalid, o.Criterion, forecast.Criteria())

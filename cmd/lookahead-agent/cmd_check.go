@@ -52,6 +52,9 @@ services that could not be reached (NATS), 1 when another check failed.`,
 			if err := cli.CheckFormat(opts.output); err != nil {
 				return err
 			}
+			if err := cli.CheckChoices("--skip", opts.skip, checkNames); err != nil {
+				return err
+			}
 			c, err := g.load(cmd)
 			if err != nil {
 				return err
@@ -60,9 +63,12 @@ services that could not be reached (NATS), 1 when another check failed.`,
 		},
 	}
 	cli.AddOutputFlag(cmd, &opts.output)
-	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: torque, output, logs, state, maui, slurm, forecast, nats")
+	cmd.Flags().StringSliceVar(&opts.skip, "skip", nil, "checks to skip: "+strings.Join(checkNames, ", "))
 	return cmd
 }
+
+// checkNames are the checks --skip can name.
+var checkNames = []string{"torque", "output", "logs", "state", "maui", "slurm", "forecast", "nats"}
 
 func runCheck(ctx context.Context, c Config, opts *checkOptions, w io.Writer) error {
 	skip := map[string]bool{}

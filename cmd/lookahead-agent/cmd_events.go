@@ -53,6 +53,9 @@ polls the Slurm clients every intervals.refresh (docs/slurm.md).`,
 			if _, err := tail.ParseStart(opts.start); err != nil {
 				return cli.UsageError{Err: err}
 			}
+			if err := cli.CheckChoices("--source", opts.sources, eventSources); err != nil {
+				return err
+			}
 			c, err := g.load(cmd)
 			if err != nil {
 				return err
@@ -64,10 +67,12 @@ polls the Slurm clients every intervals.refresh (docs/slurm.md).`,
 	f := cmd.Flags()
 	f.StringVar(&opts.start, "start", "beginning", "where to start reading the files: beginning or end")
 	f.BoolVarP(&opts.follow, "follow", "f", false, "keep following until interrupted (also listens on torque.scheduler_listen)")
-	f.StringSliceVar(&opts.sources, "source", []string{torque.SourceServerLog, torque.SourceAccounting, torque.SourceSchedPort},
-		"sources to read: server_logs, accounting, sched_port")
+	f.StringSliceVar(&opts.sources, "source", eventSources, "sources to read: "+strings.Join(eventSources, ", "))
 	return cmd
 }
+
+// eventSources are what --source can name.
+var eventSources = []string{torque.SourceServerLog, torque.SourceAccounting, torque.SourceSchedPort}
 
 func runEvents(ctx context.Context, c Config, opts *eventsOptions, w, errw io.Writer) error {
 	loc, err := time.LoadLocation(c.Torque.Timezone)

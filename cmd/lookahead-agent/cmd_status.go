@@ -45,6 +45,9 @@ up to ` + fmt.Sprint(agent.MaxStatusQueue) + `.`,
 			if err := cli.CheckFormat(opts.output); err != nil {
 				return err
 			}
+			if opts.timeout <= 0 {
+				return cli.Usagef("--timeout %s: must be > 0", durfmt.Duration(opts.timeout))
+			}
 			c, err := g.load(cmd)
 			if err != nil {
 				return err

@@ -222,8 +222,11 @@ func (c Config) Validate() error {
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", key, err))
 	}
-	if c.Horizon <= 0 {
-		errs = append(errs, fmt.Errorf("horizon %s: must be > 0 (e.g. 24h)", durfmt.Duration(c.Horizon)))
+	if c.Horizon > time.Duration(forecast.MaxDuration)*time.Second { // the lower bound is the key's min
+		errs = append(errs, fmt.Errorf("horizon %s: at most %s (the model's longest duration)", durfmt.Duration(c.Horizon), durfmt.Seconds(forecast.MaxDuration)))
+	}
+	if c.StateDir == "" && !c.simulated() {
+		errs = append(errs, fmt.Errorf("state_dir: empty: the agent keeps its grid parts, holds and the broker's epoch there (default /var/lib/lookahead/agent)"))
 	}
 	if err := c.pricing().Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("pricing: %w", err))
@@ -241,6 +244,7 @@ func (c Config) Validate() error {
 			forecast.Clip(c.Reservations.Prefix, forecast.MaxNameBytes), forecast.MaxNameBytes))
 	}
 	errs = append(errs, c.validateNodes()...)
+	errs = append(errs, c.validateSimulated()...)
 	if err := c.NATS.Validate(); err != nil {
 		errs = append(errs, err)
 	}

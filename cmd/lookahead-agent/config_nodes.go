@@ -19,12 +19,20 @@ func (c Config) validateNodes() []error {
 		errs = append(errs, fmt.Errorf("%s: %v, must lie in [%v, %v] (the node's speed relative to the reference CPU)",
 			key, v, forecast.MinSpeed, forecast.MaxSpeed))
 	}
+	node := func(key, name string) {
+		if !forecast.ValidNodeName(name) {
+			errs = append(errs, fmt.Errorf("%s: node name %q: 1-%d bytes without spaces (a host name as pbsnodes lists it)",
+				key, forecast.Clip(name, forecast.MaxNameBytes), forecast.MaxNodeNameBytes))
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Torque.Speeds)) {
+		node("torque.speeds", name)
 		if s := c.Torque.Speeds[name]; !forecast.ValidSpeed(s) {
 			bad("torque.speeds."+name, s)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Torque.Nodes)) {
+		node("torque.nodes", name)
 		n, key := c.Torque.Nodes[name], "torque.nodes."+name
 		if n.Speed != 0 && !forecast.ValidSpeed(n.Speed) {
 			bad(key+".speed", n.Speed)
@@ -35,6 +43,23 @@ func (c Config) validateNodes() []error {
 		errs = append(errs, plainNames(key+".features", n.Features)...)
 	}
 	return append(errs, plainNames("simulated.features", c.Simulated.Features)...)
+}
+
+// validateSimulated bounds the simulated cluster as a forecast bounds a
+// site: nodes, processors and memory per node.
+func (c Config) validateSimulated() []error {
+	var errs []error
+	s := c.Simulated
+	if s.Nodes > forecast.MaxForecastNodes {
+		errs = append(errs, fmt.Errorf("simulated.nodes %d: at most %d (a forecast's nodes)", s.Nodes, forecast.MaxForecastNodes))
+	}
+	if s.PPN > forecast.MaxProcs {
+		errs = append(errs, fmt.Errorf("simulated.ppn %d: at most %d", s.PPN, forecast.MaxProcs))
+	}
+	if s.MemMB > forecast.MaxMemMB {
+		errs = append(errs, fmt.Errorf("simulated.mem_mb %d: at most %d", s.MemMB, forecast.MaxMemMB))
+	}
+	return errs
 }
 
 // plainNames refuses the items of a list that are not plain names.

@@ -15,6 +15,7 @@ import (
 
 	"lookahead/broker/client"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 	"lookahead/wire"
 )
@@ -38,6 +39,9 @@ which broker a standby sees holding the lease. Brokers answer within
 			}
 			if err := cli.CheckFormat(output); err != nil {
 				return err
+			}
+			if wait <= 0 {
+				return cli.Usagef("--timeout %s: must be > 0", durfmt.Duration(wait))
 			}
 			sts, err := gatherHA(cmd.Context(), cfg.NATS, wait)
 			if err != nil {

@@ -26,8 +26,9 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	defer srv.Shutdown()
 	cmd := subcommand("run")
+	addr := freePort(t) // not a fixed port: a live broker may hold 19465 on a shared machine
 	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
-		"--metrics-listen", "127.0.0.1:19465", "--log-level", "info"})
+		"--metrics-listen", addr, "--log-level", "info"})
 	cfg, err := loadConfig(cmd.Flags())
 	if err != nil {
 		t.Fatal(err)
@@ -38,10 +39,10 @@ func TestRunServesAndStops(t *testing.T) {
 	body := ""
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if r, err := http.Get("http://127.0.0.1:19465/readyz"); err == nil {
+		if r, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
-				m, err := http.Get("http://127.0.0.1:19465/metrics")
+				m, err := http.Get("http://" + addr + "/metrics")
 				if err == nil {
 					b, _ := io.ReadAll(m.Body)
 					m.Body.Close()

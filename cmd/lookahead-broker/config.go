@@ -38,7 +38,7 @@ type Config struct {
 		StartMargin    time.Duration `mapstructure:"start_margin" json:"start_margin" default:"30s" min:"1s"`
 		StartGrace     time.Duration `mapstructure:"start_grace" json:"start_grace" default:"2m" min:"1s"`
 		Tiers          []float64     `mapstructure:"tiers" json:"tiers,omitempty"`
-		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1"`
+		MultiSite      float64       `mapstructure:"multi_site_factor" json:"multi_site_factor" default:"1" min:"1" max:"100"`
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"free-first"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
@@ -189,6 +189,9 @@ func (c Config) Validate() error {
 	for i, id := range c.Identities {
 		if id.NATSUser != "*" && !forecast.IsPlainName(id.NATSUser) {
 			errs = append(errs, fmt.Errorf("identities[%d].nats_user %q: must be a plain name or *", i, id.NATSUser))
+		}
+		if len(id.Users) == 0 {
+			errs = append(errs, fmt.Errorf("identities[%d].users: empty, so %s may submit for no one: list the grid users it may submit for, or * for any", i, id.NATSUser))
 		}
 		for _, n := range append(append([]string{}, id.Users...), id.Accounts...) {
 			if n != "*" && !forecast.IsPlainName(n) {

@@ -29,7 +29,7 @@ func newAuditCommand() *cobra.Command {
 	o := &auditOptions{}
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Compare the broker's reservations with every site's real ones (Maui showres)",
+		Short: "Compare the broker's reservations with every site's real ones (Maui showres, Slurm scontrol)",
 		Long: `Ask the broker to fetch every site's lookahead reservations (the agents read
 them from the scheduler — Maui's showres, Slurm's scontrol show reservation —
 not from memory) and compare them with its records:

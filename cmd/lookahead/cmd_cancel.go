@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lookahead/broker/client"
+	"lookahead/forecast"
 	"lookahead/internal/cli"
 	"lookahead/wire"
 )
@@ -46,6 +47,9 @@ func runCancel(ctx context.Context, cmd *cobra.Command, o *cancelOptions, id str
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
+	if err := checkJobID(id); err != nil {
+		return err
+	}
 	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.CancelReply, error) { return c.Cancel(ctx, id) })
 	if err != nil {
 		return err
@@ -68,3 +72,12 @@ func runCancel(ctx context.Context, cmd *cobra.Command, o *cancelOptions, id str
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// checkJobID refuses a job id no job can have (ids are plain names, as
+// the broker's gN or a submitter's own) before asking the broker.
+func checkJobID(id string) error {
+	if !forecast.IsPlainName(id) {
+		return cli.Usagef("job id %q: not a plain name (letters, digits, _ . -), as the broker's g12", forecast.Clip(id, forecast.MaxNameBytes))
+	}
+	return nil
+}

@@ -69,6 +69,9 @@ func runDemo(ctx context.Context, w io.Writer, o *demoOptions) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
+	if o.seed == 0 {
+		return cli.Usagef("--seed 0: must be at least 1 (0 would be the default seed, 1, again)")
+	}
 	opts := demo.Options{Duration: o.duration, Speed: o.speed, Jobs: o.jobs, Seed: o.seed, Out: w, Web: o.web}
 	switch o.color {
 	case "always":

@@ -122,8 +122,8 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	for _, u := range unmodelled {
 		fmt.Fprintf(stderr, "warning: not modelled: %s\n", u)
 	}
-	if o.poll < 0 {
-		return cli.Usagef("--poll %d: must be >= 0", o.poll)
+	if o.poll < 0 || o.poll > forecast.MaxDuration {
+		return cli.Usagef("--poll %d: must lie in [0, %d] seconds", o.poll, forecast.MaxDuration)
 	}
 	policy.Poll = o.poll
 	tr, err := readSWF(o.trace, o.limit)

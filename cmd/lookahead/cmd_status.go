@@ -66,6 +66,11 @@ func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) er
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
+	if id != "" {
+		if err := checkJobID(id); err != nil {
+			return err
+		}
+	}
 	reply, err := ask(ctx, &o.conn, func(ctx context.Context, c *client.Client) (wire.StatusReply, error) { return c.Status(ctx, id, o.all) })
 	if err != nil {
 		return err

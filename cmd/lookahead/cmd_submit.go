@@ -14,6 +14,7 @@ import (
 	"lookahead/broker/client"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -149,6 +150,9 @@ func submitJob(cmd *cobra.Command, o *submitOptions, args []string) (forecast.Jo
 	}
 	set("id", func() { job.ID = o.job.ID })
 	set("procs", func() { job.Procs = o.job.Procs })
+	if fs.Changed("walltime") && (o.walltime < time.Second || o.walltime%time.Second != 0) {
+		return job, cli.Usagef("--walltime %s: must be whole seconds, at least 1s", durfmt.Duration(o.walltime))
+	}
 	set("walltime", func() { job.Walltime = int64(o.walltime / time.Second) })
 	set("max-price", func() { job.MaxPrice = o.job.MaxPrice })
 	set("min-speed", func() { job.MinSpeed = o.job.MinSpeed })

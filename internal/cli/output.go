@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -39,6 +41,17 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+// CheckChoices refuses a value of a list flag (--skip, --source) that is
+// not one of known, naming the flag and the choices.
+func CheckChoices(flag string, got, known []string) error {
+	for _, g := range got {
+		if !slices.Contains(known, g) {
+			return Usagef("%s %q: want some of %s", flag, g, strings.Join(known, ", "))
+		}
 	}
 	return nil
 }
