@@ -324,3 +324,38 @@ func TestLivePartRunsForNSSOnlyUser(t *testing.T) {
 	}
 	t.Logf("part %s ran as %s", d.LocalID, strings.TrimSpace(string(out)))
 }
+
+// slurmctld stopped: at its next cycle the agent tells the broker its
+// site cannot forecast, and the broker's sites list shows it out of
+// planning with the reason (not fresh for the site TTL); started again,
+// the site is back at the next forecast.
+func TestLiveSlurmDownShownBySites(t *testing.T) {
+	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 4, Nodes: 2})
+	g := startSlurmGrid(t, c, gridOptions{})
+	ctx := context.Background()
+	state := func() (wire.SiteStatus, bool) {
+		r, err := g.cl.Sites(ctx)
+		if err != nil {
+			return wire.SiteStatus{}, false
+		}
+		for _, s := range r.Sites {
+			if s.Site == "sl" {
+				return s, true
+			}
+		}
+		return wire.SiteStatus{}, false
+	}
+	c.StopController()
+	down := time.Now()
+	waitSlurm(t, "the broker to show sl out of planning", func() bool {
+		s, ok := state()
+		return ok && s.Stale && strings.Contains(s.Problem, "slurmctld does not answer")
+	})
+	s, _ := state()
+	t.Logf("shown %v after slurmctld stopped (refresh 1 s): %s", time.Since(down).Round(time.Millisecond), s.Problem)
+	c.StartController()
+	waitSlurm(t, "sl back in planning", func() bool {
+		s, ok := state()
+		return ok && !s.Stale && s.Problem == ""
+	})
+}
