@@ -392,19 +392,12 @@ func TestFailedBuildSendsProblem(t *testing.T) {
 	snap := &failingSnapshot{}
 	cfg := testConfig("beta")
 	cfg.Refresh = 50 * time.Millisecond
-	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: snap, Engine: fixedEngine{forecast.Forecast{Version: 1, Site: "beta",
-		Generated: 1000, Horizon: 5000}}, Now: func() time.Time { return time.Unix(1000, 0) }})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sub, err := nc.SubscribeSync(wire.ForecastSubject("beta"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: snap, Engine: fixedEngine{forecast.Forecast{Version: 1, Site: "beta",
+		Generated: 1000, Horizon: 5000}}, Now: func() time.Time { return time.Unix(1000, 0) }})
 	next := func() (string, wire.Heartbeat) { // a forecast reads as a heartbeat of its revision
 		msg := nextMsg(t, sub)
 		var hb wire.Heartbeat

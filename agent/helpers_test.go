@@ -272,3 +272,29 @@ func beginTerm(t *testing.T, nc *nats.Conn, epoch uint64) {
 		t.Fatalf("term record at %v (%v), want sequence %d", ack, err, epoch)
 	}
 }
+
+// runAgent runs an agent of cfg and deps until the test ends or stop,
+// which waits for Run to return (and fails the test on its error).
+func runAgent(t *testing.T, cfg agent.Config, deps agent.Deps) (a *agent.Agent, stop func()) {
+	t.Helper()
+	a, err := agent.New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("agent %s: %v", cfg.Site, err)
+		}
+	})
+	t.Cleanup(stop)
+	return a, stop
+}
+
+// builtinEngine is the built-in engine (EASY, default pricing) over 24 h.
+func builtinEngine() agent.BuiltinEngine {
+	return agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}
+}

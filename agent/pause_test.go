@@ -56,15 +56,7 @@ func TestReleaseWaitsWithoutTheRequestLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := &waitingRelease{Reserver: site, entered: make(chan struct{}), gate: make(chan struct{})}
-	a, err := agent.New(testConfig("alpha"), agent.Deps{Conn: nc, Snapshotter: site, Reserver: slow, Now: clk.Now,
-		Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runAgent(t, testConfig("alpha"), agent.Deps{Conn: nc, Snapshotter: site, Reserver: slow, Now: clk.Now, Engine: builtinEngine()})
 	waitService(t, nc, "alpha")
 	reserve := func(job string) wire.ReserveReply {
 		return request[wire.ReserveReply](t, nc, "alpha", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: job, Site: "alpha",
@@ -141,15 +133,7 @@ func TestForecastAfterUndoneReserve(t *testing.T) {
 	}
 	w := &watchedSite{Site: site, taken: make(chan struct{}, 1)}
 	u := &undoingReserver{Site: site}
-	a, err := agent.New(testConfig("alpha"), agent.Deps{Conn: nc, Snapshotter: w, Reserver: u, Now: clk.Now,
-		Engine: agent.BuiltinEngine{Horizon: 24 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	a, _ := runAgent(t, testConfig("alpha"), agent.Deps{Conn: nc, Snapshotter: w, Reserver: u, Now: clk.Now, Engine: builtinEngine()})
 	kv := waitBucket(t, mustJS(t, nc))
 	waitForecast(t, kv, "alpha", 1)
 	waitService(t, nc, "alpha")

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	"lookahead/agent"
 	"lookahead/forecast"
-	"lookahead/forecast/sim"
 	"lookahead/internal/nsstest"
 	"lookahead/slurm"
 	"lookahead/slurm/slurmtest"
@@ -142,24 +140,11 @@ func TestLiveSlurmControllerBackWithOldState(t *testing.T) {
 	log := &lockedBuffer{}
 	run := func() (stop func()) {
 		zl := zerolog.New(log)
-		a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Log: &zl,
-			Engine: agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- a.Run(ctx) }()
+		_, stop = runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Log: &zl, Engine: builtinEngine()})
 		waitService(t, nc, "sl")
-		return sync.OnceFunc(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("agent: %v", err)
-			}
-		})
+		return stop
 	}
 	stop := run()
-	defer func() { stop() }()
 	start := time.Now().Add(time.Hour).Unix()
 	for _, job := range []string{"k1", "k2"} {
 		r := request[wire.ReserveReply](t, nc, "sl", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: job, Site: "sl",
@@ -295,15 +280,7 @@ func TestLivePartRunsForNSSOnlyUser(t *testing.T) {
 	nc := startNATS(t)
 	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second,
 		Dispatch: agent.DispatchConfig{Users: map[string]string{"carol": nsstest.User}, OutputDir: c.OutDir()}}
-	a, err := agent.New(cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, // Users: the system's NSS
-		Engine: agent.BuiltinEngine{Horizon: 6 * time.Hour, Policy: sim.EASY, Pricing: forecast.DefaultPricing()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Executor: site, Engine: builtinEngine()}) // Users: the system's NSS
 	waitService(t, nc, "sl")
 	start := time.Now().Add(5 * time.Second).Unix()
 	r := request[wire.ReserveReply](t, nc, "sl", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: "n1", Site: "sl",

@@ -83,7 +83,11 @@ func (s *SlurmSite) Reserve(ctx context.Context, spec ReserveSpec) (Reserved, er
 	case err != nil:
 		return out, fmt.Errorf("slurm: %w", err)
 	case ans.Code != slurm.Created && ans.Code != slurm.Exists:
-		return out, slurmRefused("slurm refused reservation %s (%s): %s%s", name, ans.Code, ans.Reason, refusalHint(ans.Code))
+		msg := fmt.Sprintf("slurm refused reservation %s (%s): %s", name, ans.Code, ans.Reason)
+		if h := SlurmRefusalHint(ans.Code); h != "" {
+			msg += " (" + h + ")"
+		}
+		return out, slurmRefused("%s", msg)
 	}
 	got, err := s.readBack(ctx, spec, name)
 	if err != nil && ans.Code == slurm.Created {
@@ -117,15 +121,16 @@ func usable(nodes []slurm.Node, asked []wire.NodeProcs) error {
 	return nil
 }
 
-// refusalHint says what a refusal means for a grid reservation.
-func refusalHint(c slurm.Code) string {
+// SlurmRefusalHint says what slurmctld's refusal of a grid reservation
+// means and how to fix it ("" when there is nothing to add).
+func SlurmRefusalHint(c slurm.Code) string {
 	switch c {
 	case slurm.NotOperator:
-		return " (the agent is not a Slurm operator: run it as root, or SlurmUser)"
+		return "the agent is not a Slurm operator: run it as root (or SlurmUser); slurmctld says the same of a user it does not know"
 	case slurm.BadPartition:
-		return " (slurm.partition names no partition of this cluster)"
+		return "slurm.partition names no partition of this cluster: set slurm.partition to one of its partitions"
 	case slurm.NodesBusy:
-		return " (another reservation or a running job holds those cores; under select/linear every core reservation reads so)"
+		return "another reservation or a running job holds those cores; under select/linear every core reservation reads so"
 	}
 	return ""
 }

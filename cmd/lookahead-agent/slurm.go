@@ -196,13 +196,8 @@ func checkReservationProbe(ctx context.Context, site *agent.SlurmSite, c Config)
 }
 
 func probeFix(c slurm.Code) string {
-	switch c {
-	case slurm.NotOperator:
-		return "run the agent as root (or SlurmUser): only they may create reservations without slurmdbd"
-	case slurm.BadPartition:
-		return "set slurm.partition to one of the cluster's partitions"
-	case slurm.NodesBusy:
-		return "the node's first core is reserved a year ahead, or SelectType is not select/cons_tres (see that line)"
+	if h := agent.SlurmRefusalHint(c); h != "" {
+		return h
 	}
 	return "run `scontrol create reservation` as the agent's user to see why it fails"
 }
