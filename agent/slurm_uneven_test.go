@@ -46,6 +46,11 @@ func TestLiveUnevenCoresOnABusyNode(t *testing.T) {
 	holds := filepath.Join(t.TempDir(), "holds.json")
 	g := startSlurmGrid(t, c, gridOptions{commitLead: 3 * time.Hour, holdState: holds})
 	ctx := context.Background()
+	defer func() {
+		if t.Failed() {
+			t.Logf("the Slurm agent's repairs and refusals:\n%s", grepLines(g.slLog.String(), "repair|lost|came back|release|refused|error"))
+		}
+	}()
 
 	const jobs = 10
 	for i := range jobs {
@@ -96,7 +101,11 @@ func TestLiveUnevenCoresOnABusyNode(t *testing.T) {
 	// Widened by hand (updates are refused while the busy job runs:
 	// slurm/testdata mn-update-uneven-busy.txt), then repaired.
 	c.Run("scancel", busyID)
-	waitSlurm(t, "the busy job to end", func() bool { return strings.TrimSpace(c.Run("squeue", "-h", "-j", busyID, "-o", "%T").Stdout) == "" })
+	waitSlurm(t, "the busy job to end and leave n1", func() bool {
+		nodes := c.Run("sinfo", "-h", "-N", "-o", "%N %T").Stdout // idle, or reserved once u0's reservation starts
+		return strings.TrimSpace(c.Run("squeue", "-h", "-j", busyID, "-o", "%T").Stdout) == "" &&
+			!strings.Contains(nodes, "comp") && !strings.Contains(nodes, "mix") && !strings.Contains(nodes, "alloc")
+	})
 	for job, change := range map[string]string{"u5": "users+=root", "u6": "flags+=MAGNETIC"} {
 		if r := c.Run("scontrol", "update", "reservationname=la."+job, change); r.ExitCode != 0 {
 			t.Fatalf("update %s %s: %+v", job, change, r)
@@ -105,6 +114,9 @@ func TestLiveUnevenCoresOnABusyNode(t *testing.T) {
 			r, _, err := findListed(g.site, "la."+job)
 			return err == nil && r != nil && r.Identity.User == slurmtest.User2 && len(r.Extra) == 0
 		})
+	}
+	if n := g.repairs("u5") + g.repairs("u6"); n != 2 {
+		t.Errorf("%d repairs of la.u5 and la.u6, want one each", n)
 	}
 	if l := g.slLog.String(); !strings.Contains(l, "or a hand edit") || strings.Contains(l, "restart seen") || strings.Contains(l, "scheduler scheduler") {
 		t.Errorf("the agent's log does not say what happened:\n%s", l)
