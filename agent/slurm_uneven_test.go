@@ -178,7 +178,7 @@ func TestLiveSlurmControllerBackWithOldState(t *testing.T) {
 	if r := c.Run("scontrol", "update", "reservationname=la.k1", "users="+slurmtest.User2); r.ExitCode != 0 {
 		t.Fatalf("update: %+v", r)
 	}
-	stop = run()
+	run() // stopped at the end of the test
 	if r := request[wire.ReleaseReply](t, nc, "sl", wire.VerbRelease, wire.ReleaseRequest{Type: wire.TypeRelease, Job: "k2", Site: "sl",
 		RequestedBy: "broker"}); r.Code != wire.CodeOK || len(r.Released) != 1 {
 		t.Fatalf("release k2: %+v", r)
