@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,5 +82,38 @@ func TestFlagNamesAreConsistent(t *testing.T) {
 		if code != cli.ExitUnavailable || !strings.Contains(out, tc.says) {
 			t.Errorf("%s: exit %d, want 3 (no broker) saying %q:\n%s", strings.Join(tc.args, " "), code, tc.says, out)
 		}
+	}
+}
+
+// TestJSONModePrintsOnlyJSON: under -o json the configuration's warnings
+// ("identities is empty") are JSON too, and only the commands that report
+// on the configuration (config, check, run's log) tell them, not every
+// command that reads it.
+func TestJSONModePrintsOnlyJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	bin := binaries(t)
+	out, code := run(t, bin, nil, "lookahead-broker", "config", "-o", "json")
+	dec := json.NewDecoder(strings.NewReader(out))
+	values, warned := 0, false
+	for {
+		var v map[string]any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("config -o json: not only JSON (%v):\n%s", err, out)
+		}
+		values++
+		warned = warned || strings.Contains(fmt.Sprint(v["warning"]), "identities is empty")
+	}
+	if code != 0 || values != 2 || !warned {
+		t.Errorf("config -o json: exit %d, %d JSON values (want the config and the warning):\n%s", code, values, out)
+	}
+	out, _ = run(t, bin, nil, "lookahead-broker", "status", "-o", "json", "--nats-url", "nats://127.0.0.1:1")
+	if strings.Contains(out, "warning") || !json.Valid([]byte(out)) {
+		t.Errorf("status -o json: a warning, or not JSON:\n%s", out)
 	}
 }
