@@ -28,6 +28,10 @@ type Job struct {
 	// SiteStates is what each involved site reported (started, finished,
 	// failed).
 	SiteStates map[string]string
+	// Started is when a site first reported the job started (a job whose
+	// parts were submitted by hand; a dispatched job's parts keep their
+	// own starts).
+	Started int64
 	// Script is the job's script when the broker dispatches its parts
 	// (nil: the user submits them by hand).
 	Script []byte
@@ -83,6 +87,12 @@ func (j *Job) Status(plan *forecast.Allocation) wire.JobStatus {
 	st.ScriptBytes = len(j.Script)
 	if j.Parts != nil {
 		st.Parts = j.PartList()
+	}
+	st.Started = j.Started
+	for _, p := range st.Parts {
+		if p.Start > 0 && (st.Started == 0 || p.Start < st.Started) {
+			st.Started = p.Start
+		}
 	}
 	if j.Alloc != nil {
 		a := *j.Alloc

@@ -69,6 +69,9 @@ func TestDispatchedJobRunsToFinish(t *testing.T) {
 	if j.State != wire.JobRunning || j.Parts["a"].LocalUser != "alice" || j.Parts["a"].Start != 101 {
 		t.Fatalf("all started: %s %+v", j.State, j.Parts["a"])
 	}
+	if st := j.Status(nil); st.Started != 101 {
+		t.Fatalf("started %d, want the first part's start 101", st.Started)
+	}
 	mustApply(t, s, partEvent("a", SiteFinished, 1900, intp(0)))
 	if _, over := Conclude(j, 1900, 60); over {
 		t.Fatal("concluded with a part still running")
@@ -312,5 +315,28 @@ func TestSnapshotKeepsDispatchedJob(t *testing.T) {
 	mustApply(t, r, stopped)
 	if !reflect.DeepEqual(r.Job("g1"), s.Job("g1")) || len(r.OwedStops(501)) != 0 {
 		t.Fatal("the stop applies differently after the restore")
+	}
+}
+
+// TestByHandJobStarted: a job whose parts are submitted by hand started
+// when the first site said so; a later report does not move it, and the
+// finished job keeps it.
+func TestByHandJobStarted(t *testing.T) {
+	s := NewState()
+	mustApply(t, s, submitted(req("g1", 8, 3600, 2), 10))
+	mustApply(t, s, Event{Kind: EvIntent, Time: 20, Job: "g1", Alloc: twoSiteAlloc("g1")})
+	mustApply(t, s, Event{Kind: EvOutcome, Time: 21, Job: "g1", OK: true, Cost: 10,
+		Reservations: []wire.Reservation{{ID: "la.g1.0", Job: "g1", Site: "a"}, {ID: "la.g1.0", Job: "g1", Site: "b"}}})
+	j := s.Job("g1")
+	if st := j.Status(nil); st.Started != 0 {
+		t.Fatalf("reserved job started at %d", st.Started)
+	}
+	for _, e := range []Event{{Time: 130, Site: "b", State: SiteStarted}, {Time: 150, Site: "a", State: SiteStarted},
+		{Time: 900, Site: "a", State: SiteFinished}, {Time: 950, Site: "b", State: SiteFinished}} {
+		e.Kind, e.Job = EvSite, "g1"
+		mustApply(t, s, e)
+	}
+	if st := j.Status(nil); st.State != wire.JobFinished || st.Started != 130 {
+		t.Fatalf("finished job: %s, started %d, want 130", st.State, st.Started)
 	}
 }

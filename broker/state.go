@@ -221,6 +221,9 @@ func applySite(j *Job, e Event) error {
 		j.SiteStates = map[string]string{}
 	}
 	j.SiteStates[e.Site] = e.State
+	if e.State == SiteStarted && j.Started == 0 {
+		j.Started = e.Time
+	}
 	j.State = jobStateFromSites(j)
 	if j.State == wire.JobFinished || j.State == wire.JobFailed {
 		// over: what is left of the reservations (the slack, or the rest

@@ -152,6 +152,10 @@ type JobStatus struct {
 	// Releasing lists the sites that still owe the release of the job's
 	// reservations (the broker retries until they confirm), sorted.
 	Releasing []string `json:"releasing,omitempty"`
+	// Started is when the job started, by the broker's clock: the first
+	// report of a site that its part started (0: not started, or brokers
+	// before this field).
+	Started int64 `json:"started,omitempty"`
 }
 
 // StatusReply lists jobs, in submission order. Next, when not 0, is the
