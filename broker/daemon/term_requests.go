@@ -92,16 +92,8 @@ func (b *Broker) checkFenced(subject string, out any) {
 // onHAStatus answers with this broker's own role and the lease as it
 // knows it.
 func (b *Broker) onHAStatus(m *nats.Msg) {
-	st := wire.HAStatus{Type: wire.TypeHAStatus, Name: b.cfg.Name, Role: wire.RoleStandby, LeaseTTL: b.term.lease.ttl.Milliseconds()}
-	if l := b.Leadership(); l != nil {
-		st.Role, st.Epoch, st.Since, st.Leader = wire.RoleActive, l.Epoch, l.Since, l
-	} else {
-		b.term.mu.Lock()
-		if h := b.term.holder; h != nil {
-			st.Leader = &wire.Leadership{Broker: h.Broker, Epoch: h.Epoch, Since: h.Since}
-		}
-		b.term.mu.Unlock()
-	}
+	st := b.HAStatus()
+	st.LeaseTTL = b.term.lease.ttl.Milliseconds()
 	if data, err := json.Marshal(st); err == nil {
 		m.Respond(data)
 	}

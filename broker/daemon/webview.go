@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"lookahead/broker"
+	"lookahead/wire"
 )
 
 // SiteForecasts is what the broker holds of every site, sorted by name:
@@ -19,5 +20,22 @@ func (b *Broker) SiteForecasts() []broker.Site {
 	return out
 }
 
-// Name is the broker's actor name (Config.Name).
-func (b *Broker) Name() string { return b.cfg.Name }
+// HAStatus is the broker's own role and the lease as it last read it
+// (Leader: the active broker, itself when active), as each broker answers
+// `lookahead-broker status`; for a broker that is not active, Message
+// says why it does not serve (a standby and which broker is active,
+// starting, stepped down). LeaseTTL is left out (the caller's).
+func (b *Broker) HAStatus() wire.HAStatus {
+	st := wire.HAStatus{Type: wire.TypeHAStatus, Name: b.cfg.Name, Role: wire.RoleStandby}
+	if l := b.Leadership(); l != nil {
+		st.Role, st.Epoch, st.Since, st.Leader = wire.RoleActive, l.Epoch, l.Since, l
+		return st
+	}
+	st.Message = b.notActive()
+	b.term.mu.Lock()
+	if h := b.term.holder; h != nil {
+		st.Leader = &wire.Leadership{Broker: h.Broker, Epoch: h.Epoch, Since: h.Since}
+	}
+	b.term.mu.Unlock()
+	return st
+}

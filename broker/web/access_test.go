@@ -60,7 +60,10 @@ func TestReadToken(t *testing.T) {
 // fakeBroker is a fixed broker state for handler tests.
 type fakeBroker struct{}
 
-func (fakeBroker) Name() string { return "b1" }
+func (fakeBroker) HAStatus() wire.HAStatus {
+	l := &wire.Leadership{Broker: "b1", Epoch: 7, Since: 50}
+	return wire.HAStatus{Name: "b1", Role: wire.RoleActive, Epoch: 7, Since: 50, Leader: l}
+}
 func (fakeBroker) Sites() wire.SitesReply {
 	return wire.SitesReply{Now: 100, TTL: 300, Sites: []wire.SiteStatus{{Site: "a", Nodes: 1}}}
 }

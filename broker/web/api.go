@@ -4,36 +4,55 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
+	"lookahead/broker/client"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
 
-// BrokerView says which broker answers. Active is always true today (one
-// broker per grid); a standby of a highly available pair would say false.
+// BrokerView says which broker answers and its role: active, or a
+// standby (Why says which broker is active; a standby holds no queue and
+// plans nothing, so its page shows no sites or jobs) or one starting or
+// stepped down. Leader is the active broker as this one knows it.
 type BrokerView struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Active  bool   `json:"active"`
-	Role    string `json:"role"`
+	Name    string           `json:"name"`
+	Version string           `json:"version"`
+	Active  bool             `json:"active"`
+	Role    string           `json:"role"`
+	Why     string           `json:"why,omitempty"`
+	Leader  *wire.Leadership `json:"leader,omitempty"`
 }
 
-// Overview is /api/overview: the broker, its sites and its last cycle.
+// ViewBroker is the header's broker as its HA status says.
+func ViewBroker(st wire.HAStatus, version string) BrokerView {
+	return BrokerView{Name: st.Name, Version: version, Active: st.Role == wire.RoleActive, Role: st.Role, Why: st.Message, Leader: st.Leader}
+}
+
+// Overview is /api/overview: the broker, its sites (those the query
+// keeps, in its order: Total and Counts are of every site, Names every
+// site's name sorted) and its last cycle.
 type Overview struct {
-	Now    int64      `json:"now"`
-	TTL    int64      `json:"ttl"`
-	Broker BrokerView `json:"broker"`
-	Sites  []SiteView `json:"sites"`
-	Cycle  CycleView  `json:"cycle"`
+	Now    int64          `json:"now"`
+	TTL    int64          `json:"ttl"`
+	Broker BrokerView     `json:"broker"`
+	Sites  []SiteView     `json:"sites"`
+	Total  int            `json:"total"`
+	Counts map[string]int `json:"counts"`
+	Names  []string       `json:"names"`
+	Cycle  CycleView      `json:"cycle"`
 }
 
-// CycleView is the last planning cycle in short.
+// CycleView is the last planning cycle in short: Jobs is how many jobs
+// it planned.
 type CycleView struct {
 	Cycle    uint64   `json:"cycle"`
 	Time     int64    `json:"time"`
 	Micros   int64    `json:"micros"`
+	Jobs     int      `json:"jobs"`
 	Stale    []string `json:"stale"`
 	Excluded []string `json:"excluded"`
 	Commit   []string `json:"commit"`
@@ -44,14 +63,33 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// siteQuery reads the Sites tab's sort, state (a comma list) and match.
+func siteQuery(q url.Values) (client.SiteQuery, error) {
+	sq := client.SiteQuery{Sort: q.Get("sort"), Match: q.Get("match")}
+	if st := q.Get("state"); st != "" {
+		sq.States = strings.Split(st, ",")
+	}
+	return sq, sq.Check("sort", "state")
+}
+
 func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
+	sq, err := siteQuery(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	rep := s.b.Sites()
 	p := s.b.Plan()
-	writeJSON(w, Overview{Now: rep.Now, TTL: rep.TTL,
-		Broker: BrokerView{Name: s.b.Name(), Version: s.cfg.Version, Active: true, Role: "active (the only broker)"},
-		Sites:  ViewSites(rep, s.b.SiteForecasts()),
-		Cycle: CycleView{Cycle: p.Cycle, Time: p.Time, Micros: p.Micros, Stale: nonNil(p.Stale),
-			Excluded: nonNil(p.Excluded), Commit: nonNil(p.Commit)}})
+	o := Overview{Now: rep.Now, TTL: rep.TTL, Broker: ViewBroker(s.b.HAStatus(), s.cfg.Version), Total: len(rep.Sites),
+		Counts: client.CountSites(rep.Sites), Names: make([]string, 0, len(rep.Sites)),
+		Cycle: CycleView{Cycle: p.Cycle, Time: p.Time, Micros: p.Micros, Jobs: len(p.Allocations), Stale: nonNil(p.Stale),
+			Excluded: nonNil(p.Excluded), Commit: nonNil(p.Commit)}}
+	for _, st := range rep.Sites {
+		o.Names = append(o.Names, st.Site)
+	}
+	rep.Sites = client.SelectSites(rep.Sites, sq)
+	o.Sites = ViewSites(rep, s.b.SiteForecasts())
+	writeJSON(w, o)
 }
 
 func nonNil(s []string) []string {
@@ -67,18 +105,58 @@ func (s *Server) allJobs() wire.StatusReply {
 	return s.b.Status(wire.StatusRequest{Type: wire.TypeStatus, All: true})
 }
 
+// Jobs bounds the queue rows one answer carries: DefaultJobs unless the
+// page asks for up to MaxJobs.
+const (
+	DefaultJobs = 500
+	MaxJobs     = 5000
+)
+
 func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
 	st := s.allJobs()
 	stale := s.b.Plan().Stale
+	limit := min(max(int(intParam(q.Get("limit"), DefaultJobs)), 1), MaxJobs)
+	keep := jobFilter(q.Get("state"), q.Get("match"))
 	out := struct {
-		Now  int64     `json:"now"`
-		Jobs []JobView `json:"jobs"`
-	}{Now: st.Now, Jobs: make([]JobView, 0, len(st.Jobs))}
+		Now   int64     `json:"now"`
+		Total int       `json:"total"`
+		Found int       `json:"found"`
+		Jobs  []JobView `json:"jobs"`
+	}{Now: st.Now, Total: len(st.Jobs), Jobs: []JobView{}}
 	for _, j := range st.Jobs {
-		out.Jobs = append(out.Jobs, ViewJob(j, stale, st.Now))
+		if !keep(j) {
+			continue
+		}
+		if out.Found++; len(out.Jobs) < limit {
+			out.Jobs = append(out.Jobs, ViewJob(j, stale, st.Now))
+		}
 	}
 	writeJSON(w, out)
 }
+
+// jobFilter keeps the jobs in one of states (a comma list; "" is every
+// state; "active" is every state but the ended ones) whose id, user or
+// account contains match (case ignored).
+func jobFilter(states, match string) func(wire.JobStatus) bool {
+	want := map[string]bool{}
+	for _, s := range strings.Split(states, ",") {
+		if s != "" {
+			want[s] = true
+		}
+	}
+	match = strings.ToLower(match)
+	return func(j wire.JobStatus) bool {
+		if len(want) > 0 && !want[j.State] && !(want["active"] && !ended[j.State]) {
+			return false
+		}
+		r := j.Job
+		return match == "" || strings.Contains(strings.ToLower(r.ID+"\x00"+r.User+"\x00"+r.Account), match)
+	}
+}
+
+// ended are the states a job does not leave.
+var ended = map[string]bool{wire.JobFinished: true, wire.JobFailed: true, wire.JobCancelled: true, wire.JobExpired: true}
 
 func (s *Server) apiJobEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -98,36 +176,6 @@ func (s *Server) apiJobEvents(w http.ResponseWriter, r *http.Request) {
 		out.Error = err.Error()
 	}
 	writeJSON(w, out)
-}
-
-// DefaultRows is the rows a Gantt has when the page does not say.
-const DefaultRows = 200
-
-func (s *Server) apiGantt(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	site := q.Get("site")
-	var f *forecast.Forecast
-	for _, h := range s.b.SiteForecasts() {
-		if h.Name == site {
-			f = &h.Forecast
-		}
-	}
-	if f == nil {
-		http.Error(w, "no such site", http.StatusNotFound)
-		return
-	}
-	now := s.b.Sites().Now
-	from := intParam(q.Get("from"), now)
-	to := intParam(q.Get("to"), max(f.Horizon, from+3600))
-	if to <= from {
-		http.Error(w, "to must be after from", http.StatusBadRequest)
-		return
-	}
-	g := BuildGantt(*f, HoldsOn(site, s.allJobs().Jobs), from, to, int(intParam(q.Get("rows"), DefaultRows)))
-	writeJSON(w, struct {
-		Now int64 `json:"now"`
-		Gantt
-	}{now, g})
 }
 
 func intParam(v string, def int64) int64 {

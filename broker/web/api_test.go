@@ -51,7 +51,21 @@ func TestAPIAgainstABroker(t *testing.T) {
 		Events []struct{ Kind string }
 		Error  string
 	}
-	getJSON(t, g.url+"api/jobs/"+ok+"/events", &ev)
+	// The history is read without a consumer on the job stream, however
+	// often the page asks.
+	nc := g.connect()
+	spy, err := nc.SubscribeSync("$JS.API.CONSUMER.>")
+	if err != nil || nc.Flush() != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		getJSON(t, g.url+"api/jobs/"+ok+"/events", &ev)
+	}
+	nc.Flush()
+	if n, _, _ := spy.Pending(); n != 0 {
+		m, _ := spy.NextMsg(0)
+		t.Errorf("3 histories made %d consumer requests, the first on %s", n, m.Subject)
+	}
 	var kinds []string
 	for _, e := range ev.Events {
 		kinds = append(kinds, e.Kind)

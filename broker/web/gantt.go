@@ -170,3 +170,32 @@ func addBars(rows []Row, rowOf map[string]int, holds []Hold, from, to int64) {
 		rows[r].Bars = append(bars, h.Bar)
 	}
 }
+
+// The window a site's Gantt opens on: from a quarter of an hour before
+// now to a little past the end of the grid's last hold on the site, at
+// least an hour, at most the horizon; EmptyWindow ahead when the grid
+// holds nothing there.
+const (
+	WindowBefore = 15 * 60
+	EmptyWindow  = 6 * 3600
+)
+
+// WorkWindow is where the grid's work on a site sits, seen from now:
+// the near future up to the end of the last hold (reservation, committing
+// or planned part) that ends after now, with an eighth of the span to
+// spare, so an hour of work fills the chart rather than its left edge.
+func WorkWindow(now, horizon int64, holds []Hold) (from, to int64) {
+	from = now - WindowBefore
+	end := int64(0)
+	for _, h := range holds {
+		end = max(end, h.End)
+	}
+	to = now + EmptyWindow
+	if end > now {
+		to = end + max(WindowBefore, (end-from)/8)
+	}
+	if horizon > now {
+		to = min(to, horizon)
+	}
+	return from, max(to, from+3600)
+}

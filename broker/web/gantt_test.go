@@ -140,3 +140,27 @@ func BenchmarkBuildGantt5000(b *testing.B) {
 		BuildGantt(f, holds, 0, 1000, 50)
 	}
 }
+
+// TestWorkWindow: the Gantt opens on the grid's work on the site: from a
+// quarter of an hour before now to a little past the last hold that ends
+// after now, at least an hour, at most the horizon; six hours ahead when
+// the grid holds nothing there.
+func TestWorkWindow(t *testing.T) {
+	const now, horizon = 100_000, 100_000 + 24*3600
+	hold := func(start, end int64) Hold { return Hold{Bar: Bar{Start: start, End: end}} }
+	for _, c := range []struct {
+		holds    []Hold
+		from, to int64
+	}{
+		{nil, now - 900, now + 6*3600},
+		{[]Hold{hold(now-7200, now-60)}, now - 900, now + 6*3600},                          // over: nothing ahead
+		{[]Hold{hold(now+60, now+3600), hold(now, now+1800)}, now - 900, now + 3600 + 900}, // an hour of work: 1h15 ahead
+		{[]Hold{hold(now, now+600)}, now - 900, now - 900 + 3600},                          // at least an hour
+		{[]Hold{hold(now+7200, now+8*3600)}, now - 900, now + 8*3600 + (8*3600+900)/8},     // far work: an eighth to spare
+		{[]Hold{hold(now, now+30*3600)}, now - 900, horizon},                               // at most the horizon
+	} {
+		if from, to := WorkWindow(now, horizon, c.holds); from != c.from || to != c.to {
+			t.Errorf("holds %+v: [%d, %d), want [%d, %d)", c.holds, from-now, to-now, c.from-now, c.to-now)
+		}
+	}
+}

@@ -29,6 +29,8 @@ type clock struct {
 
 func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
 // grid is a real embedded NATS with JetStream, simulated sites under the
 // real agent, a broker whose cycles the test drives, and the web view.
 type grid struct {
@@ -124,12 +126,27 @@ func (g *grid) publishBig(name string, nodes int) {
 	}
 }
 
-// startBroker runs the broker (cycles only when the test asks) and the
-// web view on a random loopback port.
+// startBroker runs the broker "b1" (cycles only when the test asks) and
+// the web view on a random loopback port.
 func (g *grid) startBroker() {
 	g.t.Helper()
-	nc := g.connect()
-	b, err := daemon.New(nc, daemon.Config{CycleInterval: time.Hour, Debounce: time.Hour, CommitLead: 10 * time.Minute,
+	b, done := g.runBroker("b1")
+	select {
+	case <-b.Ready():
+	case err := <-done:
+		g.t.Fatalf("broker stopped: %v", err)
+	case <-time.After(20 * time.Second):
+		g.t.Fatal("broker not ready")
+	}
+	g.b = b
+	g.web, g.url = g.serveWeb(b, web.Config{})
+}
+
+// runBroker starts a broker named name; it is active once Ready, a
+// standby while another broker holds the lease.
+func (g *grid) runBroker(name string) (*daemon.Broker, chan error) {
+	g.t.Helper()
+	b, err := daemon.New(g.connect(), daemon.Config{Name: name, CycleInterval: time.Hour, Debounce: time.Hour, CommitLead: 10 * time.Minute,
 		ReserveTimeout: 5 * time.Second, ForecastTTL: 5 * time.Minute, StartMargin: time.Minute, Clock: g.clock,
 		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{}), Log: *g.log()})
 	if err != nil {
@@ -139,26 +156,25 @@ func (g *grid) startBroker() {
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
 	g.t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-b.Ready():
-	case err := <-done:
-		g.t.Fatalf("broker stopped: %v", err)
-	case <-time.After(20 * time.Second):
-		g.t.Fatal("broker not ready")
-	}
-	js, _ := jetstream.New(nc)
-	ws, err := web.New(web.Config{Listen: "127.0.0.1:0", Version: "test"}, b, web.Streams{JS: js})
+	return b, done
+}
+
+// serveWeb serves b's web view as wc says, on a random loopback port.
+func (g *grid) serveWeb(b *daemon.Broker, wc web.Config) (*web.Server, string) {
+	g.t.Helper()
+	wc.Listen, wc.Version = "127.0.0.1:0", "test"
+	ws, err := web.New(wc, b, web.Streams{JS: b.JetStream()})
 	if err != nil {
 		g.t.Fatal(err)
 	}
 	if _, err := ws.Listen(); err != nil {
 		g.t.Fatal(err)
 	}
-	wctx, wcancel := context.WithCancel(context.Background())
-	wdone := make(chan error, 1)
-	go func() { wdone <- ws.Run(wctx) }()
-	g.t.Cleanup(func() { wcancel(); <-wdone })
-	g.b, g.web, g.url = b, ws, ws.URL()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ws.Run(ctx) }()
+	g.t.Cleanup(func() { cancel(); <-done })
+	return ws, ws.URL()
 }
 
 // waitSites waits until the broker has seen n sites.

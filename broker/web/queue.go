@@ -9,16 +9,20 @@ import (
 
 // JobView is one row of the grid queue.
 type JobView struct {
-	ID        string   `json:"id"`
-	State     string   `json:"state"`
-	User      string   `json:"user"`
-	Account   string   `json:"account"`
-	Procs     int      `json:"procs"`
-	Walltime  int64    `json:"walltime"`
-	MaxPrice  float64  `json:"max_price"`
-	Sites     []string `json:"sites"`
-	Start     int64    `json:"start,omitempty"`
-	End       int64    `json:"end,omitempty"`
+	ID       string   `json:"id"`
+	State    string   `json:"state"`
+	User     string   `json:"user"`
+	Account  string   `json:"account"`
+	Procs    int      `json:"procs"`
+	Walltime int64    `json:"walltime"`
+	MaxPrice float64  `json:"max_price"`
+	Sites    []string `json:"sites"`
+	Start    int64    `json:"start,omitempty"`
+	End      int64    `json:"end,omitempty"`
+	// StartKind says what Start is: "planned" (a waiting or committing
+	// job's plan), "reserved" (its reservations' start) or "started" (when
+	// the job started, as the sites reported).
+	StartKind string   `json:"start_kind,omitempty"`
 	Reserved  bool     `json:"reserved"`
 	Cost      float64  `json:"cost"`
 	WorstCost float64  `json:"worst_cost"`
@@ -41,7 +45,13 @@ func ViewJob(st wire.JobStatus, stale []string, now int64) JobView {
 		MaxPrice: j.MaxPrice, Sites: []string{}, Cost: st.Cost, WorstCost: st.WorstCost, Attempts: st.Attempts,
 		Submitted: j.Submitted, Updated: st.Updated, Message: st.Message, Releasing: st.Releasing, Reserved: held[st.State]}
 	if p := st.Plan; p != nil && p.Placed() {
-		v.Sites, v.Start, v.End = p.Sites(), p.Start, p.End
+		v.Sites, v.Start, v.End, v.StartKind = p.Sites(), p.Start, p.End, "reserved"
+		if st.State == wire.JobWaiting || st.State == wire.JobCommitting {
+			v.StartKind = "planned"
+		}
+	}
+	if st.Started > 0 {
+		v.Start, v.StartKind = st.Started, "started"
 	}
 	if st.State == wire.JobWaiting {
 		v.Why = whyWaiting(st, stale, now)

@@ -43,17 +43,19 @@ func TestWhyWaiting(t *testing.T) {
 	}
 }
 
-// TestViewSitesStates: fresh, stale, offline and excluded, each with why.
+// TestViewSitesStates: fresh, stale, offline, excluded and silent (not
+// answering requests), each with why.
 func TestViewSitesStates(t *testing.T) {
 	rep := wire.SitesReply{Now: 1000, TTL: 300, Sites: []wire.SiteStatus{
 		{Site: "a", Generated: 990, Age: 5},
 		{Site: "b", Generated: 500, Age: 500, Stale: true},
 		{Site: "c", Stale: true, Excluded: true, Problem: "forecast refused: bad"},
-		{Site: "d", Stale: true},
+		{Site: "d", Stale: true, Offline: true},
+		{Site: "e", Stale: true, Excluded: true, Unanswered: "does not answer its requests: reserve g1: no responders", UnansweredSince: 910},
 	}}
 	held := []broker.Site{{Name: "a", Forecast: forecast.Forecast{Unmodelled: []string{"maui.cfg:3: FSPOLICY"}}}, {Name: "d", Offline: true}}
 	got := ViewSites(rep, held)
-	want := map[string]string{"a": "fresh", "b": "stale", "c": "excluded", "d": "offline"}
+	want := map[string]string{"a": "fresh", "b": "stale", "c": "excluded", "d": "offline", "e": "silent"}
 	for _, v := range got {
 		if v.State != want[v.Site] {
 			t.Errorf("%s: %s, want %s", v.Site, v.State, want[v.Site])
@@ -61,6 +63,9 @@ func TestViewSitesStates(t *testing.T) {
 		if v.State != "fresh" && v.Reason == "" {
 			t.Errorf("%s: no reason", v.Site)
 		}
+	}
+	if got[4].Reason != "does not answer its requests: reserve g1: no responders (for 1m30s)" {
+		t.Errorf("silent site's reason %q", got[4].Reason)
 	}
 	if got[0].ForecastAge != 10 || got[0].HeartbeatAge != 5 || got[2].Reason != "forecast refused: bad" ||
 		len(got[0].Unmodelled) != 1 || got[1].Unmodelled == nil {
@@ -85,5 +90,81 @@ func TestViewAudit(t *testing.T) {
 	}
 	if len(v.Repairs) != 2 || v.Repairs[0].Time != 42 || v.Repairs[1].Time != 40 || v.Read != 33 {
 		t.Errorf("repairs %+v", v.Repairs)
+	}
+}
+
+// TestViewJobStart: a waiting or committing job's start is its plan's, a
+// reserved one's its reservations', a job that started (a finished one
+// too) when its sites said so; never "planned" once it holds or held
+// reservations.
+func TestViewJobStart(t *testing.T) {
+	alloc := &forecast.Allocation{Job: "j", Start: 500, End: 900, Parts: []forecast.Part{{Site: "a", Node: "n", Procs: 4}}}
+	req := forecast.JobRequest{ID: "j", Procs: 4}
+	for _, c := range []struct {
+		st    wire.JobStatus
+		start int64
+		kind  string
+	}{
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Plan: alloc}, 500, "planned"},
+		{wire.JobStatus{Job: req, State: wire.JobCommitting, Plan: alloc}, 500, "planned"},
+		{wire.JobStatus{Job: req, State: wire.JobReserved, Plan: alloc}, 500, "reserved"},
+		{wire.JobStatus{Job: req, State: wire.JobRunning, Plan: alloc, Started: 530}, 530, "started"},
+		{wire.JobStatus{Job: req, State: wire.JobFinished, Plan: alloc, Started: 530}, 530, "started"},
+		{wire.JobStatus{Job: req, State: wire.JobExpired, Plan: alloc}, 500, "reserved"},
+		{wire.JobStatus{Job: req, State: wire.JobCancelled}, 0, ""},
+	} {
+		if v := ViewJob(c.st, nil, 400); v.Start != c.start || v.StartKind != c.kind {
+			t.Errorf("%s: start %d (%s), want %d (%s)", c.st.State, v.Start, v.StartKind, c.start, c.kind)
+		}
+	}
+}
+
+// TestAuditTone: ok and a finished job are good; a failure of the
+// machinery, a failed part or a body that disagrees with its subject is
+// bad; a refusal (an answer) is a note.
+func TestAuditTone(t *testing.T) {
+	for _, c := range []struct {
+		r    wire.AuditRecord
+		want string
+	}{
+		{wire.AuditRecord{Action: "commit", Code: wire.CodeOK}, ToneGood},
+		{wire.AuditRecord{Action: "conclude", Code: wire.JobFinished}, ToneGood},
+		{wire.AuditRecord{Action: "conclude", Code: wire.JobFailed}, ToneBad},
+		{wire.AuditRecord{Action: "rollback", Code: wire.CodeInternal}, ToneBad},
+		{wire.AuditRecord{Action: "reserve", Code: wire.CodeSchedulerEr}, ToneBad},
+		{wire.AuditRecord{Action: "reserve", Code: wire.CodeOK, Mismatch: "site b said"}, ToneBad},
+		{wire.AuditRecord{Action: "reserve", Code: wire.CodeStale}, ToneNote},
+		{wire.AuditRecord{Action: "reserve", Code: wire.CodeNoCapacity}, ToneNote},
+		{wire.AuditRecord{Action: "conclude", Code: wire.JobCancelled}, ToneNote},
+	} {
+		r, want := c.r, c.want
+		if got := AuditTone(r); got != want {
+			t.Errorf("%s %s (mismatch %q): %s, want %s", r.Action, r.Code, r.Mismatch, got, want)
+		}
+	}
+}
+
+// TestJobFilter: by state ("active": not ended), by a part of the id,
+// user or account, case ignored.
+func TestJobFilter(t *testing.T) {
+	jobs := []wire.JobStatus{
+		{Job: forecast.JobRequest{ID: "g1", User: "alice", Account: "proj1"}, State: wire.JobWaiting},
+		{Job: forecast.JobRequest{ID: "g2", User: "bob", Account: "proj2"}, State: wire.JobFinished},
+		{Job: forecast.JobRequest{ID: "g3", User: "alice", Account: "Phys"}, State: wire.JobRunning},
+	}
+	for _, c := range []struct{ states, match, want string }{
+		{"", "", "g1,g2,g3"}, {"active", "", "g1,g3"}, {"finished,running", "", "g2,g3"},
+		{"", "ALICE", "g1,g3"}, {"", "phys", "g3"}, {"active", "bob", ""}, {"", "g2", "g2"},
+	} {
+		keep := jobFilter(c.states, c.match)
+		var got []string
+		for _, j := range jobs {
+			if keep(j) {
+				got = append(got, j.Job.ID)
+			}
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("state %q match %q: %v, want %s", c.states, c.match, got, c.want)
+		}
 	}
 }

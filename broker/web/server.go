@@ -22,11 +22,13 @@ var assets embed.FS
 // Broker is what the page reads of a running broker (broker/daemon's
 // Broker): read-only views, each taken under the broker's lock.
 type Broker interface {
-	Name() string
 	Sites() wire.SitesReply
 	SiteForecasts() []broker.Site
 	Status(wire.StatusRequest) wire.StatusReply
 	Plan() wire.Plan
+	// HAStatus is the broker's role (active or standby) and which broker
+	// is active.
+	HAStatus() wire.HAStatus
 }
 
 // Config is the web view's: where it listens and how operators prove
