@@ -90,10 +90,10 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	// A job whose parts ran by hand: its sites report it started, then
 	// finished; the queue shows when it started, not a plan.
 	g.clock.advance(time.Minute)
-	g.jobEvents(small, "started")
 	started := g.clock.Now().Unix()
+	g.jobEvents(small, "started", wire.JobRunning)
 	g.clock.advance(time.Minute)
-	g.jobEvents(small, "finished")
+	g.jobEvents(small, "finished", wire.JobFinished)
 	br.waitTrue(t, small+" finished", fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"]')?.dataset.state === "finished"`, small))
 	if got := eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.start').textContent`, small)); got != jsWhen(started)+" (started)" {
 		t.Errorf("finished %s's start %q, want %q", small, got, jsWhen(started)+" (started)")
@@ -106,7 +106,7 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	}
 
 	// A job's history, read from the job stream.
-	br.do(t, "select a job", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#jobs tr[data-job="%s"]`, wide))))
+	br.click(t, fmt.Sprintf(`#jobs tr[data-job="%s"]`, wide))
 	br.waitTrue(t, "history", `[...document.querySelectorAll("#job-events li")].map(l => l.dataset.kind).join() === "submitted,intent,outcome"`)
 	shots.take("queue")
 
@@ -183,7 +183,7 @@ func checkHeaderCycle(t *testing.T, br *browser) {
 func checkGantt(t *testing.T, br *browser, wide, later string) {
 	t.Helper()
 	br.do(t, "sites tab", chromedp.Click(chromedp.CSS(`button[data-tab="sites"]`)))
-	br.do(t, "alpha's Gantt", chromedp.Click(chromedp.CSS(`#sites tr[data-site="alpha"] a`)))
+	br.click(t, `#sites tr[data-site="alpha"] a`)
 	br.waitTrue(t, "alpha rows", `!document.getElementById("tab-gantt").hidden && document.getElementById("gantt").dataset.site === "alpha" &&
 		document.querySelectorAll("#gantt g.row").length === 4`)
 	if h := eval[string](t, br, `location.hash`); h != "#gantt/alpha" {
@@ -294,8 +294,8 @@ func checkStandbyAndToken(t *testing.T, g *grid, br *browser) {
 func jsWhen(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04") + "Z" }
 
 // jobEvents reports, as each of job's sites would, that its part there
-// is in state.
-func (g *grid) jobEvents(job, state string) {
+// is in state, and waits until the broker has the job in jobState.
+func (g *grid) jobEvents(job, state, jobState string) {
 	g.t.Helper()
 	nc := g.connect()
 	for _, site := range g.b.Status(wire.StatusRequest{Job: job}).Jobs[0].Plan.Sites() {
@@ -305,6 +305,13 @@ func (g *grid) jobEvents(job, state string) {
 		}
 	}
 	nc.Flush()
+	deadline := time.Now().Add(20 * time.Second)
+	for g.b.Status(wire.StatusRequest{Job: job}).Jobs[0].State != jobState {
+		if time.Now().After(deadline) {
+			g.t.Fatalf("%s not %s after its sites said %s", job, jobState, state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // publishAudit appends r to the audit stream as its origin would.

@@ -122,6 +122,14 @@ func (br *browser) waitTrue(t *testing.T, what, cond string) {
 	t.Fatalf("%s: %s never held", what, cond)
 }
 
+// click clicks the element selector names, found and clicked in one
+// step: the page redraws its tables at every poll, so a node found first
+// and clicked later may be gone.
+func (br *browser) click(t *testing.T, selector string) {
+	t.Helper()
+	br.waitTrue(t, "click "+selector, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (e) e.click(); return e !== null; })()`, selector))
+}
+
 // pick chooses an option of a select as a person would (a change event).
 func (br *browser) pick(t *testing.T, id, value string) {
 	t.Helper()
