@@ -67,14 +67,24 @@ func TestSimulateMauiConfig(t *testing.T) {
 func TestSimulateMauiConfigErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "maui.cfg")
 	os.WriteFile(bad, []byte("RESERVATIONDEPTH\nRESERVATIONPOLICY SOMETIMES\n"), 0o644)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantSimulateUsage(t, []usageCase{
 		{[]string{"--trace", kthHead, "--maui-config", bad}, "maui.cfg:1"},
 		{[]string{"--trace", kthHead, "--maui-config", bad + ".missing"}, "--maui-config"},
 		{[]string{"--trace", kthHead, "--maui-config", bad, "--policy", "easy"}, "exclude each other"},
-	} {
+	})
+}
+
+// usageCase is simulate's arguments and what its usage error must say.
+type usageCase struct {
+	args []string
+	want string
+}
+
+// wantSimulateUsage runs simulate with each case's arguments and wants a
+// usage error (exit 2) naming what is wrong.
+func wantSimulateUsage(t *testing.T, cases []usageCase) {
+	t.Helper()
+	for _, c := range cases {
 		cmd := newSimulateCommand()
 		cmd.SetArgs(c.args)
 		cmd.SetOut(&bytes.Buffer{})
@@ -210,23 +220,11 @@ func TestSimulateClockWarningsAndErrors(t *testing.T) {
 	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil || errOut.Len() != 0 {
 		t.Errorf("with --start: %v, stderr %q", err, errOut.String())
 	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantSimulateUsage(t, []usageCase{
 		{[]string{"--trace", kthHead, "--start", "yesterday"}, "--start"},
 		{[]string{"--trace", kthHead, "--start", "-5"}, "--start"},
 		{[]string{"--trace", kthHead, "--timezone", "Mars/Olympus"}, "--timezone"},
-	} {
-		cmd := newSimulateCommand()
-		cmd.SetArgs(c.args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.Execute()
-		if err == nil || cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: err %v (exit %d), want a usage error with %q", c.args, err, cli.ExitCode(err), c.want)
-		}
-	}
+	})
 }
 
 // srzone is a real Maui 3.3.1's schedule made in Asia/Kolkata (UTC+05:30),
