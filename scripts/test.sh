@@ -45,27 +45,17 @@ note() {
 	steps+=("$(printf '%-22s %s' "$1" "$2")")
 }
 
-ensure_chromium() {
-	local path
-	if path=$(./scripts/ensure-chromium.sh); then
-		echo "$path"
-		# installed: the browser test must run, not skip (the name is
-		# outside LOOKAHEAD_*, which the daemons' configuration reads)
-		export LOOKAHEADTEST_REQUIRE_CHROMIUM=1
+# ensure WHAT SCRIPT VAR: runs scripts/SCRIPT, which installs what a group
+# of tests needs; where it did, exports VAR=1 so that those tests must run,
+# not skip (the name is outside LOOKAHEAD_*, which the daemons' configuration
+# reads); where it could not, they skip and say why. Neither is a failure.
+ensure() {
+	local what=$1 script=$2 var=$3 out
+	if out=$("./scripts/$script"); then
+		echo "$out"
+		export "$var=1"
 	else
-		echo "chromium unavailable: the browser test skips (reason above)"
-	fi
-}
-
-ensure_slurm() {
-	local version
-	if version=$(./scripts/ensure-slurm.sh); then
-		echo "$version"
-		# installed: the live Slurm tests must run, not skip (they still
-		# skip where not root: slurmd must launch jobs as their users)
-		export LOOKAHEADTEST_REQUIRE_SLURM=1
-	else
-		echo "slurm unavailable: the live Slurm tests skip (reason above)"
+		echo "$what unavailable: its tests skip (reason above)"
 	fi
 }
 
@@ -88,8 +78,9 @@ gotest() {
 
 step "go vet" go vet ./...
 step "static checks" ./scripts/static-checks.sh
-step "chromium" ensure_chromium
-step "slurm" ensure_slurm
+step "chromium" ensure "chromium (the web view's browser test)" ensure-chromium.sh LOOKAHEADTEST_REQUIRE_CHROMIUM
+# the live Slurm tests still skip where not root: slurmd launches jobs as their users
+step "slurm" ensure "slurm (the live Slurm tests)" ensure-slurm.sh LOOKAHEADTEST_REQUIRE_SLURM
 step "extrausers" ensure_extrausers
 step "go test" gotest
 if [ "$skip_packaging" = 1 ]; then

@@ -87,12 +87,7 @@ func TestExitCodesWithAServer(t *testing.T) {
 		t.Skip("builds and runs the binaries")
 	}
 	bin := binaries(t)
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	url := srv.ClientURL()
+	url := natsServer(t)
 	env := []string{"LOOKAHEAD_NATS_URL=" + url, "LOOKAHEAD_STATE_DIR=" + t.TempDir()}
 	broker := start(t, bin, env, "lookahead-broker", "run", "--metrics-listen", "off")
 	broker.waitFor(t, "broker ready")
@@ -227,12 +222,7 @@ func TestNobodyAnswersSaysWhoAndHow(t *testing.T) {
 		t.Skip("builds and runs the binaries")
 	}
 	bin := binaries(t)
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	env := []string{"LOOKAHEAD_NATS_URL=" + srv.ClientURL()}
+	env := []string{"LOOKAHEAD_NATS_URL=" + natsServer(t)}
 	for _, tc := range []struct {
 		args []string
 		says []string
@@ -250,4 +240,16 @@ func TestNobodyAnswersSaysWhoAndHow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// natsServer starts an embedded NATS server with JetStream for the test
+// and returns its URL.
+func natsServer(t *testing.T) string {
+	t.Helper()
+	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return srv.ClientURL()
 }

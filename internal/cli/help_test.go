@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"lookahead/internal/cli"
-	"lookahead/internal/natsembed"
 )
 
 // helpTexts is every command's --help of the three binaries, by command
@@ -65,18 +64,14 @@ func TestFlagNamesAreConsistent(t *testing.T) {
 			}
 		}
 	}
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	url := natsServer(t)
 	for _, tc := range []struct {
 		args []string
 		says string
 	}{
-		{[]string{"lookahead", "status", "--nats-url", srv.ClientURL(), "--user-nats", "alice", "--timeout", "1s"}, "use --nats-user"},
-		{[]string{"lookahead", "sites", "--nats-url", srv.ClientURL(), "--as", "alice"}, "use --nats-as"},
-		{[]string{"lookahead-broker", "status", "--nats-url", srv.ClientURL(), "--wait", "100ms"}, "use --timeout"},
+		{[]string{"lookahead", "status", "--nats-url", url, "--user-nats", "alice", "--timeout", "1s"}, "use --nats-user"},
+		{[]string{"lookahead", "sites", "--nats-url", url, "--as", "alice"}, "use --nats-as"},
+		{[]string{"lookahead-broker", "status", "--nats-url", url, "--wait", "100ms"}, "use --timeout"},
 	} {
 		out, code := run(t, bin, nil, tc.args...)
 		if code != cli.ExitUnavailable || !strings.Contains(out, tc.says) {
