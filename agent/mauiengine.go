@@ -74,7 +74,8 @@ func ForecastFromPredictions(snap forecast.Snapshot, preds []forecast.Prediction
 		}
 	}
 	return forecast.Forecast{Version: forecast.Version, Site: snap.Site, Generated: now, Horizon: horizon,
-		Nodes: forecast.OfferedNodes(snap.Nodes), Slots: forecast.BuildSlots(snap.Nodes, holds, now, horizon, pricing.Base)}
+		Nodes: forecast.OfferedNodes(snap.Nodes), Slots: forecast.BuildSlots(snap.Nodes, holds, now, horizon, pricing.Base),
+		FreePrice: pricing.Base}
 }
 
 var _ Engine = MauiEngine{}

@@ -70,6 +70,12 @@ type Forecast struct {
 	// the site's scheduling policy (maui.cfg settings the built-in
 	// simulator does not model), one line each, for people to read.
 	Unmodelled []string `json:"unmodelled,omitempty"`
+	// FreePrice (optional) is the owner's price for free time, its
+	// pricing's base: slots at or below it are the site's idle time, dearer
+	// ones time a queued local job is forecast to hold. 0 (omitted) means
+	// not stated: a planner then takes the site's lowest slot price
+	// (docs/formats.md, "The owner's free price").
+	FreePrice float64 `json:"free_price,omitempty"`
 }
 
 // JobRequest is a grid job as a grid user submits it (v1). Walltime is on

@@ -58,6 +58,9 @@ func (f *Forecast) Validate() error {
 	case f.Horizon < f.Generated:
 		return invalid("forecast horizon %d is before generated %d", f.Horizon, f.Generated)
 	}
+	if !goodPrice(f.FreePrice) {
+		return invalid("forecast free_price %v: must be a number in [0, %v]", f.FreePrice, MaxPrice)
+	}
 	if len(f.Unmodelled) > MaxUnmodelled {
 		return invalid("unmodelled: %d lines, at most %d", len(f.Unmodelled), MaxUnmodelled)
 	}

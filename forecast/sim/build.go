@@ -69,6 +69,7 @@ func build(snap forecast.Snapshot, now, horizon int64, policy Policy, pricing fo
 		Nodes:      forecast.OfferedNodes(snap.Nodes),
 		Slots:      forecast.BuildSlots(snap.Nodes, b.holds, now, horizon, pricing.Base),
 		Unmodelled: unknownStates(b.unknown),
+		FreePrice:  pricing.Base,
 	}
 	return f, b.preds, nil
 }
