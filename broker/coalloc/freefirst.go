@@ -2,59 +2,88 @@ package coalloc
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"lookahead/forecast"
 )
 
 // The free-first criterion (forecast.FreeFirst): least-held over free time
-// first. Free time is the grid's cheapest slots, those at the lowest price
-// in the cycle's forecasts (every owner's idle time when owners share a
-// base price, as under forecast.DefaultPricing: time a queued local job is
-// forecast to hold costs more). When allocations that take free time only
-// finish within Options.FreeTolerance × walltime of the earliest finish E
-// at the job's max_price, least-held (with Options.Tolerance) ranks those;
-// only when free time alone cannot finish by then does least-held rank
-// every allocation the job's max_price allows.
+// first. Free time is each owner's idle time at that owner's own price:
+// at every site, the slots priced at or below the site's free price (its
+// forecast's free_price, the owner's base; else its lowest slot price).
+// Dearer slots are time a queued local job is forecast to hold. When
+// allocations that take free time only finish within Options.FreeTolerance
+// × walltime of the earliest finish E at the job's max_price, least-held
+// (with Options.Tolerance) ranks those; only when free time alone cannot
+// finish by then does least-held rank every allocation the job's max_price
+// allows.
 //
 // Why: a grid job that buys a local job's forecast time pushes that local
 // job back (the owner was paid for it), and on a loaded grid the local
 // jobs' wait grows by the grid's appetite. Buying such time only when it
 // is needed to finish within the tolerance keeps local jobs where a plain
-// site would have kept them (docs/replay.md, issue 20's study).
+// site would have kept them (docs/replay.md, issue 20's study). An owner
+// whose idle time costs more than another's is still idle: a job that can
+// pay it takes it like any free time (issue 33).
 //
 // The candidates stay structured: the least-held sweeps at max_price, then
-// the same sweeps at the free price, each bounded by the window of E.
+// the same sweeps with each site cut at its free price, each bounded by the
+// window of E.
 
-// freePrice is the lowest slot price of the pool, and whether a job of
-// max price maxPrice could buy anything dearer (otherwise free-first is
-// least-held).
-func (p *Pool) freePrice(maxPrice float64) (float64, bool) {
-	if len(p.prices) == 0 || maxPrice <= p.prices[0] {
-		return 0, false
+// freeCut is the price cut per site of a job's free pass: the rank of the
+// dearest price at or below the site's free price, or the job's max_price
+// when that is lower. ok is false when max_price is at or below the free
+// price of every site with a node the job may use (markBase): the job can
+// buy nothing dearer than free time, and free-first is least-held.
+func (p *Pool) freeCut(maxPrice float64) ([]int32, bool) {
+	cut := make([]int32, len(p.sites))
+	ok := false
+	for s := range p.sites {
+		cut[s] = p.maxRank(min(maxPrice, p.sites[s].free))
+		ok = ok || (p.sites[s].free < maxPrice && slices.ContainsFunc(p.sites[s].classes, func(c int32) bool { return p.sc.classBase[c] }))
 	}
-	return p.prices[0], true
+	return cut, ok
 }
 
 // pickFreeFirst ranks a free-first job whose least-held candidates at its
 // max price are cands (searched with tiers).
 func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers []float64) plan {
 	e := earliestEnd(cands)
-	if price, ok := p.freePrice(job.MaxPrice); ok {
-		free := job
-		free.MaxPrice = price
-		if fc, ok := p.heldCandidates(free, tiers, withinBy(p.opts.FreeTolerance, job, e)); ok {
-			pl := p.pickLeastHeld(free, fc)
-			pl.why = fmt.Sprintf("free-first: free time only (price %g, within %g × walltime of the earliest finish), %s", price, p.opts.FreeTolerance, pl.why)
+	if cut, ok := p.freeCut(job.MaxPrice); ok {
+		p.cut = cut // the searches, stage 2 and the costs see free time only
+		fc, found := p.heldCandidates(job, tiers, withinBy(p.opts.FreeTolerance, job, e))
+		var pl plan
+		if found {
+			pl = p.pickLeastHeld(job, fc)
+		}
+		p.cut = nil
+		if found {
+			pl.why = fmt.Sprintf("free-first: free time only (%s; within %g × walltime of the earliest finish), %s",
+				p.freePrices(pl), p.opts.FreeTolerance, pl.why)
 			if pl.end > e {
-				pl.why += fmt.Sprintf("; buying dearer time (local jobs' forecast time, or owners who charge more) could finish %d s sooner", pl.end-e)
+				pl.why += fmt.Sprintf("; buying local jobs' forecast time could finish %d s sooner", pl.end-e)
 			}
 			return pl
 		}
-		pl := p.pickLeastHeld(job, cands)
-		pl.why = fmt.Sprintf("free-first: free time (price %g) cannot finish within %g × walltime of the earliest finish, so dearer time too: %s", price, p.opts.FreeTolerance, pl.why)
+		pl = p.pickLeastHeld(job, cands)
+		pl.why = fmt.Sprintf("free-first: free time cannot finish within %g × walltime of the earliest finish, so local jobs' forecast time too (%s): %s",
+			p.opts.FreeTolerance, p.freePrices(pl), pl.why)
 		return pl
 	}
 	pl := p.pickLeastHeld(job, cands)
 	pl.why = "free-first: max_price buys free time only: " + pl.why
 	return pl
+}
+
+// freePrices names the free price of each site the plan uses, for the why.
+func (p *Pool) freePrices(pl plan) string {
+	var parts []string
+	for _, t := range pl.takes {
+		s := &p.sites[p.nodes[t.node].site]
+		if part := fmt.Sprintf("%g on %s", s.free, s.fc.Site); !slices.Contains(parts, part) {
+			parts = append(parts, part)
+		}
+	}
+	return "free price " + strings.Join(parts, ", ")
 }

@@ -88,10 +88,11 @@ type memo struct {
 }
 
 type siteMemo struct {
-	name  string
-	nodes []forecast.Node
-	slots []forecast.Slot
-	free  freeOf
+	name   string
+	nodes  []forecast.Node
+	slots  []forecast.Slot
+	free   freeOf
+	stated float64 // the forecast's free_price (0: not stated)
 }
 
 type entry struct {
@@ -111,7 +112,7 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	in.prev = nil
 	st := Stats{Jobs: len(jobs)}
 	sites := memoSites(fcs, prev, notBefore)
-	if prev != nil && lowestPrice(sites) == lowestPrice(prev.sites) && prev.sameInput(fcs, jobs, notBefore) {
+	if prev != nil && !freeMoved(sites, prev.sites) && prev.sameInput(fcs, jobs, notBefore) {
 		st.Reused = len(jobs)
 		prev.notBefore, prev.sites = notBefore, sites
 		in.prev = prev
@@ -124,8 +125,8 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 		return nil, st, err
 	}
 	w := newWalk(p, prev, fcs, notBefore)
-	// free-first answers rest on the lowest price anywhere (see keep)
-	w.freeMoved = prev != nil && lowestPrice(sites) != lowestPrice(prev.sites)
+	// free-first answers rest on every owner's free price (see keep)
+	w.freeMoved = prev != nil && freeMoved(sites, prev.sites)
 	st.FullWhy = w.why
 	next := w.run(jobs, &st)
 	next.sites = sites
@@ -204,7 +205,7 @@ func sameJob(a, b forecast.JobRequest) bool {
 func memoSites(fcs []forecast.Forecast, prev *memo, notBefore int64) []siteMemo {
 	out := make([]siteMemo, len(fcs))
 	for i, f := range fcs {
-		out[i] = siteMemo{name: f.Site, nodes: f.Nodes, slots: f.Slots}
+		out[i] = siteMemo{name: f.Site, nodes: f.Nodes, slots: f.Slots, stated: f.FreePrice}
 		if prev != nil && i < len(prev.sites) {
 			if old := prev.sites[i]; old.name == f.Site && sameSlice(old.slots, f.Slots) && notBefore < old.free.until {
 				out[i].free = old.free
@@ -239,8 +240,31 @@ func siteFree(slots []forecast.Slot, notBefore int64) freeOf {
 	return f
 }
 
-// lowestPrice is the lowest slot price over the sites (the pool's free
-// price, see freefirst.go); -1 when there is none.
+// freeMoved reports whether a site both cycles have has another free price
+// (Pool's site.free: the stated one, else the lowest slot price of all),
+// on which free-first answers rest.
+func freeMoved(now, prev []siteMemo) bool {
+	low, was := lowestPrice(now), lowestPrice(prev)
+	for _, s := range now {
+		k := slices.IndexFunc(prev, func(o siteMemo) bool { return o.name == s.name })
+		if k >= 0 && s.freePrice(low) != prev[k].freePrice(was) {
+			return true
+		}
+	}
+	return false
+}
+
+// freePrice is the site's free price when low is the lowest slot price of
+// all sites.
+func (s siteMemo) freePrice(low float64) float64 {
+	if s.stated != 0 {
+		return s.stated
+	}
+	return low
+}
+
+// lowestPrice is the lowest slot price over the sites (the free price of
+// a site that states none, see Pool's site.free); -1 when there is none.
 func lowestPrice(sites []siteMemo) float64 {
 	low := -1.0
 	for _, s := range sites {

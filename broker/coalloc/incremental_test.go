@@ -411,3 +411,39 @@ func TestIncrementalFreePriceChange(t *testing.T) {
 		t.Fatalf("stats %+v: want the free-first job planned again and the least-held one kept", st)
 	}
 }
+
+// An owner that states a new free price changes what is free time at its
+// site: free-first answers are planned again though no slot within their
+// reach changed (here q's queued-time price 2 becomes its owner's free
+// price, so its time now is free), and the answers are those from scratch.
+func TestIncrementalOwnerFreePriceChange(t *testing.T) {
+	fc := func(qFree float64) []forecast.Forecast {
+		fcs := []forecast.Forecast{
+			mkSite("q", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 0, 10000, 2)),
+			mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 40, 10000, 1)),
+		}
+		fcs[0].FreePrice, fcs[1].FreePrice = qFree, 1
+		return fcs
+	}
+	jobs := []forecast.JobRequest{withCrit(jb("j", 4, 100, 2), forecast.FreeFirst)}
+	opts := Options{Tolerance: 0.5, FreeTolerance: 0.5}
+	in, err := NewIncremental(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := in.Plan(fc(1), jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if partsOf(first[0]) != "f/m1:4" {
+		t.Fatalf("first cycle: %+v, want f's free time (q's is queued time)", first[0])
+	}
+	got, st, err := in.Plan(fc(2), jobs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := PlanEach(fc(2), jobs, opts)
+	if !reflect.DeepEqual(got, want) || partsOf(got[0]) != "q/n1:4" {
+		t.Fatalf("%+v: incremental %+v, from scratch %+v, want q's idle time now", st, got, want)
+	}
+}

@@ -2,6 +2,7 @@ package coalloc
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -21,6 +22,7 @@ type segment struct {
 
 // profile is node n over [from, to) counting pieces priced at most maxPrice.
 func (p *Pool) profile(n int32, from, to int64, maxPrice float64) []segment {
+	maxPrice = p.capAt(n, maxPrice)
 	var in []piece
 	cuts := []int64{from, to}
 	for _, pc := range p.nodes[n].pieces {
@@ -98,6 +100,7 @@ func (p *Pool) appendRuns(out []run, n int32, capacity, from, to int64, maxPrice
 // soleCover reports the only suitable piece of node n that overlaps
 // [from, to), when there is exactly one and it covers the whole window.
 func (p *Pool) soleCover(n int32, from, to int64, maxPrice float64) (piece, bool) {
+	maxPrice = p.capAt(n, maxPrice)
 	var found piece
 	count := 0
 	for _, pc := range p.nodes[n].pieces {
@@ -150,4 +153,18 @@ func (s segment) total() int64 {
 		n += l.procs
 	}
 	return n
+}
+
+// capAt is the dearest price a job of max price maxPrice may take on node
+// n: maxPrice, or during free-first's free pass (Pool.cut) the node's
+// site's cut when lower.
+func (p *Pool) capAt(n int32, maxPrice float64) float64 {
+	if p.cut == nil {
+		return maxPrice
+	}
+	r := p.cut[p.nodeSite[n]]
+	if r < 0 {
+		return math.Inf(-1)
+	}
+	return min(maxPrice, p.prices[r])
 }

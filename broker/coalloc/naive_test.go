@@ -41,7 +41,7 @@ func (p *Pool) naiveSweep(sp sweepSpec) (int64, []nodeCap, bool) {
 			if !p.sc.classBase[p.nodeClass[n]] || p.nodes[n].speed < sp.tier {
 				continue
 			}
-			if c := p.naiveMin(int32(n), t, end, sp.maxRank); c > 0 {
+			if c := p.naiveMin(int32(n), t, end, sp.rankAt(p.nodeSite[n])); c > 0 {
 				caps = append(caps, nodeCap{node: int32(n), cap: c})
 				siteCap[p.nodes[n].site] += c
 			}

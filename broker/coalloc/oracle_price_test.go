@@ -87,32 +87,28 @@ func checkCheapestParts(before []forecast.Forecast, job forecast.JobRequest, a f
 // the sites it chose).
 //
 // A free-first job is checked the same way over the placements that take
-// only slots at free (the lowest price of the cycle's forecasts) and end
-// within the free tolerance of the earliest finish at its max_price, when
-// there are any (then the tolerance applies to the earliest of those).
-func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options, free float64) error {
+// only free time — at each site the slots priced at or below that site's
+// free price (free: its forecast's free_price, else the lowest price of the
+// cycle's forecasts) — and end within the free tolerance of the earliest
+// finish at its max_price, when there are any (then the tolerance applies
+// to the earliest of those, and the cost to the cheapest free processors).
+func checkLeastHeld(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options, free map[string]float64) error {
 	places := oraclePlacements(before, job, opts)
 	earliest := int64(math.MaxInt64)
 	for _, pl := range places {
 		earliest = min(earliest, pl.end)
 	}
 	last := earliest + int64(math.Floor(opts.Tolerance*float64(job.Walltime)))
-	if job.CriterionOrDefault() == forecast.FreeFirst && job.MaxPrice > free {
-		fj := job
-		fj.MaxPrice = free
-		var in []oPlacement
-		lastFree := earliest + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime)))
-		for _, pl := range oraclePlacements(before, fj, opts) {
-			if pl.end <= lastFree {
-				in = append(in, pl)
-			}
-		}
+	if job.CriterionOrDefault() == forecast.FreeFirst {
+		cut := freeOnly(before, job.MaxPrice, free)
+		in := freePlacements(cut, job, opts, earliest)
 		if len(in) > 0 {
-			places, job = in, fj
+			places, before = in, cut
 			e := int64(math.MaxInt64)
 			for _, pl := range in {
 				e = min(e, pl.end)
 			}
+			lastFree := earliest + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime)))
 			last = min(lastFree, e+int64(math.Floor(opts.Tolerance*float64(job.Walltime))))
 		}
 	}
@@ -177,16 +173,65 @@ func checkEarliestCost(before []forecast.Forecast, job forecast.JobRequest, a fo
 	return nil
 }
 
-// oFreePrice is the lowest price of the slots a pool planning from
-// notBefore keeps: free-first's free price.
-func oFreePrice(fcs []forecast.Forecast, notBefore int64) float64 {
-	free := math.Inf(1)
+// oFreePrices is each site's free price for free-first: its forecast's
+// free_price, else the lowest price of the slots a pool planning from
+// notBefore keeps, over every site.
+func oFreePrices(fcs []forecast.Forecast, notBefore int64) map[string]float64 {
+	low := math.Inf(1)
 	for _, f := range fcs {
 		for _, sl := range f.Slots {
 			if sl.End > max(sl.Start, notBefore) {
-				free = min(free, sl.Price)
+				low = min(low, sl.Price)
 			}
 		}
 	}
-	return free
+	out := map[string]float64{}
+	for _, f := range fcs {
+		out[f.Site] = low
+		if f.FreePrice != 0 {
+			out[f.Site] = f.FreePrice
+		}
+	}
+	return out
+}
+
+// freePlacements are the oracle's placements on the free slots (cut) that
+// end within the free tolerance of earliest, the earliest finish at the
+// job's max_price.
+func freePlacements(cut []forecast.Forecast, job forecast.JobRequest, opts Options, earliest int64) []oPlacement {
+	var in []oPlacement
+	lastFree := earliest + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime)))
+	for _, pl := range oraclePlacements(cut, job, opts) {
+		if pl.end <= lastFree {
+			in = append(in, pl)
+		}
+	}
+	return in
+}
+
+// freeFits reports whether a free-first job takes free time only: some
+// placement on free time ends within the free tolerance.
+func freeFits(before []forecast.Forecast, job forecast.JobRequest, opts Options, free map[string]float64) bool {
+	earliest := int64(math.MaxInt64)
+	for _, pl := range oraclePlacements(before, job, opts) {
+		earliest = min(earliest, pl.end)
+	}
+	return len(freePlacements(freeOnly(before, job.MaxPrice, free), job, opts, earliest)) > 0
+}
+
+// freeOnly is the forecasts with only the slots a free-first job of max
+// price maxPrice takes in its free pass: at each site, those priced at or
+// below the site's free price.
+func freeOnly(fcs []forecast.Forecast, maxPrice float64, free map[string]float64) []forecast.Forecast {
+	out := make([]forecast.Forecast, len(fcs))
+	for i, f := range fcs {
+		out[i] = f
+		out[i].Slots = nil
+		for _, sl := range f.Slots {
+			if sl.Price <= min(maxPrice, free[f.Site]) {
+				out[i].Slots = append(out[i].Slots, sl)
+			}
+		}
+	}
+	return out
 }

@@ -274,9 +274,13 @@ func (p *Pool) specs(job forecast.JobRequest, tier float64) []sweepSpec {
 	if k == 0 || k > len(p.sites) {
 		k = len(p.sites)
 	}
+	rank := p.maxRank(job.MaxPrice)
+	if p.cut != nil {
+		rank = slices.Max(p.cut)
+	}
 	mk := func(sites int) sweepSpec {
 		return sweepSpec{procs: int64(job.Procs), dur: p.opts.Duration(job.Walltime, tier, sites),
-			tier: tier, sites: sites, maxRank: p.maxRank(job.MaxPrice)}
+			tier: tier, sites: sites, maxRank: rank, siteRank: p.cut}
 	}
 	one := mk(1)
 	switch {

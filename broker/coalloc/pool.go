@@ -37,8 +37,13 @@ type class struct {
 }
 
 type site struct {
-	fc    forecast.Forecast // metadata only; Slots is nil
-	nodes []int32
+	fc      forecast.Forecast // metadata only; Slots is nil
+	nodes   []int32
+	classes []int32 // the classes of its nodes, each once
+	// free is the owner's free price (free-first's cut at this site): the
+	// forecast's free_price, else the lowest slot price of the whole pool
+	// (what free-first took as every owner's before forecasts stated it).
+	free float64
 }
 
 // Pool holds every site's slots for one planning cycle, indexed for Place.
@@ -72,6 +77,9 @@ type Pool struct {
 	// being placed has no feasible start (the incremental planner knows it
 	// from an earlier job the job asks more than): sweeps begin there.
 	floor int64
+	// cut, when set, is the price cut per site of the searches of the job
+	// being placed (free-first's free pass; see freefirst.go).
+	cut []int32
 	// the last price rankOf looked up
 	lastPrice float64
 	lastRank  int32
@@ -122,7 +130,11 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) {
 		byName[n.Name] = idx
 		s.nodes = append(s.nodes, idx)
 		p.nodes = append(p.nodes, node{site: len(p.sites), name: n.Name, speed: n.Speed})
-		p.nodeClass = append(p.nodeClass, p.classOf(n, classIdx))
+		c := p.classOf(n, classIdx)
+		p.nodeClass = append(p.nodeClass, c)
+		if !slices.Contains(s.classes, c) {
+			s.classes = append(s.classes, c)
+		}
 		p.nodeSite = append(p.nodeSite, int32(len(p.sites)))
 	}
 	// Every node's pieces in one array, each node's part sized to its
@@ -142,6 +154,7 @@ func (p *Pool) addSite(f *forecast.Forecast, classIdx map[string]int32) {
 			count[last]++
 		}
 	}
+	s.free = f.FreePrice // 0: not stated (see indexPrices)
 	all := make([]piece, 0, len(f.Slots))
 	for k := range f.Nodes {
 		c := int(count[k])
@@ -227,6 +240,11 @@ func (p *Pool) indexPrices() {
 	slices.Sort(p.prices)
 	for i, pr := range p.prices {
 		p.rank[pr] = int32(i)
+	}
+	for i := range p.sites {
+		if p.sites[i].free == 0 && len(p.prices) > 0 {
+			p.sites[i].free = p.prices[0]
+		}
 	}
 	p.lastOK = false
 }

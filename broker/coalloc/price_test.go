@@ -30,6 +30,11 @@ func TestPriceCases(t *testing.T) {
 		}
 	}
 	tol := Options{Tolerance: 0.5, FreeTolerance: 0.5}
+	// ownerPriced states the first forecast's free price (its owner's base)
+	ownerPriced := func(fcs []forecast.Forecast, free float64) []forecast.Forecast {
+		fcs[0].FreePrice = free
+		return fcs
+	}
 	cases := []struct {
 		name  string
 		fcs   []forecast.Forecast
@@ -129,6 +134,20 @@ func TestPriceCases(t *testing.T) {
 			name: "free-first: beyond the tolerance, a local job's time",
 			fcs:  queued(60), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
 			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "free-first: a dearer owner's idle time now rather than the cheapest owner's 40 s later",
+			fcs:  ownerPriced(queued(40), 2), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "free-first: an owner's idle time, not a cheaper owner's queued time",
+			fcs: []forecast.Forecast{
+				ownerPriced([]forecast.Forecast{mkSite("idle", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 30, 10000, 2))}, 2)[0],
+				ownerPriced([]forecast.Forecast{mkSite("busy", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 10000, 2))}, 1)[0],
+			},
+			job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
+			start: 30, end: 130, parts: "idle/n1:4", cost: 4 * 100.0 * 2 / 3600,
 		},
 		{
 			name: "least-held buys a local job's time to finish first",

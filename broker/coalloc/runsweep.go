@@ -146,7 +146,7 @@ func (p *Pool) addFrom(from []stretch, until int64, sp *sweepSpec) {
 // addUntil adds the usable runs of l that start at or before t and end
 // at or after until, and returns the position after t.
 func (p *Pool) addUntil(l *runList, t, until int64, sp *sweepSpec) cursor {
-	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
+	ok, dur := p.sc.classOK, sp.dur
 	var c cursor
 	chunks := l.chunks
 	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
@@ -156,7 +156,7 @@ func (p *Pool) addUntil(l *runList, t, until int64, sp *sweepSpec) cursor {
 			if r.a > t {
 				return c
 			}
-			if r.b >= until && r.usable(rank, ok, dur) {
+			if r.b >= until && r.usable(sp.rankAt(r.site), ok, dur) {
 				p.addRun(r, sp.procs)
 			}
 		}
@@ -168,14 +168,14 @@ func (p *Pool) addUntil(l *runList, t, until int64, sp *sweepSpec) cursor {
 // t (none of them ends before t+dur: it is at least dur long and starts
 // at t, or t is the first instant), then finds the next usable one.
 func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
-	ok, rank, dur := p.sc.classOK, sp.maxRank, sp.dur
+	ok, dur := p.sc.classOK, sp.dur
 	chunks := c.l.chunks
 	cc, i := c.s.c, c.s.i
 	for ; cc < len(chunks); cc, i = cc+1, 0 {
 		ch := chunks[cc]
 		for ; i < len(ch); i++ {
 			r := &ch[i]
-			if !r.usable(rank, ok, dur) {
+			if !r.usable(sp.rankAt(r.site), ok, dur) {
 				if r.a > sp.limit {
 					c.s, c.nextA = cursor{cc, i}, math.MaxInt64
 					return

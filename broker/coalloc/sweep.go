@@ -85,11 +85,31 @@ type sweepSpec struct {
 	tier    float64 // only nodes at least this fast
 	sites   int     // at most this many sites (>= len(p.sites) means any)
 	maxRank int32   // only pieces priced at or below prices[maxRank]
-	limit   int64   // give up once the candidate start passes limit
+	// siteRank, when set, is the cut per site instead (free-first's free
+	// pass: each owner's free price); maxRank is then the highest of them.
+	siteRank []int32
+	limit    int64 // give up once the candidate start passes limit
 	// from, when set, is where the sweep begins (see startState); track
 	// asks the sweep to record such a state where it stops.
 	from  *startState
 	track bool
+}
+
+// rankAt is the price cut of the sweep at site s.
+func (sp *sweepSpec) rankAt(s int32) int32 {
+	if sp.siteRank != nil {
+		return sp.siteRank[s]
+	}
+	return sp.maxRank
+}
+
+// edgeUsable: the edge is priced within the sweep's cut at its node's site
+// and its node's class may be used.
+func (p *Pool) edgeUsable(e *event, sp *sweepSpec) bool {
+	if e.rank > sp.maxRank || !p.sc.classOK[e.class] {
+		return false
+	}
+	return sp.siteRank == nil || e.rank <= sp.siteRank[p.nodeSite[e.node]]
 }
 
 func (p *Pool) ensureScratch() {
@@ -223,7 +243,6 @@ func (p *Pool) startFrom(from *startState, procs int64) {
 func (p *Pool) trackLeft(c *cursor, t int64, sp *sweepSpec) {
 	sc := &p.sc
 	chunks := p.events.chunks
-	classOK, maxRank := sc.classOK, sp.maxRank
 	for ; c.c < len(chunks); c.c, c.i = c.c+1, 0 {
 		ch := chunks[c.c]
 		for ; c.i < len(ch); c.i++ {
@@ -231,7 +250,7 @@ func (p *Pool) trackLeft(c *cursor, t int64, sp *sweepSpec) {
 			if e.at > t {
 				return
 			}
-			if e.rank > maxRank || !classOK[e.class] {
+			if !p.edgeUsable(e, sp) {
 				continue
 			}
 			if sc.leftVal[e.node] == 0 {
@@ -264,7 +283,7 @@ func (p *Pool) resetLeft() {
 }
 
 func (p *Pool) usable(e event, sp *sweepSpec) bool {
-	return e.rank <= sp.maxRank && p.sc.classOK[e.class]
+	return p.edgeUsable(&e, sp)
 }
 
 // advanceRight applies every edge before end. Edges are in (time, node)
@@ -273,7 +292,6 @@ func (p *Pool) usable(e event, sp *sweepSpec) bool {
 // chunks in place: this loop is where a sweep spends its time.
 func (p *Pool) advanceRight(c *cursor, end int64, sp *sweepSpec) {
 	chunks := p.events.chunks
-	classOK, maxRank := p.sc.classOK, sp.maxRank
 	pend, at, delta := int32(-1), int64(0), int64(0) // a run of usable edges
 	i := c.i
 	for ; c.c < len(chunks); c.c, i = c.c+1, 0 {
@@ -288,7 +306,7 @@ func (p *Pool) advanceRight(c *cursor, end int64, sp *sweepSpec) {
 				c.i = i
 				return
 			}
-			if e.rank > maxRank || !classOK[e.class] {
+			if !p.edgeUsable(e, sp) {
 				continue
 			}
 			if pend < 0 {

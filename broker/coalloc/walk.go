@@ -27,7 +27,7 @@ type walk struct {
 	// moved lists the nodes of the sites that came or left since the last
 	// cycle (their speeds are tiers of the jobs that may use them).
 	moved []forecast.Node
-	// freeMoved: the lowest slot price differs from the last cycle's, so
+	// freeMoved: a site's free price differs from the last cycle's, so
 	// every free-first answer is planned again.
 	freeMoved bool
 	// streak counts the jobs in a row the difference sent to be planned
