@@ -107,6 +107,9 @@ func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (c
 	if msg := p.Grid.Refuse(*job); msg != "" {
 		return wire.CodeNoCapacity, msg
 	}
+	if msg := p.Grid.TooLong(*job); msg != "" {
+		return wire.CodeTooLong, msg
+	}
 	if msg := checkIdentity(p, actor, job); msg != "" {
 		return wire.CodeForbidden, msg
 	}

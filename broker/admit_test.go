@@ -201,6 +201,25 @@ func TestAdmitRefusesWhatNoKnownSiteCouldHold(t *testing.T) {
 	}
 }
 
+// A job whose walltime no known site's forecast horizon can hold, even
+// on its fastest nodes, is refused at submit naming the horizon (it would
+// wait for ever, unplaced); one that fits on the fastest site's is taken.
+func TestAdmitRefusesWalltimeBeyondEveryHorizon(t *testing.T) {
+	site := func(name string, speed float64) Site {
+		return Site{Name: name, Forecast: forecast.Forecast{Site: name, Generated: 1000, Horizon: 1000 + 48*3600,
+			Nodes: []forecast.Node{{Name: "n", Procs: 64, Speed: speed}, {Name: "m", Procs: 64, Speed: 1}}}}
+	}
+	p := Policy{Grid: CapacityOf([]Site{site("alpha", 1), site("beta", 1.5)})}
+	long := func(walltime int64) forecast.JobRequest { return req("", 8, walltime, 1) }
+	if _, rep := Admit(NewState(), p, "alice", submitReq("a", long(72*3600)), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("72 h on beta's 1.5-speed nodes fits its 48 h horizon: %+v", rep)
+	}
+	_, rep := Admit(NewState(), p, "alice", submitReq("b", long(72*3600+1)), 1)
+	if rep.Code != wire.CodeTooLong || !strings.Contains(rep.Message, "at most 72h, on beta (forecast horizon 48h, fastest node speed 1.5)") {
+		t.Fatalf("reply %+v, want too-long naming beta's horizon", rep)
+	}
+}
+
 // request_id is bounded like the other names, refused as invalid without
 // being echoed.
 func TestAdmitBoundsRequestID(t *testing.T) {

@@ -2,18 +2,32 @@ package broker
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 )
 
-// Capacity is the processors of every site the broker currently knows: the
-// nodes of the latest forecast it took from each (fresh, stale or out of
-// planning alike: a site that is away now may return). It bounds what a
-// submission may ask for; the model's static limits are elsewhere
-// (forecast/limits.go, docs/formats.md "Limits of the model").
-type Capacity map[string]int
+// Capacity is what every site the broker currently knows could hold, from
+// the latest forecast it took from each (fresh, stale or out of planning
+// alike: a site that is away now may return): its processors, and how
+// long a job its forecasts can hold. It bounds what a submission may ask
+// for; the model's static limits are elsewhere (forecast/limits.go,
+// docs/formats.md "Limits of the model").
+type Capacity map[string]SiteSize
+
+// SiteSize is one site's part of Capacity.
+type SiteSize struct {
+	Procs int
+	// Span is the length of its forecast's window (horizon − generated)
+	// and Fastest its fastest node's speed: no forecast of the site holds
+	// a job whose walltime ÷ Fastest exceeds Span.
+	Span    int64
+	Fastest float64
+}
 
 // CapacityOf sums the processors of each site's forecast nodes.
 func CapacityOf(sites []Site) Capacity {
@@ -22,13 +36,39 @@ func CapacityOf(sites []Site) Capacity {
 		if s.Forecast.Site == "" {
 			continue // no forecast was ever taken from it
 		}
-		n := 0
+		z := SiteSize{Span: s.Forecast.Horizon - s.Forecast.Generated}
 		for _, node := range s.Forecast.Nodes {
-			n += node.Procs
+			z.Procs += node.Procs
+			z.Fastest = max(z.Fastest, node.Speed)
 		}
-		c[s.Name] = n
+		c[s.Name] = z
 	}
 	return c
+}
+
+// TooLong says why no known site's forecast could ever hold the job's
+// walltime, even on its fastest nodes alone (the empty string when one
+// could, or when no site is known yet). It names the longest walltime one
+// could hold and where.
+func (c Capacity) TooLong(job forecast.JobRequest) string {
+	best, where := int64(-1), ""
+	for _, name := range slices.Sorted(maps.Keys(c)) {
+		z := c[name]
+		if z.Fastest <= 0 {
+			continue
+		}
+		if float64(job.Walltime) <= float64(z.Span)*z.Fastest {
+			return ""
+		}
+		if w := int64(float64(z.Span) * z.Fastest); w > best {
+			best, where = w, fmt.Sprintf("%s (forecast horizon %s, fastest node speed %g)", name, durfmt.Seconds(z.Span), z.Fastest)
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return fmt.Sprintf("walltime %s is longer than every site's forecast horizon can hold: at most %s, on %s; no forecast could ever place it",
+		durfmt.Seconds(job.Walltime), durfmt.Seconds(best), where)
 }
 
 // sized is one site and its processors.
@@ -40,8 +80,8 @@ type sized struct {
 // largest lists the sites largest first (then by name).
 func (c Capacity) largest() []sized {
 	out := make([]sized, 0, len(c))
-	for s, n := range c {
-		out = append(out, sized{s, n})
+	for s, z := range c {
+		out = append(out, sized{s, z.Procs})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].procs != out[b].procs {

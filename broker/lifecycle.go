@@ -311,11 +311,10 @@ func running(parts []wire.PartStatus) []string {
 // (siteFault: a refused dispatch, a part that did not start in time, a
 // part lost) the user pays nothing.
 func Charge(j *Job, end int64, siteFault bool) float64 {
-	if siteFault || j.Alloc == nil || j.Alloc.End <= j.Alloc.Start {
+	if siteFault || j.Alloc == nil {
 		return 0
 	}
-	share := float64(end-j.Alloc.Start) / float64(j.Alloc.End-j.Alloc.Start)
-	return j.Cost * min(max(share, 0), 1)
+	return forecast.Charged(j.Cost, j.Alloc.Start, j.Alloc.End, end)
 }
 
 // applyConcluded ends a dispatched job: its state, the final charge, and
