@@ -47,7 +47,7 @@ const DefaultPageJobs = 1000
 // planned gives the last cycle's allocation of a waiting job. A job whose
 // record cannot be rendered as JSON (a non-finite number) is shown with
 // the numbers zeroed and a note, never breaking the reply for others.
-func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *forecast.Allocation, pg Page, now int64) wire.StatusReply {
+func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *Planned, pg Page, now int64) wire.StatusReply {
 	reply, _ := s.StatusEncoded(p, v, req, planned, pg, now)
 	return reply
 }
@@ -55,7 +55,7 @@ func (s *State) Status(p Policy, v Viewer, req wire.StatusRequest, planned func(
 // StatusEncoded is Status with every job of the reply also encoded as
 // JSON (encoded[i] is reply.Jobs[i]), as the page was sized on: a server
 // sends them without encoding them again.
-func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *forecast.Allocation, pg Page, now int64) (wire.StatusReply, []json.RawMessage) {
+func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planned func(string) *Planned, pg Page, now int64) (wire.StatusReply, []json.RawMessage) {
 	reply := wire.StatusReply{Type: wire.TypeStatusReply, Code: wire.CodeOK, Now: now, Jobs: []wire.JobStatus{}}
 	encoded := []json.RawMessage{}
 	limit := DefaultPageJobs
@@ -71,11 +71,15 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 			req.Job == "" && !req.All && !j.Active(), !v.Sees(p, j):
 			continue
 		}
-		var plan *forecast.Allocation
+		var pl *Planned
 		if j.State == wire.JobWaiting && planned != nil {
-			plan = planned(j.Req.ID)
+			pl = planned(j.Req.ID)
 		}
-		st := j.Status(plan)
+		st := j.Status(pl.alloc())
+		if pl != nil && pl.Queue.Of > 0 {
+			q := pl.Queue
+			st.Queue = &q
+		}
 		st.Criterion = plannedCriterion(j.Req, p.Criterion)
 		st, data := renderable(st)
 		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+len(data) > pg.Bytes)) {
@@ -89,6 +93,20 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", wire.Clip(req.Job, 64))
 	}
 	return reply, encoded
+}
+
+// Planned is what the last cycle says of a waiting job: its allocation (or
+// why it does not fit) and its place in the queue.
+type Planned struct {
+	Alloc forecast.Allocation
+	Queue wire.QueuePlace
+}
+
+func (p *Planned) alloc() *forecast.Allocation {
+	if p == nil {
+		return nil
+	}
+	return &p.Alloc
 }
 
 // plannedCriterion is the criterion a request is planned with: its own,

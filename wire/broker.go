@@ -156,6 +156,19 @@ type JobStatus struct {
 	// report of a site that its part started (0: not started, or brokers
 	// before this field).
 	Started int64 `json:"started,omitempty"`
+	// Queue is where a waiting job stood in the last cycle's queue
+	// (brokers before this field omit it).
+	Queue *QueuePlace `json:"queue,omitempty"`
+}
+
+// QueuePlace is a waiting job's place in the queue the broker plans in:
+// Position of Of (1 is planned first), in the named order (price: max
+// price, then submit time; fcfs: submit time; aging: submit time moved
+// earlier by the broker's aging per credit of max price).
+type QueuePlace struct {
+	Position int    `json:"position"`
+	Of       int    `json:"of"`
+	Order    string `json:"order"`
 }
 
 // StatusReply lists jobs, in submission order. Next, when not 0, is the

@@ -43,6 +43,10 @@ type Broker struct {
 	sites    map[string]*broker.Site
 	plan     wire.Plan
 	planned  map[string]forecast.Allocation
+	// queuePos is each planned job's index in the last plan (its queue
+	// order); lastIn the last cycle's input, for explanations.
+	queuePos map[string]int
+	lastIn   broker.CycleInput
 	// staleRev is, per site, the forecast revision a reserve was refused
 	// as stale on: no commit touches the site again until a newer one.
 	staleRev map[string]uint64

@@ -9,6 +9,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/broker/coalloc"
+	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -107,6 +108,10 @@ type Config struct {
 	// allocations are committed in it too, so a job planned first is
 	// also reserved first (it wins a budget both cannot fit in).
 	Order string
+	// Explain, when set, says why a job gets no allocation on forecasts
+	// planned from notBefore and what would help (Planner.Explain):
+	// status of one waiting job that did not fit shows it as the plan's why.
+	Explain func(fcs []forecast.Forecast, job forecast.JobRequest, notBefore int64) string
 	// PlanStats, when set, says what the planner re-planned in the cycle
 	// just run and why (Planner.TakeStats): logged and counted per cycle.
 	PlanStats func() coalloc.Stats

@@ -111,8 +111,11 @@ func (b *Broker) publishPlan(in broker.CycleInput, stale, excluded []string, all
 		plan.Sites = append(plan.Sites, f.Site)
 	}
 	b.planned = make(map[string]forecast.Allocation, len(allocs))
-	for _, a := range allocs {
+	b.queuePos = make(map[string]int, len(allocs))
+	b.lastIn = in
+	for i, a := range allocs {
 		b.planned[a.Job] = a
+		b.queuePos[a.Job] = i
 		if broker.Due(a, now, int64(b.cfg.CommitLead/time.Second)) {
 			plan.Commit = append(plan.Commit, a.Job)
 		}

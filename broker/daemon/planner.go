@@ -35,6 +35,7 @@ type PlannerOptions struct {
 // planning from scratch. Safe for concurrent use (calls are serialized).
 type Planner struct {
 	mu   sync.Mutex
+	opts coalloc.Options
 	inc  *coalloc.Incremental
 	err  error
 	last coalloc.Stats
@@ -42,9 +43,19 @@ type Planner struct {
 
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
-	inc, err := coalloc.NewIncremental(coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, Order: o.Order})
-	return &Planner{inc: inc, err: err}
+	opts := coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, Order: o.Order}
+	inc, err := coalloc.NewIncremental(opts)
+	return &Planner{opts: opts, inc: inc, err: err}
+}
+
+// Explain is coalloc.Explain with the planner's options: why the job gets
+// no allocation on fcs from notBefore and what would help. Safe for
+// concurrent use (it reads only the options).
+func (p *Planner) Explain(fcs []forecast.Forecast, job forecast.JobRequest, notBefore int64) string {
+	o := p.opts
+	o.NotBefore = notBefore
+	return coalloc.Explain(fcs, job, o)
 }
 
 // Plan is a broker.Planner.

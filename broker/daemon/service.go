@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"lookahead/internal/version"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"lookahead/broker"
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -259,17 +261,53 @@ func (b *Broker) StatusAs(v broker.Viewer, sr wire.StatusRequest) wire.StatusRep
 }
 
 func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusReply, []json.RawMessage) {
+	why := ""
+	if sr.Job != "" {
+		why = b.explainNoFit(sr.Job) // outside mu: it searches the forecasts
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	planned := func(id string) *forecast.Allocation {
-		if a, ok := b.planned[id]; ok {
-			return &a
+	order := b.cfg.Order
+	if order == "" {
+		order = coalloc.OrderPrice
+	}
+	planned := func(id string) *broker.Planned {
+		a, ok := b.planned[id]
+		if !ok {
+			return nil
 		}
-		return nil
+		pl := &broker.Planned{Alloc: a, Queue: wire.QueuePlace{Position: b.queuePos[id] + 1, Of: len(b.plan.Allocations), Order: order}}
+		if id == sr.Job && !a.Placed() && why != "" {
+			pl.Alloc.Why = why
+		}
+		return pl
 	}
 	reply, jobs := b.state.StatusEncoded(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
 	reply.Leader = b.Leadership()
 	return reply, jobs
+}
+
+// explainNoFit says why the job did not fit in the last cycle and what
+// would help (Config.Explain on that cycle's forecasts less what reserved
+// jobs hold), naming the sites left out as stale; "" when the job is not a
+// waiting job without an allocation, or no explainer is configured.
+func (b *Broker) explainNoFit(id string) string {
+	b.mu.Lock()
+	a, ok := b.planned[id]
+	in, stale := b.lastIn, slices.Clone(b.plan.Stale)
+	b.mu.Unlock()
+	if !ok || a.Placed() || b.cfg.Explain == nil {
+		return ""
+	}
+	k := slices.IndexFunc(in.Jobs, func(j forecast.JobRequest) bool { return j.ID == id })
+	if k < 0 || len(in.Forecasts) == 0 {
+		return ""
+	}
+	why := b.cfg.Explain(broker.ApplyHolds(in.Forecasts, in.Holds, in.Now), in.Jobs[k], in.Now)
+	if len(stale) > 0 {
+		why += fmt.Sprintf("; not planned on (stale forecast): %s", strings.Join(stale, ", "))
+	}
+	return why
 }
 
 // pageBytes is how much of a status reply its jobs may take: the server's

@@ -135,6 +135,11 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	for i, a := range allocs {
+		if a.Error == coalloc.NoFitCapacity || a.Error == coalloc.NoFitRequirements {
+			allocs[i].Why = coalloc.Explain(fcs, jobs[i], copts) // what was short, what would help
+		}
+	}
 	if opts.output == cli.FormatJSON {
 		return cli.WriteJSON(stdout, allocs)
 	}
@@ -206,7 +211,7 @@ func writePlanTable(w io.Writer, allocs []forecast.Allocation) error {
 	placed := 0
 	for _, a := range allocs {
 		if !a.Placed() {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t\n", a.Job, a.Error)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t%s\n", a.Job, a.Error, a.Why)
 			continue
 		}
 		placed++

@@ -92,22 +92,36 @@ func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) er
 	return writeLeader(w, reply.Leader)
 }
 
+// orderText says what a queue order means.
+func orderText(order string) string {
+	switch order {
+	case "fcfs":
+		return "fcfs order (submit time)"
+	case "aging":
+		return "aging order (submit time, moved earlier per credit of max_price)"
+	}
+	return "price order (max_price, then submit time)"
+}
+
 func writeJobTable(w io.Writer, jobs []wire.JobStatus, now int64) error {
 	if len(jobs) == 0 {
 		_, err := fmt.Fprintln(w, "no jobs")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTATE\tUSER\tPROCS\tWALLTIME\tMAX PRICE\tSTART\tSITES\tCOST\tNOTE")
+	fmt.Fprintln(tw, "JOB\tSTATE\tUSER\tPROCS\tWALLTIME\tMAX PRICE\tQUEUE\tSTART\tSITES\tCOST\tNOTE")
 	for _, j := range jobs {
-		start, sites := "-", "-"
+		start, sites, queue := "-", "-", "-"
 		if j.Plan != nil && j.Plan.Placed() {
 			start, sites = fmtWhen(j.Plan.Start, now), strings.Join(j.Plan.Sites(), ",")
 		} else if j.Plan != nil && j.Plan.Error != "" {
-			sites = "no fit"
+			sites = "not placed (status ID says why)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\n", j.Job.ID, j.State, j.Job.User, j.Job.Procs,
-			fmtDur(j.Job.Walltime), j.Job.MaxPrice, start, sites, fmtCost(j.Cost), clip(j.Message, 60))
+		if j.Queue != nil {
+			queue = fmt.Sprintf("%d/%d", j.Queue.Position, j.Queue.Of)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\t%s\n", j.Job.ID, j.State, j.Job.User, j.Job.Procs,
+			fmtDur(j.Job.Walltime), j.Job.MaxPrice, queue, start, sites, fmtCost(j.Cost), clip(j.Message, 60))
 	}
 	return tw.Flush()
 }
@@ -131,8 +145,14 @@ func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
 				fmt.Fprintf(tw, "  why\t%s\n", p.Why)
 			}
 		} else {
-			fmt.Fprintf(tw, "plan\tno fit: %s\n", p.Error)
+			fmt.Fprintf(tw, "plan\tnot placed: %s\n", strings.TrimPrefix(p.Error, "no-fit: "))
+			if p.Why != "" {
+				fmt.Fprintf(tw, "  why\t%s\n", p.Why)
+			}
 		}
+	}
+	if q := j.Queue; q != nil {
+		fmt.Fprintf(tw, "queue\t%d of %d, %s\n", q.Position, q.Of, orderText(q.Order))
 	}
 	for _, res := range j.Reservations {
 		fmt.Fprintf(tw, "reservation\t%s on %s, %s → %s, %s%s\n", res.ID, res.Site, fmtWhen(res.Start, now), fmtWhen(res.End, now), fmtNodes(res.Nodes), releaseNote(j, res.Site))
