@@ -23,7 +23,24 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	if sc.Broker.FreeTolerance != nil {
 		o.FreeTolerance = *sc.Broker.FreeTolerance
 	}
+	switch sc.Broker.Order {
+	case OrderFCFS:
+		o.Order = coalloc.OrderFCFS
+	case OrderAging:
+		o.Order, o.Aging = coalloc.OrderAging, float64(sc.Broker.Aging.Seconds())
+	default:
+		o.Order = coalloc.OrderPrice
+	}
 	return o
+}
+
+// queueOrder sorts a copy of the queue in the options' order.
+func queueOrder(o coalloc.Options) func([]forecast.JobRequest) []forecast.JobRequest {
+	return func(jobs []forecast.JobRequest) []forecast.JobRequest {
+		out := slices.Clone(jobs)
+		o.SortQueue(out)
+		return out
+	}
 }
 
 // CoallocPools is the default pool factory: the co-allocation core with the
@@ -49,6 +66,7 @@ func coallocOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
 const (
 	OrderPriority = "priority"
 	OrderFCFS     = "fcfs"
+	OrderAging    = "aging" // BrokerSpec.Aging seconds per credit
 )
 
 // fcfsOrder is submit time, then id, on a copy.

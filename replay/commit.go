@@ -81,10 +81,13 @@ func (r *replayer) start(job GridJob, a forecast.Allocation, sites []int, hosts 
 		end = a.End
 		r.stats.Clipped++
 	}
-	rec := JobRecord{ID: job.Req.ID, Grid: true, Submit: job.Req.Submitted, Start: a.Start, End: end, Reserved: a.End, Credits: a.Cost}
+	// The user pays for the share of the reservation the job held, and each
+	// owner earns that share of its parts (forecast.Charged).
+	rec := JobRecord{ID: job.Req.ID, Grid: true, Submit: job.Req.Submitted, Start: a.Start, End: end, Reserved: a.End,
+		Credits: forecast.Charged(a.Cost, a.Start, a.End, end), Committed: a.Cost}
 	earned := map[string]float64{}
 	for _, p := range a.Parts {
-		earned[p.Site] += p.Cost
+		earned[p.Site] += forecast.Charged(p.Cost, a.Start, a.End, end)
 	}
 	for k, i := range sites {
 		rec.Parts = append(rec.Parts, SiteUse{Site: i, Procs: sumProcs(hosts[k]), Start: a.Start, Hosts: hosts[k],

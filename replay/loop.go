@@ -58,6 +58,7 @@ type replayer struct {
 	rel      releases
 	records  []JobRecord
 	rejected int
+	refused  int   // grid jobs longer than every horizon (see Metrics.Refused)
 	lastSub  int64 // last local submit
 	checks   Checks
 	stats    Stats
@@ -65,7 +66,14 @@ type replayer struct {
 }
 
 func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replayer, error) {
-	r := &replayer{sc: sc, strat: strat, pending: append([]GridJob(nil), w.Grid...), lastSub: sc.Start}
+	r := &replayer{sc: sc, strat: strat, lastSub: sc.Start}
+	for _, j := range w.Grid {
+		if NeverFits(sc, j) {
+			r.refused++
+			continue
+		}
+		r.pending = append(r.pending, j)
+	}
 	r.env = Env{NewPool: opts.NewPool, Order: opts.Order, Rebuild: opts.Rebuild}
 	if len(sc.Broker.Tiers) == 0 {
 		// Keeping candidates between cycles is exact only with exact tiers.

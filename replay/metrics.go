@@ -17,8 +17,11 @@ type JobRecord struct {
 	Start  int64     `json:"start"`
 	End    int64     `json:"end"`
 	// Reserved is the end of a grid job's reservation (End ≤ Reserved).
-	Reserved int64   `json:"reserved,omitempty"`
-	Credits  float64 `json:"credits,omitempty"`
+	Reserved int64 `json:"reserved,omitempty"`
+	// Credits is what a grid job paid: the share of its reservation's cost
+	// (Committed) for the time it held (forecast.Charged).
+	Credits   float64 `json:"credits,omitempty"`
+	Committed float64 `json:"committed,omitempty"`
 }
 
 // SiteUse is what a job held on one site (by index in the scenario's
@@ -28,7 +31,8 @@ type SiteUse struct {
 	Procs int                  `json:"procs"`
 	Start int64                `json:"start"`
 	Hosts []forecast.HostProcs `json:"hosts"`
-	// Credits is what the grid job paid this site's owner (its parts' cost).
+	// Credits is what the grid job paid this site's owner: its parts'
+	// cost, for the share of the reservation the job held.
 	Credits float64 `json:"credits,omitempty"`
 }
 

@@ -45,11 +45,21 @@ type Metrics struct {
 	Dropped         int           `json:"dropped"` // jobs the workload rules left out
 	LocalExtraWait  float64       `json:"local_extra_wait"`
 	LocalExtraAWWT  float64       `json:"local_extra_awwt"`
-	Credits         float64       `json:"credits"`
+	// Credits is what grid users paid: each job the share of its
+	// reservation's cost it held (forecast.Charged); Committed is what the
+	// reservations cost as made.
+	Credits   float64 `json:"credits"`
+	Committed float64 `json:"committed"`
 	// SiteEarnings is what each site's owner earned from grid jobs (its
 	// parts' cost), in scenario order; they add up to Credits.
 	SiteEarnings []float64 `json:"site_earnings"`
 	Makespan     int64     `json:"makespan"` // last end − start
+	// GridClasses is the grid stream by width × run time (classes.go).
+	GridClasses []ClassMetrics `json:"grid_classes"`
+	// Refused counts grid jobs refused at submit: their walltime is longer
+	// than every site's forecast horizon even on its fastest nodes, so no
+	// forecast could ever hold them (the broker refuses them too).
+	Refused int `json:"refused"`
 }
 
 // Result is one run: a strategy at a sweep point.
@@ -76,20 +86,13 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 		// The co-allocation core in the scenario's queue order: the
 		// lookahead strategies may plan with its incremental planner.
 		o := coallocOptions(sc)
-		o.Order = coalloc.OrderPrice
-		if sc.Broker.Order == OrderFCFS {
-			o.Order = coalloc.OrderFCFS
-		}
 		inc = &o
 	}
 	if opts.NewPool == nil {
 		opts.NewPool = CoallocPools(sc)
 	}
 	if opts.Order == nil {
-		opts.Order = coallocOrder
-		if sc.Broker.Order == OrderFCFS {
-			opts.Order = fcfsOrder
-		}
+		opts.Order = queueOrder(coallocOptions(sc))
 	}
 	r, err := newReplayer(sc, w, strat, opts)
 	if err != nil {
@@ -102,6 +105,8 @@ func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Opti
 	r.checks.capacity(r.records, sc.Sites)
 	res := Result{Policy: policy, Records: r.records, Checks: r.checks, Stats: r.stats}
 	res.Metrics = measure(sc, r.records, base)
+	res.Metrics.GridClasses = gridClasses(sc.Sites, w.Grid, r.records)
+	res.Metrics.Refused = r.refused
 	res.Metrics.Unplaced = len(r.queue) + len(r.pending)
 	res.Metrics.LocalRejected = r.rejected
 	res.Metrics.Dropped = w.Dropped
@@ -126,6 +131,7 @@ func measure(sc Scenario, recs, base []JobRecord) Metrics {
 		if r.Grid {
 			grid = append(grid, r)
 			m.Credits += r.Credits
+			m.Committed += r.Committed
 			for _, p := range r.Parts {
 				m.SiteEarnings[p.Site] += p.Credits
 			}
@@ -173,8 +179,9 @@ func Studies(scs []Scenario, in Inputs, opts Options) ([]Report, error) {
 		}
 		reps[k].Scenario = sc.Name
 		for _, p := range sc.Points() {
+			base := &baseline{} // one per point, shared by its strategies
 			for _, pol := range sc.Policies {
-				tasks = append(tasks, studyTask{study: k, sc: sc.At(p), point: p, policy: pol, noBase: sc.NoBaseline})
+				tasks = append(tasks, studyTask{study: k, sc: sc.At(p), point: p, policy: pol, noBase: sc.NoBaseline, base: base})
 			}
 		}
 	}
@@ -195,11 +202,20 @@ type studyTask struct {
 	point  Point
 	policy string
 	noBase bool
+	base   *baseline
 }
 
-// run builds the point's workload and (unless told not to) its baseline,
-// then replays the strategy. The workload and baseline are rebuilt per
-// strategy: they take milliseconds, and so runs share nothing.
+// baseline is a point's replay without grid jobs, made once for all its
+// strategies (it is deterministic: every strategy would get the same).
+type baseline struct {
+	once sync.Once
+	recs []JobRecord
+	err  error
+}
+
+// run builds the point's workload (it takes milliseconds: rebuilt per
+// strategy) and, unless told not to, the point's baseline, then replays
+// the strategy.
 func (t studyTask) run(in Inputs, opts Options) (Result, error) {
 	w, err := BuildWorkload(t.sc, in)
 	if err != nil {
@@ -207,7 +223,8 @@ func (t studyTask) run(in Inputs, opts Options) (Result, error) {
 	}
 	var base []JobRecord
 	if !t.noBase {
-		if base, err = Baseline(t.sc, w, opts); err != nil {
+		t.base.once.Do(func() { t.base.recs, t.base.err = Baseline(t.sc, w, opts) })
+		if base, err = t.base.recs, t.base.err; err != nil {
 			return Result{}, err
 		}
 	}

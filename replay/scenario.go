@@ -153,6 +153,9 @@ type BrokerSpec struct {
 	// "fcfs" (submit time, as seeds 002 and 004 plan and as the per-job
 	// strategies always do).
 	Order string `yaml:"order" json:"order,omitempty"`
+	// Aging is order aging's rate: how much earlier than its submit time a
+	// job counts in the queue per credit of its max price.
+	Aging Duration `yaml:"aging" json:"aging,omitempty"`
 	// Tolerance is the least-held criterion's tolerance, a fraction of a
 	// job's walltime (unset: coalloc.DefaultTolerance).
 	Tolerance *float64 `yaml:"tolerance" json:"tolerance,omitempty"`

@@ -51,8 +51,11 @@ type Options struct {
 	// later at all. It must be in [0, 100].
 	FreeTolerance float64
 	// Order is the queue order jobs are planned in, each on what the jobs
-	// before it left: OrderPrice ("" too) or OrderFCFS.
+	// before it left: OrderPrice ("" too), OrderFCFS or OrderAging.
 	Order string
+	// Aging is OrderAging's exchange rate, in seconds of waiting per credit
+	// per CPU-hour of max_price (> 0 with OrderAging).
+	Aging float64
 }
 
 // Queue orders (Options.Order).
@@ -62,14 +65,34 @@ const (
 	OrderPrice = "price"
 	// OrderFCFS: submitted, then id, whatever the price.
 	OrderFCFS = "fcfs"
+	// OrderAging: submitted − Aging × max_price, then submitted, then id:
+	// paying Δ credits per CPU-hour more puts a job before the jobs
+	// submitted up to Aging × Δ seconds before it, and never further, so
+	// no job waits behind one submitted more than Aging × (the spread of
+	// max prices) after it.
+	OrderAging = "aging"
 )
 
 // jobCmp is the comparison of the options' queue order.
 func (o Options) jobCmp() func(a, b forecast.JobRequest) int {
-	if o.Order == OrderFCFS {
+	switch o.Order {
+	case OrderFCFS:
 		return fcfsCmp
+	case OrderAging:
+		return agingCmp(o.Aging)
 	}
 	return queueCmp
+}
+
+func agingCmp(rate float64) func(a, b forecast.JobRequest) int {
+	return func(a, b forecast.JobRequest) int {
+		ka := float64(a.Submitted) - rate*a.MaxPrice
+		kb := float64(b.Submitted) - rate*b.MaxPrice
+		if c := cmp.Compare(ka, kb); c != 0 {
+			return c
+		}
+		return fcfsCmp(a, b)
+	}
 }
 
 func fcfsCmp(a, b forecast.JobRequest) int {
@@ -114,8 +137,11 @@ func (o Options) Validate() error {
 	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: free tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
 	}
-	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS {
-		return fmt.Errorf("%w: order %q: must be %q or %q", forecast.ErrInvalid, o.Order, OrderPrice, OrderFCFS)
+	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS && o.Order != OrderAging {
+		return fmt.Errorf("%w: order %q: must be %q, %q or %q", forecast.ErrInvalid, o.Order, OrderPrice, OrderFCFS, OrderAging)
+	}
+	if a := o.Aging; math.IsNaN(a) || a < 0 || a > float64(maxDuration) || (o.Order == OrderAging && a == 0) {
+		return fmt.Errorf("%w: aging %v: must be a number of seconds per credit, > 0 with order %q", forecast.ErrInvalid, a, OrderAging)
 	}
 	if o.StagingDelay < 0 || o.StagingDelay > maxDuration/1024 {
 		return fmt.Errorf("%w: staging delay %d: must be >= 0 and < 2^50 s", forecast.ErrInvalid, o.StagingDelay)

@@ -21,6 +21,12 @@ func SortQueueBy(jobs []forecast.JobRequest, order string) {
 	slices.SortStableFunc(jobs, Options{Order: order}.jobCmp())
 }
 
+// SortQueue orders jobs in place in the options' queue order (Order and
+// Aging), the order PlanQueue and Incremental plan them in.
+func (o Options) SortQueue(jobs []forecast.JobRequest) {
+	slices.SortStableFunc(jobs, o.jobCmp())
+}
+
 func queueCmp(a, b forecast.JobRequest) int {
 	if c := cmp.Compare(b.MaxPrice, a.MaxPrice); c != 0 {
 		return c

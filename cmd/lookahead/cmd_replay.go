@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"lookahead/internal/cli"
+	"lookahead/internal/durfmt"
 	"lookahead/replay"
 	"lookahead/replay/plot"
 )
@@ -30,12 +31,16 @@ type replayOptions struct {
 	parallel int
 	start    string
 	progress string
+	// study: the report over seeds with every broker against the best
+	// simple one, for each scenario named (replay_study.go)
+	study     bool
+	scenarios []string
 }
 
 func newReplayCommand() *cobra.Command {
 	o := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay --scenario FILE.yaml",
+		Use:   "replay --scenario FILE.yaml | --study FILE.yaml...",
 		Short: "Replay sites and a grid job stream over real traces and compare broker policies",
 		Long: `Replay several sites over time: each runs its local workload (SWF traces)
 through the built-in simulator and publishes forecasts; a broker places a
@@ -49,12 +54,39 @@ replay without grid jobs, credits paid, what each site's owner earned, and
 conservation check failures. --seeds N repeats the study under N seeds and
 prints mean [min–max] per point and strategy.
 
+--study runs every scenario named (arguments, or --scenario) under --seeds
+seeds (default 3) and reports per point each broker's grid AWRT and its
+ratio to the best simple broker (single-site-earliest or greedy-multisite),
+local jobs' extra wait against single-site's, multi-site jobs, credits paid
+and reserved and what each owner earned, and where the default broker
+(lookahead) gains or loses against the best simple broker, by job class
+(width × run time).
+
 Trace paths in the scenario are relative to the scenario file; a trace not
 found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 		Example: `  lookahead replay --scenario examples/replay/seed004-broker.yaml
-  lookahead replay --scenario examples/replay/seed002-multisite.yaml -o json --plot seed002.svg`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  lookahead replay --scenario examples/replay/seed002-multisite.yaml -o json --plot seed002.svg
+  nice -n 10 lookahead replay --study examples/replay/study-*.yaml --parallel 2`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && !o.study {
+				return cli.Usagef("replay: arguments %v: scenario files are arguments only with --study (else --scenario FILE)", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.study {
+				if !cmd.Flags().Changed("seeds") {
+					o.seeds = 3
+				}
+				if o.scenario != "" {
+					o.scenarios = append(o.scenarios, o.scenario)
+				}
+				o.scenarios = append(o.scenarios, args...)
+				return runStudy(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			}
+			if o.scenario == "" {
+				return cli.Usagef("replay: --scenario is required (or --study FILE...)")
+			}
 			return runReplay(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
@@ -66,8 +98,8 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
 	f.StringVar(&o.start, "start", "", "the replay's start on the wall clock (Unix seconds or RFC 3339; default: the scenario's start, else the first replayed job's time on its trace's clock, from the SWF header's UnixStartTime)")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
+	f.BoolVar(&o.study, "study", false, "report every scenario named (arguments) over --seeds seeds (default 3): every broker against the best simple one, by job class")
 	cli.AddProgressFlag(cmd, &o.progress)
-	_ = cmd.MarkFlagRequired("scenario")
 	cli.AddOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -83,58 +115,21 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
-	if o.seeds < 1 || o.seeds > maxSeeds {
-		return cli.Usagef("replay: --seeds %d: must lie in [1, %d]", o.seeds, maxSeeds)
-	}
-	if o.parallel < 1 || o.parallel > maxParallel {
-		return cli.Usagef("replay: --parallel %d: must lie in [1, %d]", o.parallel, maxParallel)
-	}
-	if _, err := cli.Progress(o.progress, io.Discard, ""); err != nil {
+	if err := checkRunFlags(o); err != nil {
 		return err
 	}
-	sc, err := loadScenario(o.scenario)
+	sc, in, err := prepareScenario(o, o.scenario)
 	if err != nil {
 		return err
 	}
-	if len(o.policies) > 0 {
-		sc.Policies = o.policies
-		sc.Plot.Policy = ""
-	}
-	sc = sc.WithDefaults()
-	if err := sc.Validate(); err != nil {
-		return cli.UsageError{Err: fmt.Errorf("scenario %s: %w", o.scenario, err)}
-	}
-	in, err := loadTraces(sc, filepath.Dir(o.scenario), o.traceDir)
+	scs, seeds := underSeeds(sc, o.seeds)
+	warnRefused(stderr, o.scenario, scs, in)
+	opts, done, err := studyOptions(ctx, stderr, o)
 	if err != nil {
 		return err
-	}
-	if o.start != "" {
-		if sc.Start, err = parseStart(o.start); err != nil || sc.Start == 0 {
-			return cli.Usagef("--start %q: want Unix seconds after 0 or an RFC 3339 time (0, as an unset start, is the trace's own clock)", o.start)
-		}
-	}
-	sc = sc.OnClock(in)
-	nSeeds := o.seeds
-	opts := replay.Options{Context: ctx}
-	bar, err := cli.Progress(o.progress, stderr, "runs")
-	if err != nil {
-		return err
-	}
-	if bar != nil {
-		opts.Progress = bar
-	}
-	opts.Workers = o.parallel
-	scs := make([]replay.Scenario, nSeeds)
-	seeds := make([]int, nSeeds)
-	for k := range nSeeds {
-		scs[k] = sc
-		scs[k].Seed = sc.Seed + int64(k)
-		seeds[k] = int(scs[k].Seed)
 	}
 	reps, err := replay.Studies(scs, in, opts)
-	if bar != nil {
-		fmt.Fprintln(stderr)
-	}
+	done()
 	if err != nil {
 		return err
 	}
@@ -153,6 +148,94 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		}
 	}
 	return nil
+}
+
+// checkRunFlags checks the counts and the progress mode.
+func checkRunFlags(o *replayOptions) error {
+	if o.seeds < 1 || o.seeds > maxSeeds {
+		return cli.Usagef("replay: --seeds %d: must lie in [1, %d]", o.seeds, maxSeeds)
+	}
+	if o.parallel < 1 || o.parallel > maxParallel {
+		return cli.Usagef("replay: --parallel %d: must lie in [1, %d]", o.parallel, maxParallel)
+	}
+	_, err := cli.Progress(o.progress, io.Discard, "")
+	return err
+}
+
+// prepareScenario loads, checks and completes one scenario file and its
+// traces, with --policy and --start applied, on its wall clock.
+func prepareScenario(o *replayOptions, path string) (replay.Scenario, replay.Inputs, error) {
+	sc, err := loadScenario(path)
+	if err != nil {
+		return replay.Scenario{}, replay.Inputs{}, err
+	}
+	if len(o.policies) > 0 {
+		sc.Policies = o.policies
+		sc.Plot.Policy = ""
+	}
+	sc = sc.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		return replay.Scenario{}, replay.Inputs{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
+	}
+	in, err := loadTraces(sc, filepath.Dir(path), o.traceDir)
+	if err != nil {
+		return replay.Scenario{}, replay.Inputs{}, err
+	}
+	if o.start != "" {
+		if sc.Start, err = parseStart(o.start); err != nil || sc.Start == 0 {
+			return replay.Scenario{}, replay.Inputs{}, cli.Usagef("--start %q: want Unix seconds after 0 or an RFC 3339 time (0, as an unset start, is the trace's own clock)", o.start)
+		}
+	}
+	return sc.OnClock(in), in, nil
+}
+
+// underSeeds is the scenario under its seed and the n−1 next ones.
+func underSeeds(sc replay.Scenario, n int) ([]replay.Scenario, []int) {
+	scs := make([]replay.Scenario, n)
+	seeds := make([]int, n)
+	for k := range n {
+		scs[k] = sc
+		scs[k].Seed = sc.Seed + int64(k)
+		seeds[k] = int(scs[k].Seed)
+	}
+	return scs, seeds
+}
+
+// studyOptions are the runs' options with the --progress bar; done ends
+// the bar's line.
+func studyOptions(ctx context.Context, stderr io.Writer, o *replayOptions) (replay.Options, func(), error) {
+	opts := replay.Options{Context: ctx, Workers: o.parallel}
+	bar, err := cli.Progress(o.progress, stderr, "runs")
+	if err != nil || bar == nil {
+		return opts, func() {}, err
+	}
+	opts.Progress = bar
+	return opts, func() { fmt.Fprintln(stderr) }, nil
+}
+
+// warnRefused says on stderr how many grid jobs every site's horizon is
+// too short for, over the scenario's seeds and points: the broker refuses
+// them at submit, and so does the replay.
+func warnRefused(stderr io.Writer, path string, scs []replay.Scenario, in replay.Inputs) {
+	n, longest := 0, int64(0)
+	for _, sc := range scs {
+		for _, p := range sc.Points() {
+			at := sc.At(p)
+			w, err := replay.BuildWorkload(at, in)
+			if err != nil {
+				return // the run reports it
+			}
+			for _, j := range w.Grid {
+				if replay.NeverFits(at, j) {
+					n, longest = n+1, max(longest, j.Req.Walltime)
+				}
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask a walltime longer than every site's forecast horizon (%s; the longest %s): refused at submit, as the broker refuses them\n",
+			path, n, len(scs), len(scs[0].Points()), durfmt.Seconds(scs[0].Forecast.Horizon.Seconds()), durfmt.Seconds(longest))
+	}
 }
 
 // writeReplayOutput prints one study's table (or report), or with several
@@ -279,7 +362,7 @@ func writePlot(path string, sc replay.Scenario, rep replay.Report) error {
 
 func writeReplayTable(w io.Writer, rep replay.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "point\tpolicy\tgrid jobs\tgrid AWRT\tgrid AWWT\tgrid BSLD\tmulti-site\tunplaced\tlocal jobs\tlocal AWRT\tlocal +wait\tutil\tdensity\tcredits\tearned by site\tchecks\t")
+	fmt.Fprintln(tw, "point\tpolicy\tgrid (jobs)\tgrid AWRT (s)\tgrid AWWT (s)\tgrid BSLD (×)\tmulti-site (jobs)\tunplaced (jobs)\trefused (jobs)\tlocal (jobs)\tlocal AWRT (s)\tlocal +wait (s)\tutil (0-1)\tdensity (0-1)\tpaid (credits)\tearned by site (credits)\tcheck failures\t")
 	for _, r := range rep.Results {
 		m := r.Metrics
 		label := r.Label
@@ -290,8 +373,8 @@ func writeReplayTable(w io.Writer, rep replay.Report) error {
 		for i, e := range m.SiteEarnings {
 			earned[i] = fmt.Sprintf("%.0f", e)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%d\t\n",
-			label, r.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Grid.AWWT, m.Grid.MeanBSLD, r.Stats.MultiSite, m.Unplaced,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%d\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%d\t\n",
+			label, r.Policy, m.Grid.Jobs, m.Grid.AWRT, m.Grid.AWWT, m.Grid.MeanBSLD, r.Stats.MultiSite, m.Unplaced, m.Refused,
 			m.Local.Jobs, m.Local.AWRT, m.LocalExtraWait, m.Utilization, m.Density, m.Credits, strings.Join(earned, "/"), r.Checks.Count)
 	}
 	if err := tw.Flush(); err != nil {

@@ -78,7 +78,7 @@ func statOf(xs []float64) seedStat {
 func writeSeedTable(w io.Writer, seeds []int, rows []seedRow) error {
 	fmt.Fprintf(w, "mean [min–max] over seeds %v\n", seeds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "point\tpolicy\tgrid AWRT\tlocal +wait\tmulti-site\tcredits\tearned by site (mean)\t")
+	fmt.Fprintln(tw, "point\tpolicy\tgrid AWRT (s)\tlocal +wait (s)\tmulti-site (jobs)\tpaid (credits)\tearned by site (credits, mean)\t")
 	for _, r := range rows {
 		label := r.Point
 		if label == "" {
