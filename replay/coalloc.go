@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"cmp"
 	"slices"
 
 	"lookahead/broker/coalloc"
@@ -54,29 +53,9 @@ func CoallocPools(sc Scenario) PoolFactory {
 	}
 }
 
-// coallocOrder is the broker's priority order (max price desc, submit asc,
-// id), coalloc.SortQueue on a copy.
-func coallocOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
-	out := slices.Clone(jobs)
-	coalloc.SortQueue(out)
-	return out
-}
-
 // Queue orders of the lookahead strategies (BrokerSpec.Order).
 const (
 	OrderPriority = "priority"
 	OrderFCFS     = "fcfs"
 	OrderAging    = "aging" // BrokerSpec.Aging seconds per credit
 )
-
-// fcfsOrder is submit time, then id, on a copy.
-func fcfsOrder(jobs []forecast.JobRequest) []forecast.JobRequest {
-	out := slices.Clone(jobs)
-	slices.SortStableFunc(out, func(a, b forecast.JobRequest) int {
-		if c := cmp.Compare(a.Submitted, b.Submitted); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return out
-}

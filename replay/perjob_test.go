@@ -103,7 +103,7 @@ func TestKeptAnswersFollowTime(t *testing.T) {
 	pools := func(fcs []forecast.Forecast, nb int64) (Pool, error) {
 		return coalloc.NewPool(fcs, coalloc.Options{NotBefore: nb, MultiSiteFactor: 1.3, Tolerance: 0.5})
 	}
-	env := Env{NewPool: pools, Order: fcfsOrder}
+	env := Env{NewPool: pools, Order: queueOrder(coallocOptions(Scenario{Broker: BrokerSpec{Order: OrderFCFS}}))}
 	for _, f := range fcs {
 		env.Sites = append(env.Sites, SiteInfo{Name: f.Site, Procs: 4 * len(f.Nodes), Speed: f.Nodes[0].Speed, Price: 1})
 	}

@@ -90,12 +90,20 @@ func TestDuration(t *testing.T) {
 // the jobs pay; the default (priority) puts the best payer first.
 func TestFCFSOrder(t *testing.T) {
 	jobs := []forecast.JobRequest{{ID: "b", Submitted: 5, MaxPrice: 1}, {ID: "c", Submitted: 9, MaxPrice: 3}, {ID: "a", Submitted: 5, MaxPrice: 2}}
-	got := fcfsOrder(jobs)
+	got := queueOrder(coallocOptions(Scenario{Broker: BrokerSpec{Order: OrderFCFS}}))(jobs)
 	if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || jobs[0].ID != "b" {
 		t.Fatalf("fcfs %v (input %v)", got, jobs)
 	}
-	if p := coallocOrder(jobs); p[0].ID != "c" {
+	if p := queueOrder(coallocOptions(Scenario{}))(jobs); p[0].ID != "c" {
 		t.Fatalf("priority %v", p)
+	}
+	// aging: 1 s per credit moves nothing across 4 s of submit time; 3 s
+	// per credit puts c (3 credits, 4 s later) before b (1 credit)
+	for rate, want := range map[Duration]string{1: "abc", 3: "acb"} {
+		p := queueOrder(coallocOptions(Scenario{Broker: BrokerSpec{Order: OrderAging, Aging: rate}}))(jobs)
+		if got := p[0].ID + p[1].ID + p[2].ID; got != want {
+			t.Errorf("aging %v s per credit: %s, want %s", rate, got, want)
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ func TestNaiveMatchesSweep(t *testing.T) {
 	for seed := range uint64(4) {
 		fcs := synthForecasts(1000, seed)
 		jobs := synthQueue(30, seed)
-		SortQueue(jobs)
+		Options{}.SortQueue(jobs)
 		opts := []Options{{NotBefore: synthNow}, {NotBefore: synthNow + 3600, MultiSiteFactor: 1.2, StagingDelay: 600}}[seed%2]
 		fast, err := NewPool(fcs, opts)
 		if err != nil {

@@ -71,7 +71,7 @@ func FuzzPlace(f *testing.F) {
 	f.Add([]byte("abutting slots and overlapping ones across three sites"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		fcs, jobs, opts := fuzzInstance(&byteSource{b: in})
-		SortQueue(jobs)
+		Options{}.SortQueue(jobs)
 		p, err := NewPool(fcs, opts)
 		if err != nil {
 			t.Fatal(err)

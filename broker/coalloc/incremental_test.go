@@ -221,7 +221,7 @@ func TestIncrementalSameAnswers(t *testing.T) {
 // jobs after it plan on what it took, so they are not compared.
 func roundingTie(got, want []forecast.Allocation, jobs []forecast.JobRequest) (float64, bool) {
 	order := slices.Clone(jobs)
-	SortQueue(order)
+	Options{}.SortQueue(order)
 	for _, j := range order {
 		i := slices.IndexFunc(jobs, func(x forecast.JobRequest) bool { return x.ID == j.ID })
 		a, b := got[i], want[i]

@@ -83,7 +83,7 @@ func TestAgainstOracle(t *testing.T) {
 		for i := range jobs {
 			jobs[i] = randJob(r, i)
 		}
-		SortQueue(jobs)
+		Options{}.SortQueue(jobs)
 		p, err := NewPool(fcs, opts)
 		if err != nil {
 			t.Fatalf("instance %d: %v", inst, err)

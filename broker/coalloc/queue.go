@@ -7,13 +7,6 @@ import (
 	"lookahead/forecast"
 )
 
-// SortQueue orders jobs by priority in place: max_price descending, then
-// submitted ascending, then id ascending.
-// Jobs equal on all three keep their order.
-func SortQueue(jobs []forecast.JobRequest) {
-	slices.SortStableFunc(jobs, queueCmp)
-}
-
 // SortQueueBy orders jobs in place in the queue order the planner plans
 // them in with Options.Order order: OrderPrice ("" too) as SortQueue,
 // OrderFCFS by submitted, then id.
@@ -22,7 +15,9 @@ func SortQueueBy(jobs []forecast.JobRequest, order string) {
 }
 
 // SortQueue orders jobs in place in the options' queue order (Order and
-// Aging), the order PlanQueue and Incremental plan them in.
+// Aging), the order PlanQueue and Incremental plan them in; jobs equal on
+// its keys keep their order. The default, price order, is max_price
+// descending, then submitted ascending, then id ascending.
 func (o Options) SortQueue(jobs []forecast.JobRequest) {
 	slices.SortStableFunc(jobs, o.jobCmp())
 }
