@@ -17,7 +17,7 @@ import (
 var ErrScheduler = errors.New("scheduler refused")
 
 // VerbStatus is the agent service endpoint that returns Status.
-const VerbStatus = "status"
+const VerbStatus = wire.VerbAgentStatus
 
 // startService registers the micro service with its reserve, release,
 // list and status endpoints on wire.AgentSubject(site, verb).

@@ -23,6 +23,10 @@ const (
 	VerbReserve      = "reserve"
 	VerbRelease      = "release"
 	VerbList         = "list"
+	// VerbAgentStatus is the agent's status (lookahead-agent status): its
+	// last forecast, its publications, and the local jobs waiting with the
+	// start that forecast predicts for each.
+	VerbAgentStatus = "status"
 
 	// JobEventSubjectT carries what a site saw of grid jobs (started,
 	// finished) so the broker can follow them: site, grid job id.

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"sort"
 
 	"lookahead/broker"
@@ -38,4 +40,17 @@ func (b *Broker) HAStatus() wire.HAStatus {
 	}
 	b.term.mu.Unlock()
 	return st
+}
+
+// AgentStatus asks site's agent for its status (the JSON its status
+// endpoint answers, as `lookahead-agent status` reads it), on a reply
+// subject of the site's own, until ctx ends. It changes nothing, so it is
+// asked by a standby too.
+func (b *Broker) AgentStatus(ctx context.Context, site string) ([]byte, error) {
+	subject := wire.AgentSubject(site, wire.VerbAgentStatus)
+	m, err := b.agents.request(ctx, site, subject, nil)
+	if err != nil {
+		return nil, fmt.Errorf("request to %s: %w", subject, err)
+	}
+	return m.Data, nil
 }

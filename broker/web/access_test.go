@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -72,7 +74,13 @@ func (fakeBroker) SiteForecasts() []broker.Site {
 		Nodes: []forecast.Node{{Name: "a1", Procs: 2}}, Slots: []forecast.Slot{{Node: "a1", Procs: 2, Start: 0, End: 1000, Price: 1}}}}}
 }
 func (fakeBroker) Status(wire.StatusRequest) wire.StatusReply { return wire.StatusReply{Now: 100} }
-func (fakeBroker) Plan() wire.Plan                            { return wire.Plan{} }
+func (fakeBroker) AgentStatus(_ context.Context, site string) ([]byte, error) {
+	if site != "a" {
+		return nil, errors.New("nats: no responders available for request")
+	}
+	return []byte(`{"site":"a","revision":3,"generated":90,"queue":[{"job":"7.a","user":"bob","procs":4,"walltime":600,"submitted":50,"predicted_start":400}],"queue_total":12}`), nil
+}
+func (fakeBroker) Plan() wire.Plan { return wire.Plan{} }
 
 func serve(t *testing.T, s *Server, method, target string, mod func(*http.Request)) *httptest.ResponseRecorder {
 	t.Helper()

@@ -83,6 +83,13 @@ func TestAPIAgainstABroker(t *testing.T) {
 			t.Errorf("alpha's record of origin %q", r.Origin)
 		}
 	}
+	// The local queue, as alpha's agent reports it (no local work: known
+	// and empty).
+	var lq web.LocalQueue
+	getJSON(t, g.url+"api/sites/alpha/queue", &lq)
+	if !lq.Known || lq.Total != 0 || lq.Error != "" || lq.Revision == 0 {
+		t.Errorf("alpha's local queue %+v", lq)
+	}
 	var gantt web.Gantt
 	getJSON(t, g.url+"api/gantt?site=alpha&rows=50", &gantt)
 	bars := 0

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"lookahead/broker/web"
+	"lookahead/forecast/sim"
 	"lookahead/wire"
 )
 
@@ -144,7 +145,32 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	if errs := br.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+	checkLocalQueue(t, g, br)
 	checkStandbyAndToken(t, g, br)
+}
+
+// checkLocalQueue: a site with local work (submitted as it starts: one
+// job on both nodes for 2 h, then two waiting) shows its local queue
+// under its Gantt, each waiting job with the start its agent's last
+// forecast predicts.
+func checkLocalQueue(t *testing.T, g *grid, br *browser) {
+	t.Helper()
+	now := g.clock.Now().Unix()
+	g.startAgent("gamma", 2, sim.Job{ID: "1.gamma", Procs: 16, PPN: 8, Walltime: 7200, Runtime: 7200, User: "carol"},
+		sim.Job{ID: "2.gamma", Procs: 8, PPN: 8, Walltime: 3600, Runtime: 3600, User: "dave"},
+		sim.Job{ID: "3.gamma", Procs: 16, PPN: 8, Walltime: 1800, Runtime: 1800, User: "erin"})
+	g.waitSites(4)
+	eval[bool](t, br, `(() => { location.hash = "#gantt/gamma"; return true; })()`)
+	br.waitTrue(t, "gamma's local queue", `document.getElementById("local").dataset.site === "gamma" &&
+		document.querySelectorAll("#local-jobs tbody tr").length === 2`)
+	got := eval[[]string](t, br, `[...document.querySelectorAll("#local-jobs tbody tr")].map(r => r.dataset.job + " " + r.querySelector("td.start").textContent)`)
+	want := []string{"2.gamma " + jsWhen(now+7200), "3.gamma " + jsWhen(now+3*3600)}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("gamma's local queue %q, want %q", got, want)
+	}
+	if info := eval[string](t, br, `document.getElementById("local-info").textContent`); !strings.Contains(info, "2 jobs waiting") {
+		t.Errorf("gamma's local queue says %q", info)
+	}
 }
 
 // checkSitesSortAndFilter: a name filter, a state filter, and a sort by a
@@ -287,7 +313,7 @@ func checkStandbyAndToken(t *testing.T, g *grid, br *browser) {
 	const tok = "q+3/Zx+Lm0/w7Q+aB9c/kP2e="
 	_, url = g.serveWeb(g.b, web.Config{Token: tok})
 	br.do(t, "open with the token", chromedp.Navigate(url+"?token="+tok))
-	br.waitTrue(t, "token page", `document.querySelectorAll("#sites tbody tr").length === 3 && location.search === ""`)
+	br.waitTrue(t, "token page", `document.querySelectorAll("#sites tbody tr").length === 4 && location.search === ""`)
 }
 
 // jsWhen is the page's when(t).

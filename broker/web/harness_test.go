@@ -66,12 +66,12 @@ func (g *grid) log() *zerolog.Logger {
 	return &l
 }
 
-// startAgent runs a simulated site of nodes × 8 processors with no local
-// work under the real agent.
-func (g *grid) startAgent(name string, nodes int) {
+// startAgent runs a simulated site of nodes × 8 processors with local
+// work (none by default) under the real agent.
+func (g *grid) startAgent(name string, nodes int, work ...sim.Job) {
 	g.t.Helper()
 	site, err := simsite.New(simsite.Config{Site: name, Nodes: nodes, PPN: 8, Speed: 1, MemMB: 1000,
-		Policy: sim.EASY, Start: g.clock.Now().Unix(), Clock: g.clock.Now})
+		Policy: sim.EASY, Start: g.clock.Now().Unix(), Clock: g.clock.Now, Workload: work})
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -61,3 +61,32 @@ func TestOverviewSiteQuery(t *testing.T) {
 		t.Errorf("filtered overview %s (%v)", w.Body, err)
 	}
 }
+
+// TestLocalQueue: a site's local queue as its agent reports it, asked
+// when the page asks; an agent that does not answer is said; an older
+// agent's status (no queue) is not taken for an empty queue.
+func TestLocalQueue(t *testing.T) {
+	s, err := New(Config{Listen: "127.0.0.1:9466"}, fakeBroker{}, Streams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q LocalQueue
+	w := serve(t, s, "GET", "/api/sites/a/queue", nil)
+	if err := json.Unmarshal(w.Body.Bytes(), &q); err != nil || !q.Known || q.Total != 12 || q.Revision != 3 || len(q.Jobs) != 1 ||
+		q.Jobs[0].Job != "7.a" || q.Jobs[0].Start != 400 || q.Error != "" {
+		t.Errorf("queue of a: %s (%v)", w.Body, err)
+	}
+	w = serve(t, s, "GET", "/api/sites/b/queue", nil)
+	if err := json.Unmarshal(w.Body.Bytes(), &q); err != nil || !strings.Contains(q.Error, "no responders") || q.Jobs == nil {
+		t.Errorf("queue of b: %s (%v)", w.Body, err)
+	}
+	if w := serve(t, s, "GET", "/api/sites/a%20b/queue", nil); w.Code != 400 {
+		t.Errorf("bad site: %d", w.Code)
+	}
+	if q, err := ParseLocalQueue("old", []byte(`{"site":"old","revision":9}`)); err != nil || q.Known || q.Total != 0 || q.Jobs == nil {
+		t.Errorf("older agent: %+v %v", q, err)
+	}
+	if _, err := ParseLocalQueue("bad", []byte(`{`)); err == nil {
+		t.Error("a broken status taken")
+	}
+}

@@ -29,6 +29,9 @@ type Broker interface {
 	// HAStatus is the broker's role (active or standby) and which broker
 	// is active.
 	HAStatus() wire.HAStatus
+	// AgentStatus is the status site's agent answers (its local queue
+	// with predicted starts among it), asked now.
+	AgentStatus(ctx context.Context, site string) ([]byte, error)
 }
 
 // Config is the web view's: where it listens and how operators prove
@@ -130,6 +133,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs", s.apiJobs)
 	mux.HandleFunc("GET /api/jobs/{id}/events", s.apiJobEvents)
 	mux.HandleFunc("GET /api/gantt", s.apiGantt)
+	mux.HandleFunc("GET /api/sites/{site}/queue", s.apiLocalQueue)
 	mux.HandleFunc("GET /api/audit", s.apiAudit)
 	return s.guard(mux)
 }

@@ -173,7 +173,7 @@ function axis(g, x, height) {
   const step = [900, 1800, 3600, 7200, 21600, 43200, 86400].find(s => span / s <= 12) || 172800;
   for (let t = Math.ceil(g.from / step) * step; t <= g.to; t += step) {
     a.append(el("svg:line", { x1: x(t), x2: x(t), y1: AXIS_PX - 6, y2: height }));
-    a.append(el("svg:text", { x: x(t) + 2, y: AXIS_PX - 8 }, when(t).slice(5, 16)));
+    if (x(t) + 72 <= x(g.to)) a.append(el("svg:text", { x: x(t) + 2, y: AXIS_PX - 8 }, when(t).slice(5, 16)));
   }
   return a;
 }
@@ -241,6 +241,29 @@ function shift(sign) {
   if (!g) return;
   view.zoom = { from: g.from + sign * g.span, to: g.from + (1 + sign) * g.span };
   loadGantt().catch(showError);
+}
+
+// loadLocal shows the site's local queue as its agent reports it: each
+// job waiting in the site's scheduler with the start its last forecast
+// predicts (asked of the agent, not carried in forecasts).
+async function loadLocal() {
+  if (!view.site) return;
+  const site = view.site, d = await get("/api/sites/" + encodeURIComponent(site) + "/queue");
+  if (site !== view.site) return;
+  $("local-site").textContent = site;
+  $("local").dataset.site = site;
+  let info = d.error || (!d.known ? "its agent does not report its queue (an older agent)" :
+    plural(d.total, "job") + " waiting, as the forecast of " + when(d.generated) + " (revision " + d.revision + ") predicts them" +
+    (d.jobs.length < d.total ? "; the first " + d.jobs.length + " shown" : ""));
+  $("local-info").textContent = "— " + info;
+  $("local-jobs").hidden = d.jobs.length === 0;
+  $("local-jobs").tBodies[0].replaceChildren(...d.jobs.slice(0, 200).map(j => {
+    const tr = el("tr", { "data-job": j.job });
+    tr.append(td(j.job), td(j.user || ""), td(j.queue || ""), td(j.procs, "num"), td(dur(j.walltime), "num"), td(when(j.submitted), "when"),
+      td(j.predicted_start ? when(j.predicted_start) : "beyond the horizon", "when start"),
+      td(j.first_predicted_start ? when(j.first_predicted_start) : "", "when"));
+    return tr;
+  }));
 }
 
 // ---- Queue ----
@@ -326,7 +349,10 @@ async function tick() {
   try {
     drawOverview(await get("/api/overview?" + siteQuery()));
     if (view.tab === "queue") await loadJobs();
-    if (view.tab === "gantt") await loadGantt();
+    if (view.tab === "gantt") {
+      await loadGantt();
+      if ($("local").dataset.site !== view.site) loadLocal().catch(showError);
+    }
     showError(null);
   } catch (e) {
     showError(e);
@@ -385,7 +411,10 @@ function init() {
   window.addEventListener("hashchange", route);
   route();
   setInterval(tick, POLL_MS);
-  setInterval(() => { if (view.tab === "audit") loadAudit().catch(showError); }, AUDIT_MS);
+  setInterval(() => {
+    if (view.tab === "audit") loadAudit().catch(showError);
+    if (view.tab === "gantt") loadLocal().catch(showError);
+  }, AUDIT_MS);
 }
 
 document.addEventListener("DOMContentLoaded", init);
