@@ -149,12 +149,11 @@ func (g *grid) startBroker(name string) *brokerRun {
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: time.Minute,
 		StartMargin: 5 * time.Second, Replicas: 3, LeaseTTL: leaseTTL,
 		Planner: brokertest.Planner, Log: g.log(name),
-		FailPoint:  g.failPoint,
-		LeasePause: g.leasePause,
 	})
 	if err != nil {
 		g.t.Fatal(err)
 	}
+	b.InjectFaults(daemon.Faults{Point: g.failPoint, LeasePause: g.leasePause})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &brokerRun{name: name, b: b, nc: nc, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- b.Run(ctx) }()

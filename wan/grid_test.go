@@ -157,7 +157,7 @@ func (g *grid) startBroker(o gridOptions) {
 		Name: "broker", CycleInterval: 300 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: siteTTL,
 		StartMargin: time.Second, StartGrace: time.Minute, Replicas: 3, LeaseTTL: 5 * time.Second,
-		Planner: brokertest.Planner, Log: g.logger("broker", lvl), FailPoint: o.failPoint,
+		Planner: brokertest.Planner, Log: g.logger("broker", lvl),
 		Policy: broker.Policy{Identities: map[string]broker.Allowed{
 			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
 		}, Operators: []string{"operator"}},
@@ -165,6 +165,7 @@ func (g *grid) startBroker(o gridOptions) {
 	if err != nil {
 		g.t.Fatal(err)
 	}
+	b.InjectFaults(daemon.Faults{Point: o.failPoint})
 	g.b = b
 	g.js, _ = jetstream.New(nc)
 	opConn := g.dial(g.net.Identity("operator"))

@@ -20,7 +20,8 @@ import (
 	"lookahead/wire"
 )
 
-// ErrCrashed is returned by Run when a FailPoint stopped the broker.
+// ErrCrashed is returned by Run when an injected fault (Faults.Point)
+// stopped the broker.
 var ErrCrashed = errors.New("broker stopped at an injected fail point")
 
 // Broker is the broker process. Create it with New and run it with Run;
@@ -68,6 +69,7 @@ type Broker struct {
 	badForecasts atomic.Int64
 	badEvents    atomic.Int64
 	crashed      atomic.Bool
+	faults       Faults     // tests only (faults.go)
 	commitMu     sync.Mutex // one commit or release pass at a time
 	health       health
 	// events counts events recorded since the last snapshot (under mu).
@@ -293,8 +295,8 @@ func (b *Broker) appendChecked(ctx context.Context, e broker.Event) error {
 	if b.cfg.appendHook != nil {
 		b.cfg.appendHook(ctx, e)
 	}
-	if b.cfg.AppendError != nil {
-		err = b.cfg.AppendError(e)
+	if b.faults.AppendError != nil {
+		err = b.faults.AppendError(e)
 	}
 	if err == nil {
 		err = appendEvent(ctx, b.appendJob, e)

@@ -71,7 +71,7 @@ func pick(revisions map[string]uint64, sites []string) map[string]uint64 {
 }
 
 func (b *Broker) failAt(point string) bool {
-	if b.cfg.FailPoint != nil && b.cfg.FailPoint(point) {
+	if b.faults.Point != nil && b.faults.Point(point) {
 		b.crashed.Store(true)
 		b.log.Warn().Str("point", point).Msg("stopping at injected fail point")
 		return true

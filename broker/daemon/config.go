@@ -118,16 +118,6 @@ type Config struct {
 	Clock     Clock
 	Log       zerolog.Logger
 	Metrics   Metrics
-	// AppendError, when set, is asked before each append to the job
-	// stream; an error fails the append (tests of a failing stream).
-	AppendError func(broker.Event) error
-	// FailPoint, when set, is asked at named points of the commit protocol
-	// ("intent", "answer:<site>", "outcome"); returning true makes the broker stop
-	// there as if it died (tests of recovery).
-	FailPoint func(point string) bool
-	// LeasePause, when set, is called before each lease renewal (tests
-	// block it to emulate a process stopped past its lease).
-	LeasePause func()
 	// appendHook, when set, sees every append with its context first
 	// (tests of what handlers hold while they append).
 	appendHook func(context.Context, broker.Event)

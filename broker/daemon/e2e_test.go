@@ -135,16 +135,14 @@ func TestE2ERefusingSiteMakesTheOtherRelease(t *testing.T) {
 func TestE2EBrokerKilledBetweenReservesRecovers(t *testing.T) {
 	e := newEnv(t)
 	a, c := e.startAgent("alpha", 4), e.startAgent("beta", 4)
-	crash := e.startBroker(func(cfg *Config) {
-		first := ""
-		cfg.FailPoint = func(p string) bool {
-			if strings.HasPrefix(p, "answer:") && first == "" {
-				first = p // dies right after the first site answered
-				return true
-			}
-			return false
+	first := ""
+	crash := e.startBrokerFaults(Faults{Point: func(p string) bool {
+		if strings.HasPrefix(p, "answer:") && first == "" {
+			first = p // dies right after the first site answered
+			return true
 		}
-	})
+		return false
+	}}, nil)
 	e.waitSites(crash.b, 2)
 	rep := submit(t, crash.b, "k1", job(48, 3600, 2))
 	if err := crash.b.Cycle(context.Background()); err != ErrCrashed {

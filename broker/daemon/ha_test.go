@@ -128,9 +128,10 @@ func TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown(t *testing.T) {
 // TestPausedBrokerIsFenced: the active broker stops after recording a
 // commit's intent and stays stopped past its lease; the standby takes
 // over, rolls the commit back (its release carries the new epoch) and
-// reserves the job itself. When the old broker resumes, its reserve is
-// refused fenced by the site and its outcome by the job stream: it steps
-// down, and the site holds the job's reservation from the new epoch only.
+// reserves the job itself. When the old broker resumes, it sends nothing:
+// its lease ran out, which every side effect checks (before issue 34 its
+// reserve went out, to be refused fenced by the site); it steps down, and
+// the site holds the job's reservation from the new epoch only.
 func TestPausedBrokerIsFenced(t *testing.T) {
 	e := newEnv(t)
 	site := e.startSite("alpha")
@@ -138,23 +139,22 @@ func TestPausedBrokerIsFenced(t *testing.T) {
 	resumeCommit, resumeLease := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	paused := make(chan struct{})
-	old := e.startBroker(func(c *Config) {
-		c.Name = "b1"
-		c.LeasePause = func() {
+	old := e.startBrokerFaults(Faults{
+		LeasePause: func() {
 			select {
 			case <-paused:
 				<-resumeLease
 			default:
 			}
-		}
-		c.FailPoint = func(p string) bool {
+		},
+		Point: func(p string) bool {
 			if p == "intent" {
 				once.Do(func() { close(paused) })
 				<-resumeCommit
 			}
 			return false
-		}
-	})
+		},
+	}, func(c *Config) { c.Name = "b1" })
 	e1 := old.b.Epoch()
 	e.waitSites(old.b, 1)
 	rep := submit(t, old.b, "k1", job(8, 3600, 2))
@@ -179,6 +179,9 @@ func TestPausedBrokerIsFenced(t *testing.T) {
 		t.Fatalf("b2 did not reserve the job: %s %q", st.State, st.Message)
 	}
 
+	site.mu.Lock()
+	before := site.calls["reserve"] + site.calls["release"]
+	site.mu.Unlock()
 	close(resumeCommit) // b1 goes on with its commit, its lease still "paused"
 	if err := <-cycled; err == nil {
 		t.Fatal("b1's cycle succeeded after it lost its lease")
@@ -194,10 +197,10 @@ func TestPausedBrokerIsFenced(t *testing.T) {
 		t.Fatal("b1 did not step down")
 	}
 	site.mu.Lock()
-	fenced, epoch := site.fenced, site.epochs[rep.Job]
+	after, epoch := site.calls["reserve"]+site.calls["release"], site.epochs[rep.Job]
 	site.mu.Unlock()
-	if fenced == 0 {
-		t.Error("b1's reserve was not refused fenced by the site")
+	if after != before {
+		t.Errorf("b1 sent %d request(s) after it resumed past its lease, want none", after-before)
 	}
 	if epoch != e2 {
 		t.Errorf("the job's reservation is from epoch %d, want b2's %d", epoch, e2)

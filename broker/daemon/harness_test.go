@@ -96,6 +96,12 @@ type brokerRun struct {
 
 func (e *env) startBroker(mod func(*Config)) *brokerRun {
 	e.t.Helper()
+	return e.startBrokerFaults(Faults{}, mod)
+}
+
+// startBrokerFaults is startBroker with faults armed (InjectFaults).
+func (e *env) startBrokerFaults(f Faults, mod func(*Config)) *brokerRun {
+	e.t.Helper()
 	cfg := Config{
 		CycleInterval: time.Hour, Debounce: time.Hour, // tests drive cycles by hand
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: 5 * time.Minute,
@@ -110,6 +116,7 @@ func (e *env) startBroker(mod func(*Config)) *brokerRun {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	b.InjectFaults(f)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &brokerRun{b: b, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- b.Run(ctx) }()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,19 +36,73 @@ type leaseValue struct {
 // lease is one broker's handle on the leadership key. The key expires
 // (the bucket's TTL) unless renewed; it is created only when absent and
 // renewed only at the revision this broker wrote last, so at most one
-// broker holds it. All times here are this host's monotonic clock.
+// broker holds it. All times here are this host's monotonic clock, read
+// through clock.
 type lease struct {
-	kv   jetstream.KeyValue
-	name string
-	ttl  time.Duration
-	// pause, when set (tests), is called before each renewal: a test
-	// blocks it to emulate a process stopped past its lease.
+	kv    jetstream.KeyValue
+	name  string
+	ttl   time.Duration
+	clock leaseClock
+	// pause, when set (Faults.LeasePause), is called before each renewal:
+	// a test blocks it to emulate a process stopped past its lease.
 	pause func()
 
 	term  string    // this acquisition's random token
-	rev   uint64    // revision this broker wrote last (0: not held)
 	since time.Time // when this term's lease was created
-	valid time.Time // the lease is ours until then, at the latest
+
+	mu    sync.Mutex // guards rev and valid, read by every side effect (check)
+	rev   uint64     // revision this broker wrote last (0: not held)
+	valid time.Time  // the lease is ours until then, at the latest
+}
+
+// leaseClock is the lease's time: now, and a ticker (its channel and its
+// stop). The daemon's is the system clock; tests run it in a
+// testing/synctest bubble, where that clock is a fake one.
+type leaseClock interface {
+	Now() time.Time
+	NewTicker(d time.Duration) (<-chan time.Time, func())
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+func (systemClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// held records a write of the lease at revision rev, sent at sent: the
+// lease is ours until TTL - guard after it (0.75 TTL).
+func (l *lease) held(rev uint64, sent time.Time) {
+	_, guard := leaseTimes(l.ttl)
+	l.mu.Lock()
+	l.rev, l.valid = rev, sent.Add(l.ttl-guard)
+	l.mu.Unlock()
+}
+
+// revision is the revision this broker wrote last (0: not held).
+func (l *lease) revision() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rev
+}
+
+// check says whether the lease is this broker's now: held, and valid (a
+// quarter of the TTL before the key can expire on the servers, counted
+// from the last renewal sent). errLostLeadership otherwise.
+func (l *lease) check() error {
+	now := l.clock.Now()
+	l.mu.Lock()
+	rev, valid := l.rev, l.valid
+	l.mu.Unlock()
+	switch {
+	case rev == 0:
+		return fmt.Errorf("%w: the lease is not held", errLostLeadership)
+	case !now.Before(valid):
+		return fmt.Errorf("%w: the lease ran out %v ago (no renewal got through for %v)", errLostLeadership,
+			now.Sub(valid).Round(time.Millisecond), now.Sub(valid.Add(-l.ttl*3/4)).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // leaseTimes are the lease's rhythm: renewals every TTL/5, each bounded so
@@ -86,20 +141,20 @@ func openLease(ctx context.Context, js jetstream.JetStream, name string, ttl tim
 	if st.TTL() <= 0 {
 		return nil, fmt.Errorf("kv bucket %s has no TTL: a lease in it would never expire (recreate it with `lookahead-broker init`)", wire.LeaderBucket)
 	}
-	return &lease{kv: kv, name: name, ttl: st.TTL()}, nil
+	return &lease{kv: kv, name: name, ttl: st.TTL(), clock: systemClock{}}, nil
 }
 
 // tryAcquire creates the key if it is absent. It reports the holder when
 // another broker has it.
 func (l *lease) tryAcquire(ctx context.Context) (bool, *leaseValue, error) {
-	sent := time.Now()
+	sent := l.clock.Now()
 	term := randomToken()
 	v := leaseValue{Broker: l.name, Term: term, Since: sent.Unix(), Renewed: sent.Unix()}
 	data, _ := json.Marshal(v)
 	rev, err := l.kv.Create(ctx, wire.LeaderKey, data)
 	if err == nil {
-		_, guard := leaseTimes(l.ttl)
-		l.term, l.rev, l.since, l.valid = term, rev, sent, sent.Add(l.ttl-guard)
+		l.term, l.since = term, sent
+		l.held(rev, sent)
 		return true, nil, nil
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -128,10 +183,10 @@ func (l *lease) read(ctx context.Context) (*leaseValue, error) {
 // renew writes the lease again at the revision this broker wrote last.
 // errLostLeadership when the key moved on (expired, taken, deleted).
 func (l *lease) renew(ctx context.Context, epoch uint64) error {
-	sent := time.Now()
+	sent := l.clock.Now()
 	v := leaseValue{Broker: l.name, Term: l.term, Epoch: epoch, Since: l.since.Unix(), Renewed: sent.Unix()}
 	data, _ := json.Marshal(v)
-	rev, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev)
+	rev, err := l.kv.Update(ctx, wire.LeaderKey, data, l.revision())
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound) {
 		own, rerr := l.ownWrite(ctx)
 		switch {
@@ -147,8 +202,7 @@ func (l *lease) renew(ctx context.Context, epoch uint64) error {
 	if err != nil {
 		return fmt.Errorf("renew the lease: %w", err)
 	}
-	_, guard := leaseTimes(l.ttl)
-	l.rev, l.valid = rev, sent.Add(l.ttl-guard)
+	l.held(rev, sent)
 	return nil
 }
 
@@ -166,6 +220,8 @@ func (l *lease) ownWrite(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	var v leaseValue
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if json.Unmarshal(e.Value(), &v) != nil || v.Term == "" || v.Term != l.term || e.Revision() <= l.rev {
 		return false, nil
 	}
@@ -184,13 +240,13 @@ func randomToken() string {
 // got through. epoch is read at each renewal (0 until established).
 func (l *lease) keep(ctx context.Context, epoch func() uint64, lost func(error)) error {
 	every, _ := leaseTimes(l.ttl)
-	t := time.NewTicker(every)
-	defer t.Stop()
+	tick, stop := l.clock.NewTicker(every)
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-tick:
 		}
 		if l.pause != nil {
 			l.pause()
@@ -199,7 +255,7 @@ func (l *lease) keep(ctx context.Context, epoch func() uint64, lost func(error))
 		if err == nil {
 			continue
 		}
-		if errors.Is(err, errLostLeadership) || !time.Now().Before(l.valid) {
+		if errors.Is(err, errLostLeadership) || l.check() != nil {
 			if !errors.Is(err, errLostLeadership) {
 				err = fmt.Errorf("%w: %v", errLostLeadership, err)
 			}
@@ -224,11 +280,14 @@ func (l *lease) renewBounded(ctx context.Context, epoch uint64) error {
 // release deletes the lease if this broker still holds it, so a standby
 // takes over at once instead of a TTL later.
 func (l *lease) release(ctx context.Context) error {
-	if l.rev == 0 {
+	rev := l.revision()
+	if rev == 0 {
 		return nil
 	}
-	err := l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(l.rev))
+	err := l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(rev))
+	l.mu.Lock()
 	l.rev = 0
+	l.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("release the lease: %w", err)
 	}

@@ -23,14 +23,12 @@ func TestUnrecordedOutcomeIsSettledByTheRunningBroker(t *testing.T) {
 	e.putForecast("alpha", e.siteForecast("alpha", 1, 2, 8))
 	var failOutcome atomic.Bool
 	failOutcome.Store(true)
-	r := e.startBroker(func(c *Config) {
-		c.AppendError = func(ev broker.Event) error {
-			if ev.Kind == broker.EvOutcome && failOutcome.Load() {
-				return errors.New("injected: the job stream refuses the outcome")
-			}
-			return nil
+	r := e.startBrokerFaults(Faults{AppendError: func(ev broker.Event) error {
+		if ev.Kind == broker.EvOutcome && failOutcome.Load() {
+			return errors.New("injected: the job stream refuses the outcome")
 		}
-	})
+		return nil
+	}}, nil)
 	e.waitSites(r.b, 1)
 	g := submit(t, r.b, "k1", job(8, 3600, 2))
 	if err := r.b.Cycle(context.Background()); err == nil || !strings.Contains(err.Error(), "not recorded") {

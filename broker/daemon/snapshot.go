@@ -138,6 +138,9 @@ func (b *Broker) purgeBefore(ctx context.Context, start uint64) error {
 	if b.snap.stream == nil || b.snap.purgeDenied || start <= 1 {
 		return nil
 	}
+	if err := b.acting(); err != nil {
+		return nil // a broker no longer active purges nothing
+	}
 	err := b.snap.stream.Purge(ctx, jetstream.WithPurgeSequence(start))
 	if err != nil {
 		b.log.Warn().Err(err).Msg("events before the snapshot not purged; replays start at the snapshot anyway")

@@ -104,7 +104,7 @@ func (b *Broker) Run(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	l.pause = b.cfg.LeasePause
+	l.pause = b.faults.LeasePause
 	b.term.lease = l
 	sub, err := b.nc.Subscribe(wire.BrokerHASubject, b.onHAStatus)
 	if err != nil {
@@ -149,7 +149,8 @@ func (b *Broker) endTerm(ctx context.Context, err, cause error) error {
 // awaitLease tries to take the lease until it succeeds (true) or ctx ends.
 func (b *Broker) awaitLease(ctx context.Context) bool {
 	every, _ := leaseTimes(b.term.lease.ttl)
-	every = min(every, time.Second)
+	tick, stop := b.term.lease.clock.NewTicker(min(every, time.Second))
+	defer stop()
 	var last string
 	for {
 		ok, holder, err := b.term.lease.tryAcquire(ctx)
@@ -170,7 +171,7 @@ func (b *Broker) awaitLease(ctx context.Context) bool {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(every):
+		case <-tick:
 		}
 	}
 }
@@ -181,6 +182,28 @@ func (b *Broker) runTerm(ctx context.Context) error {
 	g.Go(func() error { return b.term.lease.keep(gctx, b.Epoch, b.loseLeadership) })
 	g.Go(func() error { return b.runActive(gctx) })
 	return g.Wait()
+}
+
+// acting says whether the broker may act now: its term has not ended and
+// its lease is valid at this instant (lease.check). Every side effect
+// asks it first — an append to the job stream, a request to a site (a
+// reserve, release, dispatch or stop) — so a broker stopped past its
+// lease does nothing once it runs again, whatever its renewal ticker has
+// not yet noticed. A lease found run out ends the term here.
+func (b *Broker) acting() error {
+	b.term.mu.Lock()
+	lost := b.term.lost
+	b.term.mu.Unlock()
+	if lost != nil {
+		return lost
+	}
+	if l := b.term.lease; l != nil {
+		if err := l.check(); err != nil {
+			b.loseLeadership(err)
+			return err
+		}
+	}
+	return nil
 }
 
 // loseLeadership ends the active term at once: nothing more is planned,
@@ -248,8 +271,12 @@ func (b *Broker) appendJob(ctx context.Context, subject string, data []byte, opt
 	return ack, err
 }
 
-// appendAt publishes with the expected last sequence (b.term.seqMu held).
+// appendAt publishes with the expected last sequence (b.term.seqMu held),
+// while the broker may act.
 func (b *Broker) appendAt(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	if err := b.acting(); err != nil {
+		return nil, fmt.Errorf("not appended: %w", err)
+	}
 	opts = append(opts, jetstream.WithExpectLastSequence(b.term.lastSeq))
 	ack, err := b.js.Publish(ctx, subject, data, opts...)
 	if err != nil {

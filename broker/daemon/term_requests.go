@@ -34,11 +34,8 @@ func (b *Broker) stamp(ctx context.Context, v any) (any, error) {
 	default:
 		return v, nil
 	}
-	b.term.mu.Lock()
-	lost := b.term.lost
-	b.term.mu.Unlock()
-	if lost != nil {
-		return nil, fmt.Errorf("not sent: %w", lost)
+	if err := b.acting(); err != nil {
+		return nil, fmt.Errorf("not sent: %w", err)
 	}
 	return v, nil
 }
