@@ -61,6 +61,7 @@ func (a *Agent) dispatch(ctx context.Context, data []byte) (wire.DispatchReply, 
 
 // dispatchCall is a dispatch request in the envelope.
 type dispatchCall struct {
+	noPrepare
 	req   wire.DispatchRequest
 	reply wire.DispatchReply
 }
@@ -218,6 +219,7 @@ func (a *Agent) stop(ctx context.Context, data []byte) (wire.StopReply, func()) 
 // stopCall is a stop request in the envelope. It keeps no intent record:
 // each qdel is audited as it runs.
 type stopCall struct {
+	noPrepare
 	req   wire.StopRequest
 	reply wire.StopReply
 }

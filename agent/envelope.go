@@ -23,7 +23,7 @@ import (
 //  5. intent   the request is audited before anything runs (verbs that
 //     keep an intent record); no audit, nothing done. The record goes
 //     out at once, and while it travels to the audit stream the verb
-//     may prepare (read the site, decide; change nothing: preparer);
+//     may prepare (read the site, decide; change nothing: call.prepare);
 //     its acknowledgement is awaited before act.
 //  6. act      the verb's own work.
 //  7. outcome  the answer is audited, counted and logged. The outcome's
@@ -53,6 +53,11 @@ type call interface {
 	// intent is the record audited before acting; nil: the verb keeps
 	// none (it audits its commands itself).
 	intent(now time.Time) *wire.AuditRecord
+	// prepare reads the site and decides before the verb acts, while the
+	// intent record travels to the audit stream; it must change nothing
+	// (a refusal ends the request there). Most verbs have nothing to
+	// prepare (noPrepare).
+	prepare(ctx context.Context, a *Agent, x *exchange) *Refusal
 	// act does the verb's work, sets the reply and returns the commands
 	// it ran, in order.
 	act(ctx context.Context, a *Agent, x *exchange) [][]string
@@ -96,13 +101,6 @@ type exchange struct {
 	decoded bool
 }
 
-// preparer is a verb that reads the site and decides before it acts:
-// prepare runs while the intent record travels to the audit stream, and
-// must change nothing (a refusal ends the request there, as in pass).
-type preparer interface {
-	prepare(ctx context.Context, a *Agent, x *exchange) *Refusal
-}
-
 // serve runs one request through the envelope; c holds the reply when it
 // returns, and the outcome's audit record is out. done waits for that
 // record's acknowledgement (logging a failure): the caller answers first,
@@ -144,10 +142,8 @@ func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) 
 	if rec := c.intent(x.now); rec != nil {
 		intent = a.auditAsync(*rec)
 	}
-	if p, ok := any(c).(preparer); ok {
-		if ref := p.prepare(ctx, a, x); ref != nil {
-			return nil, ref // nothing acted: no need to wait for the intent
-		}
+	if ref := c.prepare(ctx, a, x); ref != nil {
+		return nil, ref // nothing acted: no need to wait for the intent
 	}
 	if err := intent.wait(ctx); err != nil {
 		return nil, refuse(wire.CodeInternal, "audit unavailable, nothing done: %v", err)
@@ -198,6 +194,11 @@ func (a *Agent) auditOutcome(ctx context.Context, rec wire.AuditRecord, ack audi
 		a.log.Error().Err(err).Str("job", rec.Job).Msg("audit of " + rec.Action + " result failed")
 	}
 }
+
+// noPrepare is the prepare step of a verb that decides as it acts.
+type noPrepare struct{}
+
+func (noPrepare) prepare(context.Context, *Agent, *exchange) *Refusal { return nil }
 
 // first and last pick the main command of a request's commands for its
 // audit record (nil when none ran).

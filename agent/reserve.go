@@ -223,6 +223,7 @@ func (a *Agent) release(ctx context.Context, data []byte) (wire.ReleaseReply, fu
 
 // releaseCall is a release request in the envelope.
 type releaseCall struct {
+	noPrepare
 	req   wire.ReleaseRequest
 	reply wire.ReleaseReply
 }
