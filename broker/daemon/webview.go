@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"lookahead/broker"
+	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -53,4 +54,33 @@ func (b *Broker) AgentStatus(ctx context.Context, site string) ([]byte, error) {
 		return nil, fmt.Errorf("request to %s: %w", subject, err)
 	}
 	return m.Data, nil
+}
+
+// Jobs renders, for the web view, the jobs keep accepts among every job
+// the broker holds (ended ones within retention included), in submission
+// order: the first limit of them (limit ≤ 0: all), how many keep accepted
+// and how many the broker holds, and the broker's now. keep sees the
+// broker's record and, for a waiting job, the last cycle's plan (nil if
+// none); it must not keep or change either. One pass under the broker's
+// lock, and only the jobs shown are rendered: the status endpoint's pages
+// encode every job as JSON and each page walks the queue again, too much
+// to poll every 2 s at 100,000 jobs.
+func (b *Broker) Jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, limit int) (jobs []wire.JobStatus, found, total int, now int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	all := b.state.Jobs()
+	jobs = []wire.JobStatus{}
+	for _, j := range all {
+		var plan *forecast.Allocation
+		if a, ok := b.planned[j.Req.ID]; ok && j.State == wire.JobWaiting {
+			plan = &a
+		}
+		if keep != nil && !keep(j, plan) {
+			continue
+		}
+		if found++; limit <= 0 || len(jobs) < limit {
+			jobs = append(jobs, j.Status(plan))
+		}
+	}
+	return jobs, found, len(all), b.now()
 }

@@ -73,7 +73,9 @@ func (fakeBroker) SiteForecasts() []broker.Site {
 	return []broker.Site{{Name: "a", Forecast: forecast.Forecast{Site: "a", Horizon: 1000,
 		Nodes: []forecast.Node{{Name: "a1", Procs: 2}}, Slots: []forecast.Slot{{Node: "a1", Procs: 2, Start: 0, End: 1000, Price: 1}}}}}
 }
-func (fakeBroker) Status(wire.StatusRequest) wire.StatusReply { return wire.StatusReply{Now: 100} }
+func (fakeBroker) Jobs(func(*broker.Job, *forecast.Allocation) bool, int) ([]wire.JobStatus, int, int, int64) {
+	return []wire.JobStatus{}, 0, 0, 100
+}
 func (fakeBroker) AgentStatus(_ context.Context, site string) ([]byte, error) {
 	if site != "a" {
 		return nil, errors.New("nats: no responders available for request")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"lookahead/broker"
 	"lookahead/broker/client"
 	"lookahead/forecast"
 	"lookahead/wire"
@@ -99,12 +100,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// allJobs is every job the broker holds, finished ones within retention
-// included, as an operator sees them.
-func (s *Server) allJobs() wire.StatusReply {
-	return s.b.Status(wire.StatusRequest{Type: wire.TypeStatus, All: true})
-}
-
 // Jobs bounds the queue rows one answer carries: DefaultJobs unless the
 // page asks for up to MaxJobs.
 const (
@@ -114,23 +109,17 @@ const (
 
 func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	st := s.allJobs()
-	stale := s.b.Plan().Stale
 	limit := min(max(int(intParam(q.Get("limit"), DefaultJobs)), 1), MaxJobs)
-	keep := jobFilter(q.Get("state"), q.Get("match"))
+	jobs, found, total, now := s.b.Jobs(jobFilter(q.Get("state"), q.Get("match")), limit)
+	stale := s.b.Plan().Stale
 	out := struct {
 		Now   int64     `json:"now"`
 		Total int       `json:"total"`
 		Found int       `json:"found"`
 		Jobs  []JobView `json:"jobs"`
-	}{Now: st.Now, Total: len(st.Jobs), Jobs: []JobView{}}
-	for _, j := range st.Jobs {
-		if !keep(j) {
-			continue
-		}
-		if out.Found++; len(out.Jobs) < limit {
-			out.Jobs = append(out.Jobs, ViewJob(j, stale, st.Now))
-		}
+	}{Now: now, Total: total, Found: found, Jobs: make([]JobView, 0, len(jobs))}
+	for _, j := range jobs {
+		out.Jobs = append(out.Jobs, ViewJob(j, stale, now))
 	}
 	writeJSON(w, out)
 }
@@ -138,7 +127,7 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 // jobFilter keeps the jobs in one of states (a comma list; "" is every
 // state; "active" is every state but the ended ones) whose id, user or
 // account contains match (case ignored).
-func jobFilter(states, match string) func(wire.JobStatus) bool {
+func jobFilter(states, match string) func(*broker.Job, *forecast.Allocation) bool {
 	want := map[string]bool{}
 	for _, s := range strings.Split(states, ",") {
 		if s != "" {
@@ -146,11 +135,11 @@ func jobFilter(states, match string) func(wire.JobStatus) bool {
 		}
 	}
 	match = strings.ToLower(match)
-	return func(j wire.JobStatus) bool {
+	return func(j *broker.Job, _ *forecast.Allocation) bool {
 		if len(want) > 0 && !want[j.State] && !(want["active"] && !ended[j.State]) {
 			return false
 		}
-		r := j.Job
+		r := j.Req
 		return match == "" || strings.Contains(strings.ToLower(r.ID+"\x00"+r.User+"\x00"+r.Account), match)
 	}
 }

@@ -2,7 +2,9 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
+	"lookahead/broker"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -44,11 +46,11 @@ func (s *Server) apiGantt(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such site", http.StatusNotFound)
 		return
 	}
-	st := s.b.Status(wire.StatusRequest{Type: wire.TypeStatus}) // the active jobs: ended ones hold nothing
-	holds := HoldsOn(site, st.Jobs)
-	from, to := WorkWindow(st.Now, f.Horizon, holds)
+	jobs, _, _, now := s.b.Jobs(onSite(site), 0)
+	holds := HoldsOn(site, jobs)
+	from, to := WorkWindow(now, f.Horizon, holds)
 	if q.Has("from") || q.Has("to") {
-		from = intParam(q.Get("from"), st.Now)
+		from = intParam(q.Get("from"), now)
 		to = intParam(q.Get("to"), max(f.Horizon, from+3600))
 	}
 	if to <= from {
@@ -56,7 +58,22 @@ func (s *Server) apiGantt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := BuildGantt(*f, holds, from, to, int(intParam(q.Get("rows"), DefaultRows)))
-	writeJSON(w, GanttView{Now: st.Now, Gantt: g, Jobs: barJobs(g, st.Jobs)})
+	writeJSON(w, GanttView{Now: now, Gantt: g, Jobs: barJobs(g, jobs)})
+}
+
+// onSite keeps the jobs that may hold something on site: not ended, with
+// a reservation there or an allocation (being reserved, or planned) with
+// a part there.
+func onSite(site string) func(*broker.Job, *forecast.Allocation) bool {
+	has := func(a *forecast.Allocation) bool {
+		return a != nil && slices.ContainsFunc(a.Parts, func(p forecast.Part) bool { return p.Site == site })
+	}
+	return func(j *broker.Job, plan *forecast.Allocation) bool {
+		if ended[j.State] {
+			return false
+		}
+		return has(plan) || has(j.Alloc) || slices.ContainsFunc(j.Reservations, func(r wire.Reservation) bool { return r.Site == site })
+	}
 }
 
 // barJobs describes the jobs g's bars show.

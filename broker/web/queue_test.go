@@ -147,10 +147,10 @@ func TestAuditTone(t *testing.T) {
 // TestJobFilter: by state ("active": not ended), by a part of the id,
 // user or account, case ignored.
 func TestJobFilter(t *testing.T) {
-	jobs := []wire.JobStatus{
-		{Job: forecast.JobRequest{ID: "g1", User: "alice", Account: "proj1"}, State: wire.JobWaiting},
-		{Job: forecast.JobRequest{ID: "g2", User: "bob", Account: "proj2"}, State: wire.JobFinished},
-		{Job: forecast.JobRequest{ID: "g3", User: "alice", Account: "Phys"}, State: wire.JobRunning},
+	jobs := []*broker.Job{
+		{Req: forecast.JobRequest{ID: "g1", User: "alice", Account: "proj1"}, State: wire.JobWaiting},
+		{Req: forecast.JobRequest{ID: "g2", User: "bob", Account: "proj2"}, State: wire.JobFinished},
+		{Req: forecast.JobRequest{ID: "g3", User: "alice", Account: "Phys"}, State: wire.JobRunning},
 	}
 	for _, c := range []struct{ states, match, want string }{
 		{"", "", "g1,g2,g3"}, {"active", "", "g1,g3"}, {"finished,running", "", "g2,g3"},
@@ -159,12 +159,38 @@ func TestJobFilter(t *testing.T) {
 		keep := jobFilter(c.states, c.match)
 		var got []string
 		for _, j := range jobs {
-			if keep(j) {
-				got = append(got, j.Job.ID)
+			if keep(j, nil) {
+				got = append(got, j.Req.ID)
 			}
 		}
 		if strings.Join(got, ",") != c.want {
 			t.Errorf("state %q match %q: %v, want %s", c.states, c.match, got, c.want)
+		}
+	}
+}
+
+// TestOnSite: a Gantt's holds come from the jobs not ended with a
+// reservation, an allocation or a plan on the site.
+func TestOnSite(t *testing.T) {
+	on := func(site string) *forecast.Allocation {
+		return &forecast.Allocation{Parts: []forecast.Part{{Site: site, Node: "n", Procs: 1}}}
+	}
+	keep := onSite("a")
+	for i, c := range []struct {
+		j    *broker.Job
+		plan *forecast.Allocation
+		want bool
+	}{
+		{&broker.Job{State: wire.JobWaiting}, on("a"), true},
+		{&broker.Job{State: wire.JobWaiting}, on("b"), false},
+		{&broker.Job{State: wire.JobWaiting}, nil, false},
+		{&broker.Job{State: wire.JobCommitting, Alloc: on("a")}, nil, true},
+		{&broker.Job{State: wire.JobReserved, Alloc: on("b"), Reservations: []wire.Reservation{{Site: "a"}}}, nil, true},
+		{&broker.Job{State: wire.JobRunning, Alloc: on("b"), Reservations: []wire.Reservation{{Site: "b"}}}, nil, false},
+		{&broker.Job{State: wire.JobFinished, Alloc: on("a"), Reservations: []wire.Reservation{{Site: "a"}}}, nil, false},
+	} {
+		if got := keep(c.j, c.plan); got != c.want {
+			t.Errorf("case %d (%s): %v, want %v", i, c.j.State, got, c.want)
 		}
 	}
 }

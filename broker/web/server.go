@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"lookahead/broker"
+	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -24,7 +25,10 @@ var assets embed.FS
 type Broker interface {
 	Sites() wire.SitesReply
 	SiteForecasts() []broker.Site
-	Status(wire.StatusRequest) wire.StatusReply
+	// Jobs renders the jobs keep accepts, in submission order: the first
+	// limit (≤ 0: all), how many keep accepted, how many are held, and
+	// the broker's now (daemon.Broker.Jobs).
+	Jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, limit int) (jobs []wire.JobStatus, found, total int, now int64)
 	Plan() wire.Plan
 	// HAStatus is the broker's role (active or standby) and which broker
 	// is active.
