@@ -102,6 +102,10 @@ func (c *reserveCall) prepare(ctx context.Context, a *Agent, x *exchange) *Refus
 	case err != nil:
 		return &Refusal{Code: wire.CodeInternal, Message: err.Error()}
 	case len(held) > 0:
+		if why := sameHold(c.spec, req, held, a.limits(x.now).PastGrace); why != "" {
+			return refuse(wire.CodeConflict, "job %s already holds a different reservation here (%s): nothing was done; release it first",
+				clip(req.Job), why)
+		}
 		c.again = true
 		reply.Code, reply.Reservations = wire.CodeOK, a.stamp(held)
 		reply.Message = "already reserved: retried request, nothing new created"

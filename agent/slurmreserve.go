@@ -221,9 +221,9 @@ func (s *SlurmSite) judge(spec ReserveSpec, r slurm.Reservation) (wire.Reservati
 
 // Release cancels the job's parts still queued or running in its
 // reservation (a reservation with queued jobs cannot be deleted, and
-// cancelling them is what a release means), then deletes it. Jobs left
-// pending by a reservation that already ended (RESV_DEL_HOLD, no longer
-// naming it) are found by their part name. While a cancelled part is
+// cancelling them is what a release means), then deletes it. Jobs named
+// like the job's parts that no longer name the reservation are cancelled
+// when their owner is one the reservation admits (cancelParts). While a cancelled part is
 // still leaving the queue slurmctld answers "in use": the delete is tried
 // again every 250 ms, 20 times at most, each wait without the agent's
 // request lock (Wait). Nothing to release is not an error.
@@ -234,8 +234,12 @@ func (s *SlurmSite) Release(ctx context.Context, job string) (Released, error) {
 	if err != nil {
 		return out, fmt.Errorf("slurm: %w", err)
 	}
-	exists := slices.ContainsFunc(rs, func(r slurm.Reservation) bool { return r.Name == name })
-	if err := s.cancelParts(ctx, job, name, &out); err != nil || !exists {
+	i := slices.IndexFunc(rs, func(r slurm.Reservation) bool { return r.Name == name })
+	var owners []string // the users the reservation admits: its parts run as one of them
+	if i >= 0 {
+		owners = rs[i].Users
+	}
+	if err := s.cancelParts(ctx, job, name, owners, &out); err != nil || i < 0 {
 		return out, err
 	}
 	for try := 0; ; try++ {
@@ -262,16 +266,21 @@ func (s *SlurmSite) Release(ctx context.Context, job string) (Released, error) {
 	}
 }
 
-// cancelParts scancels every unfinished job in the reservation or named
-// like one of the job's parts.
-func (s *SlurmSite) cancelParts(ctx context.Context, job, name string, out *Released) error {
+// cancelParts scancels every unfinished job in the reservation, and every
+// one named like one of the job's parts whose owner the reservation
+// admits (owners): the agent cancels as an operator, so a job of another
+// user that merely bears a part's name is left alone, and so is every
+// part-named job once the reservation is gone (its owner can no longer be
+// told; RESV_DEL_HOLD keeps such a part held, not running).
+func (s *SlurmSite) cancelParts(ctx context.Context, job, name string, owners []string, out *Released) error {
 	jobs, _, err := s.Client.Jobs(ctx)
 	if err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
 	for _, j := range jobs {
 		pj, _, isPart := wire.ParsePartName(j.Name)
-		if slurm.TorqueState(j) == "C" || (j.Reservation != name && (!isPart || pj != job)) {
+		ours := j.Reservation == name || (isPart && pj == job && slices.Contains(owners, j.User))
+		if slurm.TorqueState(j) == "C" || !ours {
 			continue
 		}
 		argv, err := s.Client.Cancel(ctx, fmt.Sprint(j.ID))

@@ -66,7 +66,9 @@ type Judgement struct {
 	OK           bool
 	Reservations []wire.Reservation
 	// Release lists the sites to release when not OK: every site that
-	// reserved or may have (no answer). A site that refused did nothing.
+	// reserved or may have (no answer), and one that holds a different
+	// reservation of the job (conflict). A site that refused otherwise did
+	// nothing.
 	Release []string
 	Message string
 }
@@ -100,6 +102,9 @@ func Judge(reqs []wire.ReserveRequest, answers []Answer) Judgement {
 			}
 		case a.Reply.Code == wire.CodeOK:
 			problems = append(problems, req.Site+": ok without a reservation")
+			j.Release = append(j.Release, req.Site)
+		case a.Reply.Code == wire.CodeConflict: // it holds another reservation of the job: released, the next attempt starts clean
+			problems = append(problems, fmt.Sprintf("%s: %s %s", req.Site, a.Reply.Code, a.Reply.Message))
 			j.Release = append(j.Release, req.Site)
 		default:
 			problems = append(problems, fmt.Sprintf("%s: %s %s", req.Site, a.Reply.Code, a.Reply.Message))

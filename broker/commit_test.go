@@ -61,3 +61,16 @@ func TestJudgeExpiredSiteIsNotReleased(t *testing.T) {
 		t.Fatalf("one expired: %+v", j)
 	}
 }
+
+// A site that answers conflict holds another reservation of the job (not
+// what this commit asked for): the commit fails and that site is released
+// too, so the job's next attempt there starts clean.
+func TestJudgeConflictSiteIsReleased(t *testing.T) {
+	reqs := []wire.ReserveRequest{{Site: "a"}, {Site: "b"}}
+	ok := Answer{Site: "a", Reply: &wire.ReserveReply{Code: wire.CodeOK, Reservations: []wire.Reservation{{ID: "a.1", Job: "g1"}}}}
+	conflict := Answer{Site: "b", Reply: &wire.ReserveReply{Code: wire.CodeConflict, Message: "job g1 already holds a different reservation here"}}
+	j := Judge(reqs, []Answer{ok, conflict})
+	if j.OK || strings.Join(j.Release, ",") != "a,b" || !strings.Contains(j.Message, "b: conflict") {
+		t.Fatalf("one conflict: %+v", j)
+	}
+}

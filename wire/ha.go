@@ -54,11 +54,14 @@ type HAStatus struct {
 	Message  string      `json:"message,omitempty"`
 }
 
-// StepDownRequest asks the active broker to give up its lease; a standby
-// takes over. The broker that stepped down becomes a standby.
+// StepDownRequest asks the active broker of term Epoch to give up its
+// lease; a standby takes over. The broker that stepped down becomes a
+// standby. A broker refuses a request that names another epoch (a
+// repeated request must not depose the successor) or none.
 type StepDownRequest struct {
 	Type   string `json:"type"`
 	Reason string `json:"reason,omitempty"`
+	Epoch  uint64 `json:"epoch,omitempty"`
 }
 
 // StepDownReply says whether the broker stepped down, from which epoch.

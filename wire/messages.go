@@ -34,6 +34,7 @@ const (
 	CodeQueueFull   = "queue-full"  // the user or account has as many active grid jobs as allowed
 	CodeInternal    = "internal"    // the machinery failed
 	CodeExpired     = "expired"     // the request waited at the site longer than its timeout; nothing was done
+	CodeConflict    = "conflict"    // the job already holds a different reservation at the site; nothing was done (the broker releases it)
 )
 
 // Identity is what the ACL of a grid job's reservation matches: plain names

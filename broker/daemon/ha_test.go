@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,13 +104,31 @@ func TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown(t *testing.T) {
 		t.Fatalf("a standby is ready: %v %q", ok, why)
 	}
 
-	msg, err := e.nc.Request(wire.BrokerSubject(wire.VerbStepDown), []byte(`{"type":"step-down.v1"}`), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	stepDown := func(req string) wire.StepDownReply {
+		t.Helper()
+		msg, err := e.nc.Request(wire.BrokerSubject(wire.VerbStepDown), []byte(req), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep wire.StepDownReply
+		if err := json.Unmarshal(msg.Data, &rep); err != nil {
+			t.Fatalf("step-down reply %s: %v", msg.Data, err)
+		}
+		return rep
 	}
-	var rep wire.StepDownReply
-	if err := json.Unmarshal(msg.Data, &rep); err != nil || rep.Code != wire.CodeOK || rep.Broker != "b1" || rep.Epoch != e1 {
-		t.Fatalf("step-down reply %s: %v", msg.Data, err)
+	// A step-down names the term it ends: none, or another, is refused.
+	if rep := stepDown(`{"type":"step-down.v1"}`); rep.Code != wire.CodeInvalid || !strings.Contains(rep.Message, "names no epoch") {
+		t.Fatalf("step-down naming no epoch: %+v", rep)
+	}
+	if rep := stepDown(fmt.Sprintf(`{"type":"step-down.v1","epoch":%d}`, e1+1)); rep.Code != wire.CodeStale {
+		t.Fatalf("step-down of another epoch: %+v", rep)
+	}
+	if first.b.Epoch() != e1 {
+		t.Fatal("b1 stepped down on a refused request")
+	}
+	ask := fmt.Sprintf(`{"type":"step-down.v1","epoch":%d}`, e1)
+	if rep := stepDown(ask); rep.Code != wire.CodeOK || rep.Broker != "b1" || rep.Epoch != e1 {
+		t.Fatalf("step-down reply %+v", rep)
 	}
 	select {
 	case err := <-first.done:
@@ -122,6 +142,10 @@ func TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown(t *testing.T) {
 	waitActive(t, second, 10*time.Second)
 	if second.Epoch() <= e1 {
 		t.Fatalf("b2's epoch %d is not newer than b1's %d", second.Epoch(), e1)
+	}
+	// The same request again (a retry, a replay) does not depose b2.
+	if rep := stepDown(ask); rep.Code != wire.CodeStale || rep.Broker != "b2" {
+		t.Fatalf("the repeated step-down: %+v, want refused by b2", rep)
 	}
 }
 

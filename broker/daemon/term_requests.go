@@ -97,15 +97,44 @@ func (b *Broker) onHAStatus(m *nats.Msg) {
 }
 
 // onStepDown hands over: the reply goes out first, then the term ends and
-// the lease is deleted, so a standby takes it at its next try.
+// the lease is deleted, so a standby takes it at its next try. Only a
+// request naming this broker's term does it (stepDownRefusal).
 func (b *Broker) onStepDown(m *nats.Msg) {
-	reply := wire.StepDownReply{Type: wire.TypeStepDownRep, Code: wire.CodeOK, Broker: b.cfg.Name, Epoch: b.Epoch(),
+	var req wire.StepDownRequest
+	epoch := b.Epoch()
+	reply := wire.StepDownReply{Type: wire.TypeStepDownRep, Code: wire.CodeOK, Broker: b.cfg.Name, Epoch: epoch,
 		Message: "stepping down: a standby takes over within a second or two"}
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		reply.Code, reply.Message = wire.CodeInvalid, "malformed step-down request: "+wire.Clip(err.Error(), 200)
+	} else if code, why := stepDownRefusal(req, epoch); code != "" {
+		reply.Code, reply.Message = code, why
+	}
 	if data, err := json.Marshal(reply); err == nil {
 		m.Respond(data)
 	}
+	if reply.Code != wire.CodeOK {
+		b.log.Warn().Uint64("asked", req.Epoch).Uint64("epoch", epoch).Str("why", reply.Message).Msg("step-down refused")
+		return
+	}
 	b.nc.Flush()
 	b.loseLeadership(errStepDownAsked)
+}
+
+// stepDownRefusal says why a step-down request does not depose the term
+// of epoch (the broker's; 0: not active): it names no epoch, or another
+// one. Pure.
+func stepDownRefusal(req wire.StepDownRequest, epoch uint64) (code, why string) {
+	switch {
+	case req.Type != wire.TypeStepDown:
+		return wire.CodeInvalid, fmt.Sprintf("type %q: want %q", wire.Clip(req.Type, 64), wire.TypeStepDown)
+	case req.Epoch == 0:
+		return wire.CodeInvalid, fmt.Sprintf("the request names no epoch: say which term to end (lookahead-broker step-down names the active one's; this broker is in epoch %d)", epoch)
+	case epoch == 0:
+		return wire.CodeStale, fmt.Sprintf("epoch %d: this broker is not active; nothing done", req.Epoch)
+	case req.Epoch != epoch:
+		return wire.CodeStale, fmt.Sprintf("epoch %d is not this broker's term (it is in epoch %d): a step-down ends only the term it names; nothing done", req.Epoch, epoch)
+	}
+	return "", ""
 }
 
 // setLeaderMetric reports leadership to metrics that know it.

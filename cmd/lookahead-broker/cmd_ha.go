@@ -61,14 +61,17 @@ which broker a standby sees holding the lease. Brokers answer within
 
 func newStepDownCommand() *cobra.Command {
 	var output string
+	var epoch uint64
 	cmd := &cobra.Command{
 		Use:   "step-down",
 		Short: "Ask the active broker to hand over to a standby (maintenance)",
 		Long: `Ask the active broker to step down: it stops planning and committing,
 deletes its lease and exits (status 0); a standby takes the lease at its
 next try, within about a second, and begins a newer epoch. Start the
-stepped-down broker again to make it a standby. Exit 3 when no broker is
-active.`,
+stepped-down broker again to make it a standby. The request names the
+term it ends (--epoch, or the active broker's, asked first): a broker of
+another term refuses it, so a repeated request never deposes the
+successor. Exit 3 when no broker is active.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd.Flags())
@@ -78,9 +81,12 @@ active.`,
 			if err := cli.CheckFormat(output); err != nil {
 				return err
 			}
-			rep, err := stepDown(cmd.Context(), cfg.NATS)
+			rep, err := stepDown(cmd.Context(), cfg.NATS, epoch)
 			if err != nil {
 				return err
+			}
+			if rep.Code != wire.CodeOK {
+				return cli.CodedError{Code: cli.ExitUnavailable, Err: fmt.Errorf("step-down refused by broker %s (epoch %d): %s", rep.Broker, rep.Epoch, rep.Message)}
 			}
 			if output == cli.FormatJSON {
 				return cli.WriteJSON(cmd.OutOrStdout(), rep)
@@ -89,6 +95,7 @@ active.`,
 			return err
 		},
 	}
+	cmd.Flags().Uint64Var(&epoch, "epoch", 0, "the term to end (default: the active broker's, as lookahead-broker status shows it)")
 	cli.AddOutputFlag(cmd, &output)
 	return cmd
 }
@@ -153,15 +160,30 @@ func writeHA(w io.Writer, sts []wire.HAStatus) error {
 	return tw.Flush()
 }
 
-// stepDown asks the active broker to hand over.
-func stepDown(ctx context.Context, c natsconn.Config) (wire.StepDownReply, error) {
+// stepDown asks the active broker of epoch (0: the one active now, asked
+// first) to hand over.
+func stepDown(ctx context.Context, c natsconn.Config, epoch uint64) (wire.StepDownReply, error) {
 	var rep wire.StepDownReply
+	if epoch == 0 {
+		sts, err := gatherHA(ctx, c, time.Second)
+		if err != nil {
+			return rep, err
+		}
+		for _, st := range sts {
+			if st.Role == wire.RoleActive {
+				epoch = st.Epoch
+			}
+		}
+		if epoch == 0 {
+			return rep, cli.CodedError{Code: cli.ExitUnavailable, Err: errors.New("step-down: no broker is active (lookahead-broker status shows the standbys)")}
+		}
+	}
 	nc, err := haConnect(ctx, c)
 	if err != nil {
 		return rep, err
 	}
 	defer nc.Close()
-	data, _ := json.Marshal(wire.StepDownRequest{Type: wire.TypeStepDown, Reason: "lookahead-broker step-down"})
+	data, _ := json.Marshal(wire.StepDownRequest{Type: wire.TypeStepDown, Reason: "lookahead-broker step-down", Epoch: epoch})
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	msg, err := nc.RequestWithContext(rctx, wire.BrokerSubject(wire.VerbStepDown), data)

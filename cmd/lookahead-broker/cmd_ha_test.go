@@ -61,7 +61,7 @@ func TestStatusAndStepDown(t *testing.T) {
 		t.Fatalf("status:\n%s", out.String())
 	}
 	epoch := a.Epoch()
-	rep, err := stepDown(context.Background(), conn)
+	rep, err := stepDown(context.Background(), conn, 0) // the active broker's epoch, asked first
 	if err != nil || rep.Code != wire.CodeOK || rep.Broker != "broker-a" || rep.Epoch != epoch {
 		t.Fatalf("step-down: %+v %v", rep, err)
 	}
@@ -77,5 +77,9 @@ func TestStatusAndStepDown(t *testing.T) {
 	}
 	if b.Epoch() <= epoch {
 		t.Fatalf("broker-b's epoch %d, broker-a's was %d", b.Epoch(), epoch)
+	}
+	// broker-a's step-down again, naming its epoch: broker-b stays.
+	if rep, err := stepDown(context.Background(), conn, epoch); err != nil || rep.Code != wire.CodeStale || rep.Broker != "broker-b" {
+		t.Fatalf("the repeated step-down: %+v %v, want refused by broker-b", rep, err)
 	}
 }
