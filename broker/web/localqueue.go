@@ -8,58 +8,45 @@ import (
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/wire"
 )
 
-// LocalJob is a job waiting in a site's own scheduler with the start the
-// site's last forecast predicts for it (the agent's status: see
-// lookahead-agent status): Start 0 is beyond the forecast's horizon;
-// FirstStart is the start predicted when the agent first saw it waiting.
-type LocalJob struct {
-	Job        string `json:"job"`
-	User       string `json:"user,omitempty"`
-	Queue      string `json:"queue,omitempty"`
-	Procs      int    `json:"procs"`
-	Walltime   int64  `json:"walltime"`
-	Submitted  int64  `json:"submitted"`
-	Start      int64  `json:"predicted_start,omitempty"`
-	End        int64  `json:"predicted_end,omitempty"`
-	FirstStart int64  `json:"first_predicted_start,omitempty"`
-}
-
 // LocalQueue is /api/sites/{site}/queue: what the site's agent says of
-// its local queue, asked when the page asks (not carried in forecasts).
+// its local queue (the jobs waiting in the site's scheduler, each with
+// the start its last forecast predicts), asked when the page asks (not
+// carried in forecasts).
 // Total counts every waiting job (Jobs lists at most the agent's first
 // 1,000, soonest predicted start first); Known is false when the agent
 // does not report its queue (an agent older than this field); Error says
 // why nothing could be read.
 type LocalQueue struct {
-	Site      string     `json:"site"`
-	Revision  uint64     `json:"revision"`
-	Generated int64      `json:"generated"`
-	Known     bool       `json:"known"`
-	Total     int        `json:"total"`
-	Jobs      []LocalJob `json:"jobs"`
-	Error     string     `json:"error,omitempty"`
+	Site      string           `json:"site"`
+	Revision  uint64           `json:"revision"`
+	Generated int64            `json:"generated"`
+	Known     bool             `json:"known"`
+	Total     int              `json:"total"`
+	Jobs      []wire.QueuedJob `json:"jobs"`
+	Error     string           `json:"error,omitempty"`
 }
 
 // ParseLocalQueue reads the agent's status reply (the fields the page
 // shows; others are ignored).
 func ParseLocalQueue(site string, data []byte) (LocalQueue, error) {
 	var st struct {
-		Revision  uint64     `json:"revision"`
-		Generated int64      `json:"generated"`
-		Queue     []LocalJob `json:"queue"`
-		Total     *int       `json:"queue_total"`
+		Revision  uint64           `json:"revision"`
+		Generated int64            `json:"generated"`
+		Queue     []wire.QueuedJob `json:"queue"`
+		Total     *int             `json:"queue_total"`
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return LocalQueue{Site: site, Jobs: []LocalJob{}}, fmt.Errorf("status of %s: %w", site, err)
+		return LocalQueue{Site: site, Jobs: []wire.QueuedJob{}}, fmt.Errorf("status of %s: %w", site, err)
 	}
 	q := LocalQueue{Site: site, Revision: st.Revision, Generated: st.Generated, Known: st.Total != nil, Jobs: st.Queue}
 	if st.Total != nil {
 		q.Total = *st.Total
 	}
 	if q.Jobs == nil {
-		q.Jobs = []LocalJob{}
+		q.Jobs = []wire.QueuedJob{}
 	}
 	return q, nil
 }
@@ -75,7 +62,7 @@ func (s *Server) apiLocalQueue(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), LocalQueueWait)
 	defer cancel()
-	q := LocalQueue{Site: site, Jobs: []LocalJob{}}
+	q := LocalQueue{Site: site, Jobs: []wire.QueuedJob{}}
 	data, err := s.b.AgentStatus(ctx, site)
 	if err == nil {
 		q, err = ParseLocalQueue(site, data)
