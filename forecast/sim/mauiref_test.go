@@ -160,15 +160,15 @@ var refFloor = map[string]int{
 	// Issue 37's held-out folders, written with its code committed
 	// (86cb868), generated
 	// and compared once, as they came (docs/simulator.md):
-	// siteheld 285 starts, 283 host lists, first difference +8995 s
-	// (j0089, class short, started by Maui on n048 of the INFINITY
-	// CLASSLIST window, not traced); nodeheld2 37 starts, 25 host lists,
+	// (siteheld 285 starts, 283 host lists, first difference +8995 s:
+	// j0089, class short, backfilled by Maui on n048 of the INFINITY
+	// CLASSLIST window, which admits the backfill probe; exact since
+	// admitsAll counts a CLASSLIST); nodeheld2 37 starts, 25 host lists,
 	// +0 s: Maui starts a job of whole chunks per node under LASTAVAILABLE
 	// with what MJobAllocMNL/MJobDistributeTasks give it, short of its
 	// tasks (j0012, 60 tasks of 2 per node, started on 54: 6 per node
 	// under NODECFG[DEFAULT] MAXPROC=7), as it books reservations
 	// (distributeChunks); a start here always gets every task.
-	"siteheld":  283,
 	"nodeheld2": 25,
 	// (Held out, as they came: fsheld 132 starts and 91 host lists,
 	// fsheld2 259 and 228; their cause, how Maui books chunked jobs under

@@ -17,12 +17,17 @@ func (e *Engine) admits(r *resv) bool {
 }
 
 // admitsAll reports whether the window's ACL admits Maui's backfill probe
-// (MBFGetWindow's pseudo-job BFWindow, user, group and account "[ALL]"):
-// MACLCheckAccess's mcmpSEQ matches the name [ALL] with any entry, so a
-// USERLIST, GROUPLIST or ACCOUNTLIST admits it (a class or QOS list does
-// not: its class and QOS are not [ALL]).
+// (MBFGetWindow's pseudo-job BFWindow, user, group and account "[ALL]",
+// class MClassFind("[ALL]"): Maui's class table always holds a class
+// named [ALL], MClassAdd(ALL) at start): MACLCheckAccess's mcmpSEQ
+// matches the name [ALL] with any entry, so a USERLIST, GROUPLIST,
+// ACCOUNTLIST or CLASSLIST admits it. A QOSLIST does not: the probe's
+// QOS is DEFAULT, which MJobBuildCL leaves out of its credentials. Seen in
+// siteheld (LOGLEVEL 7, +8995 s): "node n048 supports 4 tasks of job
+// BFWindow:0 for INFINITY" through an INFINITY window with CLASSLIST=short
+// only, and j0089 (class short) backfilled there.
 func (s *StandingRes) admitsAll() bool {
-	return len(s.Users)+len(s.Groups)+len(s.Accounts) > 0
+	return len(s.Users)+len(s.Groups)+len(s.Accounts)+len(s.Classes) > 0
 }
 
 // bfACL reports whether backfill treats j as a job inside a window's ACL:

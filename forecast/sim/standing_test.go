@@ -245,28 +245,44 @@ func TestStandingACLReserveAffinity(t *testing.T) {
 }
 
 // TestStandingACLBackfill: Maui's backfill probe (MBFGetWindow's
-// pseudo-job, user [ALL]) passes a window with a USERLIST, so a job
-// inside the ACL backfills onto the window's free node while the
-// priority pass is idle: here a1 starts at once, where backfill windows
-// measured without the window's nodes would leave it waiting until big
-// starts.
+// pseudo-job, user, group and account [ALL], class [ALL]: Maui's class
+// table always holds "[ALL]", MClassAdd(ALL) at start) passes a window
+// with a USERLIST or a CLASSLIST, so a job inside the ACL backfills onto
+// the window's free node while the priority pass is idle: here a1 starts
+// at once, where backfill windows measured without the window's nodes
+// would leave it waiting until big starts. Its QOS (DEFAULT, left out of
+// its credentials) passes no QOSLIST.
 func TestStandingACLBackfill(t *testing.T) {
-	s := newStanding("day")
-	s.Start, s.End, s.Hosts, s.Users = 8*3600, 18*3600, []string{"n0001"}, []string{"alice"}
-	p := Policy{Depth: 1, Backfill: FirstFit, Standing: &Standing{Res: []StandingRes{s}}}
-	at := nov(26, 9)
-	jobs := []Job{
-		{ID: "b1", User: "bob", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
-		{ID: "b2", User: "bob", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
-		{ID: "big", User: "bob", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: at + 10},
-		{ID: "carl", User: "carl", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 20},
-		{ID: "a1", User: "alice", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
-	}
-	got := runVerified(t, UniformCluster(3, 4), jobs, p)
-	if b := got["big"]; b.Start != nov(26, 11) {
-		t.Fatalf("big: start %+d s, want at b1's and b2's end", b.Start-at)
-	}
-	if a := got["a1"]; a.Start != at+30 || hostNames(a.Hosts) != "n0001" {
-		t.Errorf("a1: start %+d s on %v, want at once on the window's node (backfill)", a.Start-at, a.Hosts)
+	for _, c := range []struct {
+		acl  string
+		set  func(*StandingRes)
+		once bool
+	}{
+		{"USERLIST", func(s *StandingRes) { s.Users = []string{"alice"} }, true},
+		{"CLASSLIST", func(s *StandingRes) { s.Classes = []string{"short"} }, true},
+		{"QOSLIST", func(s *StandingRes) { s.QOS = []string{"fast"} }, false},
+	} {
+		t.Run(c.acl, func(t *testing.T) {
+			s := newStanding("day")
+			s.Start, s.End, s.Hosts = 8*3600, 18*3600, []string{"n0001"}
+			c.set(&s)
+			p := Policy{Depth: 1, Backfill: FirstFit, Standing: &Standing{Res: []StandingRes{s}}}
+			at := nov(26, 9)
+			jobs := []Job{
+				{ID: "b1", User: "bob", Queue: "batch", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
+				{ID: "b2", User: "bob", Queue: "batch", Procs: 4, Walltime: 7200, Runtime: 7200, Submit: at},
+				{ID: "big", User: "bob", Queue: "batch", Procs: 8, Walltime: 3600, Runtime: 3600, Submit: at + 10},
+				{ID: "carl", User: "carl", Queue: "batch", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 20},
+				{ID: "a1", User: "alice", Queue: "short", QOS: "fast", Procs: 4, Walltime: 3600, Runtime: 3600, Submit: at + 30},
+			}
+			got := runVerified(t, UniformCluster(3, 4), jobs, p)
+			if b := got["big"]; b.Start != nov(26, 11) {
+				t.Fatalf("big: start %+d s, want at b1's and b2's end", b.Start-at)
+			}
+			a := got["a1"]
+			if once := a.Start == at+30 && hostNames(a.Hosts) == "n0001"; once != c.once {
+				t.Errorf("a1: start %+d s on %v; at once on the window's node (backfill): %v, want %v", a.Start-at, a.Hosts, once, c.once)
+			}
+		})
 	}
 }
