@@ -225,6 +225,9 @@ func (r simulateReport) table(w io.Writer) error {
 	if r.Stuck > 0 {
 		rows = append(rows, [2]string{"never started", fmt.Sprint(r.Stuck)})
 	}
+	if m.Short > 0 {
+		rows = append(rows, [2]string{"started short of their processors", fmt.Sprint(m.Short)})
+	}
 	for _, row := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 	}

@@ -272,7 +272,7 @@ func (e *Engine) startBackfill(b bfJob, hosts []hostUse, cand []bfNode) {
 	e.bfStarted = append(e.bfStarted, b.pos)
 	e.start(j, hosts)
 	e.stale++
-	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	e.prof.add(e.now, sat(e.now, j.Walltime), -j.pool)
 	if e.bfACL(j) {
 		e.unshare(j)
 	}

@@ -108,13 +108,14 @@ type Engine struct {
 	resOrder   []int // nodes in the order reservations take them
 	startOrder []int // … and jobs starting now (nil: LASTAVAILABLE, per job)
 	laBuf      []int
-	hostBuf    []hostUse // pickFree, pickCand: the hosts being chosen
-	heldJobs   []*job    // setHeld: jobs marked held since clearHeld
-	bfFrom     int       // backfillFrom: backfill looks from queue[bfFrom]
-	untilBuf   []int64   // fitUntil
-	qsum       queueSum  // laterFits: the waiting jobs' sizes
-	bfStarted  []int     // backfill: where in its queue the jobs it started were
-	rseq       int64     // reservations made so far (running jobs, grid, blocked)
+	hostBuf    []hostUse   // pickFree, pickCand: the hosts being chosen
+	chunkBuf   []chunkCand // pickChunks: the nodes it may take
+	heldJobs   []*job      // setHeld: jobs marked held since clearHeld
+	bfFrom     int         // backfillFrom: backfill looks from queue[bfFrom]
+	untilBuf   []int64     // fitUntil
+	qsum       queueSum    // laterFits: the waiting jobs' sizes
+	bfStarted  []int       // backfill: where in its queue the jobs it started were
+	rseq       int64       // reservations made so far (running jobs, grid, blocked)
 
 	// quiet (RunWith): no Started and Ended events; onEnd gets every
 	// finished job instead.

@@ -157,19 +157,18 @@ var refFloor = map[string]int{
 	"srqos": 153, // 199 starts, 153 host lists; +44696 s
 	// held out: as it came, 192 starts and 175 host lists, +58496 s
 	"srheld": 175,
-	// Issue 37's held-out folders, written with its code committed
-	// (86cb868), generated
-	// and compared once, as they came (docs/simulator.md):
-	// (siteheld 285 starts, 283 host lists, first difference +8995 s:
-	// j0089, class short, backfilled by Maui on n048 of the INFINITY
-	// CLASSLIST window, which admits the backfill probe; exact since
-	// admitsAll counts a CLASSLIST); nodeheld2 37 starts, 25 host lists,
-	// +0 s: Maui starts a job of whole chunks per node under LASTAVAILABLE
-	// with what MJobAllocMNL/MJobDistributeTasks give it, short of its
-	// tasks (j0012, 60 tasks of 2 per node, started on 54: 6 per node
-	// under NODECFG[DEFAULT] MAXPROC=7), as it books reservations
-	// (distributeChunks); a start here always gets every task.
-	"nodeheld2": 25,
+	// (Issue 37's held-out folders, written with its code committed
+	// (86cb868), generated and compared once, as they came
+	// (docs/simulator.md): siteheld 285 starts, 283 host lists, first
+	// difference +8995 s: j0089, class short, backfilled by Maui on n048
+	// of the INFINITY CLASSLIST window, which admits the backfill probe;
+	// exact since admitsAll counts a CLASSLIST. nodeheld2 37 starts, 25
+	// host lists, +0 s: Maui starts a job of whole chunks per node under
+	// LASTAVAILABLE with node policies short of its tasks (j0012, 60 tasks
+	// of 2 per node, started on 54); exact since pickChunks follows it,
+	// the first reservation of a pass counts a chunked job's nodes before
+	// rounding (slotsFit) and a reservation used at once after
+	// IdleJobFound counts against the depth.)
 	// (Held out, as they came: fsheld 132 starts and 91 host lists,
 	// fsheld2 259 and 228; their cause, how Maui books chunked jobs under
 	// LASTAVAILABLE and FIRSTAVAILABLE, is followed now: docs/simulator.md,

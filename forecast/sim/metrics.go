@@ -4,7 +4,8 @@ package sim
 const Tau = 10
 
 // Metrics summarise a replay over the jobs that ran. AWRT and AWWT are the
-// average response and wait times weighted by processors × run time; MeanBSLD
+// average response and wait times weighted by processors × run time (the
+// processors a job ran on, JobResult.HeldProcs); MeanBSLD
 // is the mean bounded slowdown max(1, response / max(run, Tau));
 // Utilization is processor-seconds used over capacity × [first submit, last
 // end]; Makespan is last end − first submit. Times are seconds.
@@ -17,6 +18,10 @@ type Metrics struct {
 	MeanBSLD    float64 `json:"mean_bsld"`
 	Utilization float64 `json:"utilization"`
 	Makespan    int64   `json:"makespan"`
+	// Short is the jobs that ran on fewer processors than they asked for
+	// (JobResult.Held: Maui starts a job of whole chunks per node short
+	// of its tasks under LASTAVAILABLE with node policies).
+	Short int `json:"short,omitempty"`
 }
 
 // Measure computes the metrics of jobs run on capacity processors.
@@ -30,7 +35,7 @@ func Measure(jobs []JobResult, capacity int) Metrics {
 	for _, j := range jobs {
 		first, last = min(first, j.Submit), max(last, j.End)
 		run := float64(j.End - j.Start)
-		w := float64(j.Procs) * run
+		w := float64(j.HeldProcs()) * run
 		r := float64(j.End - j.Submit)
 		weight += w
 		resp += w * r
@@ -38,6 +43,9 @@ func Measure(jobs []JobResult, capacity int) Metrics {
 		waits += float64(j.Wait())
 		bsld += max(1, r/max(run, Tau))
 		area += w
+		if j.Held > 0 {
+			m.Short++
+		}
 	}
 	n := float64(len(jobs))
 	if weight > 0 {

@@ -177,7 +177,12 @@ func (e *Engine) slotsFit(j *job, free []int, t int64) bool {
 				free[i] = f
 			}
 		}
-		got += e.chunkCap(j, f)
+		switch {
+		case !e.chunksByMaui(j):
+			got += e.chunkCap(j, f)
+		case f >= j.PPN:
+			got += f // distributeChunks counts a node's tasks before rounding
+		}
 	}
 	return got >= j.Procs
 }
@@ -194,7 +199,11 @@ func (e *Engine) idleTasks(i, tc int) int {
 // ending at end: what it keeps free until then, less what its policies
 // refuse (0: the node is refused).
 func (e *Engine) nodeAllows(j *job, i int, end int64) int {
-	f := e.nodeFree(i, end)
+	return e.nodeAllowsFrom(j, i, end, e.nodeFree(i, end))
+}
+
+// nodeAllowsFrom is nodeAllows where the node's range gives f.
+func (e *Engine) nodeAllowsFrom(j *job, i int, end int64, f int) int {
 	if e.nlim == nil || f <= 0 {
 		return f
 	}
@@ -390,7 +399,7 @@ func (e *Engine) retryOnOwnRes(j *job) bool {
 	if ok, _ := e.prof.fitsFrom(0, j.Procs, j.Walltime); ok {
 		if hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), per); ok {
 			e.start(j, hosts)
-			e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			e.prof.add(e.now, sat(e.now, j.Walltime), -j.pool)
 			j.held = false
 			return true
 		}

@@ -92,6 +92,9 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 	if order == nil {
 		order = e.lastAvailableOrder(j, in)
 	}
+	if e.shortChunks(j) {
+		return e.pickChunks(j, end, order, in, prefer) // shortchunks.go
+	}
 	var hosts []hostUse
 	need := j.Procs
 	for pass := 0; pass < 2 && need > 0; pass++ {

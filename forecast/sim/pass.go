@@ -183,7 +183,10 @@ func (e *Engine) passReserve(ps *passState, j *job) bool {
 			return true
 		}
 		if j.started {
+			// started on a reservation starting now (after IdleJobFound):
+			// MJobPReserve counted it against the depth all the same
 			ps.w--
+			ps.countReservation(e.depth)
 			return false
 		}
 		ps.idle = true

@@ -18,10 +18,23 @@ type JobResult struct {
 	End      int64                `json:"end"`
 	Walltime int64                `json:"walltime"`
 	Hosts    []forecast.HostProcs `json:"hosts,omitempty"`
+	// Held is the processors the job ran on when fewer than Procs: Maui
+	// starts a job of whole chunks per node short of its tasks under
+	// LASTAVAILABLE with node policies (docs/simulator.md, "Node
+	// policies"); 0 when it held all of Procs.
+	Held int `json:"held,omitempty"`
 }
 
 // Wait is Start − Submit.
 func (r JobResult) Wait() int64 { return r.Start - r.Submit }
+
+// HeldProcs is the processors the job ran on.
+func (r JobResult) HeldProcs() int {
+	if r.Held > 0 {
+		return r.Held
+	}
+	return r.Procs
+}
 
 // Rejection is a job the cluster could not run, and why.
 type Rejection struct {
@@ -85,6 +98,9 @@ func RunContext(ctx context.Context, c Cluster, jobs []Job, p Policy, o Options)
 	e.quiet = true // results come from onEnd, in the order jobs end
 	e.onEnd = func(j *job) {
 		r := JobResult{ID: j.ID, Procs: j.Procs, Submit: j.Submit, Start: j.start, End: j.end, Walltime: j.Walltime}
+		if held := heldProcs(j.hosts); held < j.Procs {
+			r.Held = held
+		}
 		if o.KeepHosts {
 			r.Hosts = e.hostList(j.hosts)
 		}
@@ -157,4 +173,13 @@ func (e *Engine) submitAll(jobs []Job) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
+}
+
+// heldProcs is the processors of hosts.
+func heldProcs(hosts []hostUse) int {
+	n := 0
+	for _, h := range hosts {
+		n += h.procs
+	}
+	return n
 }

@@ -135,7 +135,7 @@ func (e *Engine) startNow(j *job) bool {
 		return false
 	}
 	e.start(j, hosts)
-	p.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	p.add(e.now, sat(e.now, j.Walltime), -j.pool)
 	return true
 }
 
@@ -162,7 +162,7 @@ func (e *Engine) reserveInPass(j *job, keep, idle bool) bool {
 		}
 		if hosts, ok := e.pickHostsFrom(j, sat(e.now, j.Walltime), per); ok {
 			e.start(j, hosts)
-			e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+			e.prof.add(e.now, sat(e.now, j.Walltime), -j.pool)
 			j.held = false
 			return false
 		}

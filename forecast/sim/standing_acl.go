@@ -59,7 +59,7 @@ func (e *Engine) startNowACL(j *job) bool {
 		return false
 	}
 	e.start(j, hosts)
-	e.prof.add(e.now, sat(e.now, j.Walltime), -j.Procs)
+	e.prof.add(e.now, sat(e.now, j.Walltime), -j.pool)
 	e.unshare(j)
 	return true
 }
