@@ -85,6 +85,9 @@ type memo struct {
 	input     []forecast.JobRequest // the jobs as given (input order)
 	out       []forecast.Allocation // their answers, input order
 	queue     []entry               // queue order
+	// cutAt is cut's answer once cutKnown.
+	cutAt    int64
+	cutKnown bool
 }
 
 type siteMemo struct {
@@ -107,6 +110,8 @@ type entry struct {
 // Plan plans jobs on the forecasts no earlier than notBefore: one
 // allocation per job, in input order, the same as PlanQueue's. The error
 // is for bad forecasts only; after one, the next call plans from scratch.
+// The slice returned is read-only: a call whose input did not change
+// returns the one the call before returned.
 func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, Stats, error) {
 	prev := in.prev
 	in.prev = nil
@@ -116,7 +121,7 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 		st.Reused = len(jobs)
 		prev.notBefore, prev.sites = notBefore, sites
 		in.prev = prev
-		return slices.Clone(prev.out), st, nil
+		return prev.out, st, nil // (shared, read-only: see Plan's doc)
 	}
 	opts := in.opts
 	opts.NotBefore = notBefore
@@ -166,13 +171,17 @@ func (m *memo) sameInput(fcs []forecast.Forecast, jobs []forecast.JobRequest, no
 }
 
 // cut is the latest reach of the cached answers: what they depend on of
-// the slots lies before it.
+// the slots lies before it. (Computed once: a memo's queue does not
+// change.)
 func (m *memo) cut() int64 {
-	cut := int64(math.MinInt64)
-	for i := range m.queue {
-		cut = max(cut, m.queue[i].reach)
+	if !m.cutKnown {
+		m.cutAt = int64(math.MinInt64)
+		for i := range m.queue {
+			m.cutAt = max(m.cutAt, m.queue[i].reach)
+		}
+		m.cutKnown = true
 	}
-	return cut
+	return m.cutAt
 }
 
 // timeValid: time passing to notBefore cannot change the answer.
@@ -185,6 +194,9 @@ func sameSlots(a, b []forecast.Slot) bool {
 }
 
 func sameNodes(a, b []forecast.Node) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true // the same list, as the broker passes it again
+	}
 	return slices.EqualFunc(a, b, func(x, y forecast.Node) bool {
 		return x.Name == y.Name && x.Procs == y.Procs && x.Speed == y.Speed && x.MemMB == y.MemMB &&
 			slices.Equal(x.Features, y.Features)
