@@ -111,13 +111,17 @@ func (r Reach) Judge() Verdict {
 		}
 		return Verdict{OK: true, Detail: "JetStream available" + inDomain(r.JSDomain)}
 	}
-	noAnswer := errors.Is(r.JSErr, nats.ErrNoResponders) || errors.Is(r.JSErr, jetstream.ErrJetStreamNotEnabled) ||
-		errors.Is(r.JSErr, jetstream.ErrJetStreamNotEnabledForAccount) ||
-		errors.Is(r.JSErr, context.DeadlineExceeded) || errors.Is(r.JSErr, nats.ErrTimeout)
+	timeout := errors.Is(r.JSErr, context.DeadlineExceeded) || errors.Is(r.JSErr, nats.ErrTimeout)
+	noAnswer := timeout || errors.Is(r.JSErr, nats.ErrNoResponders) || errors.Is(r.JSErr, jetstream.ErrJetStreamNotEnabled) ||
+		errors.Is(r.JSErr, jetstream.ErrJetStreamNotEnabledForAccount)
 	local := s.JetStream && (r.Domain == "" || r.Domain == s.Domain) // the JetStream asked is this server's
 	switch {
 	case !s.Known || !noAnswer:
 		return r.unknownServer()
+	case timeout && s.LeafLinks > 0 && !local:
+		// a wrong domain has no responders at once; silence is the link
+		return Verdict{Unreachable: true, Detail: fmt.Sprintf("server %s is a leaf node with its link up, but the grid did not answer in time (%v): the link is stalled, or the grid's servers are down or electing", s.Name, r.JSErr),
+			Fix: "try again; if it lasts, check the path to the grid (firewall, proxy) and the grid's servers — a leaf notices a dead link only after its pings go unanswered (minutes)"}
 	case local:
 		return Verdict{Detail: fmt.Sprintf("server %s runs JetStream%s, but it does not serve this account: %v", s.Name, inDomain(s.Domain), r.JSErr),
 			Fix: "enable JetStream for the account (jetstream: enabled in its accounts block); a cluster may still be electing its JetStream leader: try again"}

@@ -34,6 +34,7 @@ func TestJudge(t *testing.T) {
 		{"link down, no domain", natsconn.Reach{JSErr: jetstream.ErrJetStreamNotEnabled, Server: cut}, false, true, "set nats.js_domain"},
 		{"missing domain", natsconn.Reach{JSErr: jetstream.ErrJetStreamNotEnabled, Server: leaf}, false, false, "nats.js_domain is not set"},
 		{"wrong domain", natsconn.Reach{Domain: "hub", JSErr: noResp, Server: leaf}, false, false, `no JetStream of domain "hub"`},
+		{"stalled link", natsconn.Reach{Domain: "grid", JSErr: context.DeadlineExceeded, Server: leaf}, false, true, "the link is stalled"},
 		{"account without JetStream", natsconn.Reach{JSErr: jetstream.ErrJetStreamNotEnabledForAccount, Server: natsconn.ServerFacts{Known: true, Name: "n", JetStream: true}}, false, false, "does not serve this account"},
 		{"unknown server, no domain", natsconn.Reach{JSErr: noResp}, false, false, "JetStream: nats: no responders"},
 		{"unknown server, timeout", natsconn.Reach{Domain: "grid", JSErr: context.DeadlineExceeded}, false, true, "context deadline exceeded"},

@@ -196,9 +196,9 @@ func termThroughTheLeaf(t *testing.T, ctx context.Context, alpha *nats.Conn, bjs
 }
 
 // TestCheckTellsLeafProblemsApart: what `check` reports for an agent
-// behind its leaf node — fine with nats.js_domain; the link down; the
-// domain missing; another domain; and a leaf node with a JetStream of its
-// own — each with its fix.
+// behind its leaf node — fine with nats.js_domain; the domain missing;
+// another domain; the link stalled; the link down; and a leaf node with a
+// JetStream of its own — each with its fix.
 func TestCheckTellsLeafProblemsApart(t *testing.T) {
 	n := startNet(t, gridnet.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -219,6 +219,12 @@ func TestCheckTellsLeafProblemsApart(t *testing.T) {
 	other.JSDomain = "hub"
 	expect(t, "another domain", judge(other), false, `no JetStream of domain "hub"`, "grid's domain")
 
+	n.Site("alpha").Link.Stall()
+	stalled := dialNet(t, cfg)
+	sctx, scancel := context.WithTimeout(ctx, 3*time.Second) // a stalled link answers nothing: not even "no"
+	expect(t, "stalled link", natsconn.Probe(sctx, stalled, cfg.JSDomain).Judge(), true, "the link is stalled", "try again")
+	scancel()
+	n.Site("alpha").Link.Resume()
 	n.Site("alpha").Link.Cut()
 	for n.Site("alpha").LeafLinks() != 0 {
 		time.Sleep(20 * time.Millisecond)
