@@ -2,7 +2,6 @@ package wan
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -42,13 +41,12 @@ const siteTTL = 4 * time.Second
 // link) with the real broker on the grid servers and a real agent behind
 // each site's leaf, on simulated sites, all with grid.conf's identities.
 type grid struct {
-	t      testing.TB
-	net    *gridnet.Net
-	b      *daemon.Broker
-	op     *client.Client // the operator: submits (for alice), status of all, audit
-	js     jetstream.JetStream
-	sites  map[string]*siteRun
-	events chan broker.Event // the broker's applied events (lookahead.events.>)
+	t     testing.TB
+	net   *gridnet.Net
+	b     *daemon.Broker
+	op    *client.Client // the operator: submits (for alice), status of all, audit
+	js    jetstream.JetStream
+	sites map[string]*siteRun
 	// snapshot is how long reading a site takes (gridOptions).
 	snapshot time.Duration
 
@@ -76,6 +74,8 @@ type gridOptions struct {
 	// snapshot is how long reading a site takes (a real site runs qstat,
 	// pbsnodes and showres; a simulated one answers at once).
 	snapshot time.Duration
+	// reserveTimeout is the broker's (default 2 s).
+	reserveTimeout time.Duration
 }
 
 func newGrid(t testing.TB, o gridOptions) *grid {
@@ -93,7 +93,7 @@ func newGrid(t testing.TB, o gridOptions) *grid {
 	if err := n.WaitLinks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g := &grid{t: t, net: n, sites: map[string]*siteRun{}, reqs: map[string]string{}, events: make(chan broker.Event, 4096), snapshot: o.snapshot}
+	g := &grid{t: t, net: n, sites: map[string]*siteRun{}, reqs: map[string]string{}, snapshot: o.snapshot}
 	g.init(ctx)
 	g.startBroker(o)
 	for _, s := range n.Sites() {
@@ -153,9 +153,13 @@ func (g *grid) startBroker(o gridOptions) {
 	if lvl == 0 {
 		lvl = zerolog.WarnLevel
 	}
+	reserve := o.reserveTimeout
+	if reserve == 0 {
+		reserve = 2 * time.Second
+	}
 	b, err := daemon.New(nc, daemon.Config{
 		Name: "broker", CycleInterval: 300 * time.Millisecond, Debounce: 50 * time.Millisecond,
-		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: siteTTL,
+		CommitLead: 10 * time.Minute, ReserveTimeout: reserve, ForecastTTL: siteTTL,
 		StartMargin: time.Second, StartGrace: time.Minute, Replicas: 3, LeaseTTL: 5 * time.Second,
 		Planner: brokertest.Planner, Log: g.logger("broker", lvl),
 		Policy: broker.Policy{Identities: map[string]broker.Allowed{
@@ -169,19 +173,6 @@ func (g *grid) startBroker(o gridOptions) {
 	g.b = b
 	g.js, _ = jetstream.New(nc)
 	opConn := g.dial(g.net.Identity("operator"))
-	sub, err := opConn.Subscribe(wire.BrokerEventSubject("*"), func(m *nats.Msg) {
-		var e broker.Event
-		if json.Unmarshal(m.Data, &e) == nil {
-			select {
-			case g.events <- e:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	g.t.Cleanup(func() { sub.Unsubscribe() })
 	run(g.t, "broker", b.Run)
 	select {
 	case <-b.Ready():

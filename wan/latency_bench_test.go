@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"lookahead/broker"
 	"lookahead/forecast"
+	"lookahead/wire"
 )
 
 // BenchmarkCommitAcrossSites is one commit of a job that needs all of ten
@@ -26,14 +26,26 @@ func BenchmarkCommitAcrossSites(b *testing.B) {
 		sites[i] = fmt.Sprintf("s%02d", i+1)
 	}
 	for _, snap := range []time.Duration{0, 150 * time.Millisecond} {
-		g := newGrid(b, gridOptions{sites: sites, snapshot: snap})
+		marks := make(chan mark, 64)
+		g := newGrid(b, gridOptions{sites: sites, snapshot: snap, failPoint: func(p string) bool {
+			if p == "intent" || p == "outcome" { // the broker's commit recorded its intent, its outcome
+				marks <- mark{p, time.Now()}
+			}
+			return false
+		}})
 		for _, rtt := range []time.Duration{0, 100 * time.Millisecond} {
-			b.Run(fmt.Sprintf("sites=10/snapshot=%v/rtt=%v", snap, rtt), func(b *testing.B) { benchCommit(b, g, sites, rtt) })
+			b.Run(fmt.Sprintf("sites=10/snapshot=%v/rtt=%v", snap, rtt), func(b *testing.B) { benchCommit(b, g, marks, sites, rtt) })
 		}
 	}
 }
 
-func benchCommit(b *testing.B, g *grid, sites []string, rtt time.Duration) {
+// mark is when the broker passed one point of a commit.
+type mark struct {
+	point string
+	at    time.Time
+}
+
+func benchCommit(b *testing.B, g *grid, marks chan mark, sites []string, rtt time.Duration) {
 	for _, s := range sites {
 		g.net.Site(s).Link.SetLatency(rtt / 2)
 	}
@@ -42,7 +54,7 @@ func benchCommit(b *testing.B, g *grid, sites []string, rtt time.Duration) {
 		b.StopTimer()
 		g.settled()
 		job := g.submit(forecast.JobRequest{Procs: 80, Walltime: 1800}, "")
-		took := g.commitTime(job)
+		took := g.commitTime(job, marks)
 		g.cancel(job)
 		total += took
 		b.StartTimer()
@@ -53,31 +65,27 @@ func benchCommit(b *testing.B, g *grid, sites []string, rtt time.Duration) {
 	}
 }
 
-// commitTime waits for job's commit (its intent, then its outcome, as the
-// broker announces them) and returns the time between the two.
-func (g *grid) commitTime(job string) time.Duration {
+// commitTime waits for job's commit — its intent, then its outcome, as
+// the broker passes them (one commit at a time here) — and returns the
+// time between the two.
+func (g *grid) commitTime(job string, marks chan mark) time.Duration {
 	g.t.Helper()
 	var intent time.Time
-	timeout := time.After(waitLimit)
+	timeout := time.NewTimer(waitLimit)
+	defer timeout.Stop()
 	for {
 		select {
-		case e := <-g.events:
-			if e.Job != job {
-				continue
-			}
-			switch e.Kind {
-			case broker.EvIntent:
-				intent = time.Now()
-			case broker.EvOutcome:
-				if intent.IsZero() {
-					continue
+		case m := <-marks:
+			switch {
+			case m.point == "intent":
+				intent = m.at
+			case !intent.IsZero():
+				if st, ok := g.job(job); !ok || st.State != wire.JobReserved {
+					g.t.Fatalf("the commit of %s did not reserve it: %+v", job, st)
 				}
-				if !e.OK {
-					g.t.Fatalf("the commit of %s failed: %s", job, e.Message)
-				}
-				return time.Since(intent)
+				return m.at.Sub(intent)
 			}
-		case <-timeout:
+		case <-timeout.C:
 			g.t.Fatalf("no commit of %s", job)
 		}
 	}

@@ -12,7 +12,8 @@ import (
 // reserved (a reserved, dispatched or running job is held on every site
 // of its plan, and no site holds a job the broker has elsewhere or not
 // holding); the charges exact (a holding job is charged its allocation's
-// cost, a finished or failed one at most that, any other nothing). submitted maps request ids to job ids; held is, per
+// cost, a finished, failed or cancelled one at most that, any other
+// nothing). submitted maps request ids to job ids; held is, per
 // site, the jobs it holds reservations of. It returns what is wrong, one
 // line each (none: they hold).
 func Invariants(st wire.StatusReply, submitted map[string]string, held map[string]map[string]bool) []string {
@@ -46,7 +47,9 @@ func Invariants(st wire.StatusReply, submitted map[string]string, held map[strin
 				fail("site %s holds job %s, which the broker has %s on %v", s, j.Job.ID, j.State, sites)
 			}
 		}
-		ended := j.State == wire.JobFinished || j.State == wire.JobFailed
+		// a job that ran is charged its share when it ends, fails or is
+		// cancelled (broker.Charge)
+		ended := j.State == wire.JobFinished || j.State == wire.JobFailed || j.State == wire.JobCancelled
 		switch {
 		case holds && (j.Plan == nil || j.Cost != j.Plan.Cost):
 			fail("job %s %s charged %v, its allocation costs %v", j.Job.ID, j.State, j.Cost, j.Plan)
