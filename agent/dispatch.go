@@ -46,17 +46,14 @@ const SourceDispatch = "dispatch"
 // commands run. Requests are served one at a time, with reserve and
 // release.
 func (a *Agent) Dispatch(ctx context.Context, data []byte) wire.DispatchReply {
-	r, done := a.dispatch(ctx, data)
-	done()
-	return r
+	return settled(a.dispatch(ctx, data))
 }
 
 // dispatch is Dispatch answering before its outcome's audit record is
-// acknowledged: done waits for that.
+// acknowledged (answered).
 func (a *Agent) dispatch(ctx context.Context, data []byte) (wire.DispatchReply, func()) {
 	c := &dispatchCall{reply: wire.DispatchReply{Type: wire.TypeDispatchReply, Site: a.cfg.Site}}
-	done := serve(ctx, a, data, c)
-	return c.reply, done
+	return answered(ctx, a, data, c, &c.reply)
 }
 
 // dispatchCall is a dispatch request in the envelope.
@@ -203,17 +200,14 @@ func (a *Agent) reservationOf(ctx context.Context, job string) (wire.Reservation
 // runs or queues is deleted (qdel), each command audited. Idempotent:
 // nothing left to delete is CodeOK with a note.
 func (a *Agent) Stop(ctx context.Context, data []byte) wire.StopReply {
-	r, done := a.stop(ctx, data)
-	done()
-	return r
+	return settled(a.stop(ctx, data))
 }
 
 // stop is Stop answering before its outcome's audit record is
-// acknowledged: done waits for that.
+// acknowledged (answered).
 func (a *Agent) stop(ctx context.Context, data []byte) (wire.StopReply, func()) {
 	c := &stopCall{reply: wire.StopReply{Type: wire.TypeStopReply, Site: a.cfg.Site}}
-	done := serve(ctx, a, data, c)
-	return c.reply, done
+	return answered(ctx, a, data, c, &c.reply)
 }
 
 // stopCall is a stop request in the envelope. It keeps no intent record:

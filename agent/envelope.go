@@ -118,6 +118,20 @@ func serve[C call](ctx context.Context, a *Agent, data []byte, c C) (done func()
 	return finish(ctx, a, data, c, x, cmds)
 }
 
+// answered serves c and returns its reply, and done, which waits for the
+// outcome's audit record: the service answers, then calls done.
+func answered[C call, R any](ctx context.Context, a *Agent, data []byte, c C, reply *R) (R, func()) {
+	done := serve(ctx, a, data, c)
+	return *reply, done
+}
+
+// settled waits (done) and returns reply: the exported verbs return once
+// their outcome's audit record is acknowledged.
+func settled[R any](reply R, done func()) R {
+	done()
+	return reply
+}
+
 // pass runs steps 1 to 6; a refusal ends it.
 func pass[C call](ctx context.Context, a *Agent, data []byte, c C, x *exchange) ([][]string, *Refusal) {
 	if err := c.decode(data); err != nil {

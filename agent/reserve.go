@@ -24,17 +24,14 @@ import (
 // once the intent is acknowledged, handed to the Reserver. Every outcome
 // is audited.
 func (a *Agent) Reserve(ctx context.Context, data []byte) wire.ReserveReply {
-	r, done := a.reserve(ctx, data)
-	done()
-	return r
+	return settled(a.reserve(ctx, data))
 }
 
 // reserve is Reserve answering before its outcome's audit record is
-// acknowledged: done waits for that.
+// acknowledged (answered).
 func (a *Agent) reserve(ctx context.Context, data []byte) (wire.ReserveReply, func()) {
 	c := &reserveCall{reply: wire.ReserveReply{Type: wire.TypeReserveReply, Site: a.cfg.Site}}
-	done := serve(ctx, a, data, c)
-	return c.reply, done
+	return answered(ctx, a, data, c, &c.reply)
 }
 
 // reserveCall is a reserve request in the envelope.
@@ -212,17 +209,14 @@ func (a *Agent) limits(now time.Time) Limits {
 // the request envelope. Idempotent: releasing what does not exist is
 // CodeOK with a note.
 func (a *Agent) Release(ctx context.Context, data []byte) wire.ReleaseReply {
-	r, done := a.release(ctx, data)
-	done()
-	return r
+	return settled(a.release(ctx, data))
 }
 
 // release is Release answering before its outcome's audit record is
-// acknowledged: done waits for that.
+// acknowledged (answered).
 func (a *Agent) release(ctx context.Context, data []byte) (wire.ReleaseReply, func()) {
 	c := &releaseCall{reply: wire.ReleaseReply{Type: wire.TypeReleaseReply, Site: a.cfg.Site}}
-	done := serve(ctx, a, data, c)
-	return c.reply, done
+	return answered(ctx, a, data, c, &c.reply)
 }
 
 // releaseCall is a release request in the envelope.

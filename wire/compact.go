@@ -56,24 +56,30 @@ func writeCompact(w io.Writer, f *forecast.Forecast) error {
 	if err != nil {
 		return err
 	}
-	bw.WriteString(compactMagic3)
-	putUvarint(bw, uint64(len(hdr)))
-	bw.Write(hdr)
 	cols, prices, err := slotColumns3(f)
 	if err != nil {
 		return err
 	}
+	writeBody(bw, compactMagic3, hdr, prices, len(f.Slots), cols[:])
+	return bw.Flush()
+}
+
+// writeBody writes a compact form after its magic: the header, the price
+// table, the slot count and the columns.
+func writeBody(bw *bufio.Writer, magic string, hdr []byte, prices []float64, slots int, cols []*bytes.Buffer) {
+	bw.WriteString(magic)
+	putUvarint(bw, uint64(len(hdr)))
+	bw.Write(hdr)
 	putUvarint(bw, uint64(len(prices)))
 	for _, p := range prices {
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(p))
 		bw.Write(b[:])
 	}
-	putUvarint(bw, uint64(len(f.Slots)))
+	putUvarint(bw, uint64(slots))
 	for _, c := range cols {
 		bw.Write(c.Bytes())
 	}
-	return bw.Flush()
 }
 
 // backRef finds start among the last backRefs ends (1 = the latest), or 0.
@@ -224,18 +230,7 @@ func readColumns(br *bufio.Reader, n int) ([6][]int64, error) {
 		}
 		cols[c] = make([]int64, 0, min(count, 1<<20))
 		for i := 0; i < count; i++ {
-			var v int64
-			var err error
-			if c == 1 || c == 2 || c == 4 {
-				var u uint64
-				u, err = binary.ReadUvarint(br)
-				v = int64(u)
-				if u > math.MaxInt32 {
-					err = fmt.Errorf("value %d out of range", u)
-				}
-			} else {
-				v, err = binary.ReadVarint(br)
-			}
+			v, err := readValue(br, c == 0 || c == 3 || c == 5)
 			if err != nil {
 				return cols, fmt.Errorf("column %d, slot %d: %w", c, i, err)
 			}

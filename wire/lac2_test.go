@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,23 +21,11 @@ func encodeLAC2(f *forecast.Forecast) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw.WriteString(compactMagic)
-	putUvarint(bw, uint64(len(hdr)))
-	bw.Write(hdr)
 	cols, prices, err := slotColumns(f)
 	if err != nil {
 		return nil, err
 	}
-	putUvarint(bw, uint64(len(prices)))
-	for _, p := range prices {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(p))
-		bw.Write(b[:])
-	}
-	putUvarint(bw, uint64(len(f.Slots)))
-	for _, c := range cols {
-		bw.Write(c.Bytes())
-	}
+	writeBody(bw, compactMagic, hdr, prices, len(f.Slots), cols[:])
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}

@@ -2,15 +2,7 @@ package natsconn_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"lookahead/internal/gridnet"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
 )
@@ -121,81 +114,28 @@ func TestInboxPrefix(t *testing.T) {
 	}
 }
 
-// pki is a throw-away CA with a server certificate for 127.0.0.1 and a
-// client certificate, written as PEM files.
-type pki struct{ dir, ca, serverCert, serverKey, clientCert, clientKey string }
-
-func newPKI(t *testing.T, name string) pki {
+func newPKI(t *testing.T, name string) gridnet.PKI {
 	t.Helper()
-	dir := t.TempDir()
-	p := pki{dir: dir, ca: filepath.Join(dir, "ca.pem"),
-		serverCert: filepath.Join(dir, "server.pem"), serverKey: filepath.Join(dir, "server-key.pem"),
-		clientCert: filepath.Join(dir, "client.pem"), clientKey: filepath.Join(dir, "client-key.pem")}
-	caKey := newKey(t)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name + " CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	p, err := gridnet.NewPKI(t.TempDir(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	writePEM(t, p.ca, "CERTIFICATE", caDER)
-	issue := func(serial int64, cn string, usage x509.ExtKeyUsage, certPath, keyPath string) {
-		key := newKey(t)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writePEM(t, certPath, "CERTIFICATE", der)
-		kb, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writePEM(t, keyPath, "EC PRIVATE KEY", kb)
-	}
-	issue(2, "nats-server", x509.ExtKeyUsageServerAuth, p.serverCert, p.serverKey)
-	issue(3, "agent-alpha", x509.ExtKeyUsageClientAuth, p.clientCert, p.clientKey)
 	return p
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func writePEM(t *testing.T, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestTLSPinsTheCA(t *testing.T) {
 	grid := newPKI(t, "grid")
 	other := newPKI(t, "other")
 	s := startWithConfig(t, fmt.Sprintf(`tls { cert_file: %q, key_file: %q, ca_file: %q, verify: true }`,
-		grid.serverCert, grid.serverKey, grid.ca))
+		grid.ServerCert, grid.ServerKey, grid.CA))
 	url := strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
 
-	good := natsconn.Config{URL: url, TLSCA: grid.ca, TLSCert: grid.clientCert, TLSKey: grid.clientKey}
+	good := natsconn.Config{URL: url, TLSCA: grid.CA, TLSCert: grid.ClientCert, TLSKey: grid.ClientKey}
 	if err := connect(t, good); err != nil {
 		t.Fatalf("pinned CA and a client certificate from it: %v", err)
 	}
 	wrongCA := good
-	wrongCA.TLSCA = other.ca
+	wrongCA.TLSCA = other.CA
 	if err := connect(t, wrongCA); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("server certificate accepted under another CA: %v", err)
 	}
@@ -205,7 +145,7 @@ func TestTLSPinsTheCA(t *testing.T) {
 		t.Fatal("server certificate accepted without the grid CA")
 	}
 	strangerCert := good
-	strangerCert.TLSCert, strangerCert.TLSKey = other.clientCert, other.clientKey
+	strangerCert.TLSCert, strangerCert.TLSKey = other.ClientCert, other.ClientKey
 	if err := connect(t, strangerCert); err == nil {
 		t.Fatal("server accepted a client certificate from another CA")
 	}
