@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"iter"
 	"math/bits"
 	"slices"
 )
@@ -97,31 +98,44 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 	}
 	var hosts []hostUse
 	need := j.Procs
-	for pass := 0; pass < 2 && need > 0; pass++ {
-		if pass == 1 && prefer == nil {
-			break
+	for i := range e.pickWalk(j, order, in, prefer) {
+		f := e.chunkCap(j, e.nodeAllows(j, i, end))
+		if f <= 0 {
+			continue
 		}
-		for _, i := range order {
-			n := &e.nodes[i]
-			if !n.usable || n.used >= n.procs || (in != nil && !in(i)) || !j.can(i) {
-				continue
-			}
-			if prefer != nil && (prefer[i] > 0) != (pass == 0) {
-				continue
-			}
-			f := e.chunkCap(j, e.nodeAllows(j, i, end))
-			if f <= 0 {
-				continue
-			}
-			take := min(f, need)
-			hosts = append(hosts, hostUse{node: i, procs: take})
-			need -= take
-			if need == 0 {
-				return slices.Clone(hosts), true // one allocation, of its size
-			}
+		take := min(f, need)
+		hosts = append(hosts, hostUse{node: i, procs: take})
+		need -= take
+		if need == 0 {
+			return slices.Clone(hosts), true // one allocation, of its size
 		}
 	}
 	return nil, false
+}
+
+// pickWalk is the nodes pick may take j onto, in order: those with free
+// processors among in (all when nil), the ones where prefer > 0 first
+// (Maui's MJobAllocMNL walks them once per affinity level).
+func (e *Engine) pickWalk(j *job, order []int, in func(int) bool, prefer []int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for pass := 0; pass < 2; pass++ {
+			if pass == 1 && prefer == nil {
+				return
+			}
+			for _, i := range order {
+				n := &e.nodes[i]
+				if !n.usable || n.used >= n.procs || (in != nil && !in(i)) || !j.can(i) {
+					continue
+				}
+				if prefer != nil && (prefer[i] > 0) != (pass == 0) {
+					continue
+				}
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // lastAvailableOrder is LASTAVAILABLE's order for j starting now: the

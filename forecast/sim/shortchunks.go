@@ -48,29 +48,17 @@ func (e *Engine) pickChunks(j *job, end int64, order []int, in func(int) bool, p
 	cands := e.chunkBuf[:0]
 	defer func() { e.chunkBuf = cands[:0] }()
 	whole := 0
-	for pass := 0; pass < 2; pass++ {
-		if pass == 1 && prefer == nil {
-			break
+	for i := range e.pickWalk(j, order, in, prefer) {
+		f := e.nodeFree(i, end)
+		if e.quietFrom(i, e.now) {
+			f = e.idleTasks(i, f) // a quiet node's range counts its job slots
 		}
-		for _, i := range order {
-			n := &e.nodes[i]
-			if !n.usable || n.used >= n.procs || (in != nil && !in(i)) || !j.can(i) {
-				continue
-			}
-			if prefer != nil && (prefer[i] > 0) != (pass == 0) {
-				continue
-			}
-			f := e.nodeFree(i, end)
-			if e.quietFrom(i, e.now) {
-				f = e.idleTasks(i, f) // a quiet node's range counts its job slots
-			}
-			tc := e.nodeAllowsFrom(j, i, end, f-f%j.PPN) // MIN(TC, FNL.TC)
-			if tc < j.PPN {
-				continue // no chunk (MinTPN)
-			}
-			cands = append(cands, chunkCand{i, tc})
-			whole += tc - tc%j.PPN
+		tc := e.nodeAllowsFrom(j, i, end, f-f%j.PPN) // MIN(TC, FNL.TC)
+		if tc < j.PPN {
+			continue // no chunk (MinTPN)
 		}
+		cands = append(cands, chunkCand{i, tc})
+		whole += tc - tc%j.PPN
 	}
 	if whole < j.Procs {
 		return nil, false // ATC < the job's tasks
