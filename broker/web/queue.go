@@ -2,8 +2,8 @@ package web
 
 import (
 	"fmt"
-	"time"
 
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -77,7 +77,7 @@ func whyWaiting(st wire.JobStatus, stale []string, now int64) string {
 	case p == nil:
 		return "not planned yet: waiting for the next planning cycle"
 	}
-	why := fmt.Sprintf("planned to start in %s: reserved when the start is within the commit lead time", time.Duration(max(0, p.Start-now))*time.Second)
+	why := fmt.Sprintf("planned to start in %s: reserved when the start is within the commit lead time", durfmt.Seconds(max(0, p.Start-now)))
 	if st.Message != "" {
 		why += "; last attempt: " + st.Message
 	}

@@ -3,10 +3,10 @@ package web
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"lookahead/broker"
 	"lookahead/broker/client"
+	"lookahead/internal/durfmt"
 	"lookahead/wire"
 )
 
@@ -48,7 +48,7 @@ func siteReason(state string, st wire.SiteStatus, now int64) string {
 	case client.SiteSilent:
 		why := st.Unanswered
 		if st.UnansweredSince > 0 {
-			why += fmt.Sprintf(" (for %s)", time.Duration(max(0, now-st.UnansweredSince))*time.Second)
+			why += fmt.Sprintf(" (for %s)", durfmt.Seconds(max(0, now-st.UnansweredSince)))
 		}
 		return why
 	case client.SiteOffline:

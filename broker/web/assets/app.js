@@ -21,12 +21,14 @@ function el(tag, attrs, text) {
 
 function td(text, cls) { return el("td", cls ? { class: cls } : {}, text === undefined ? "" : String(text)); }
 
+// dur writes s seconds as internal/durfmt.Seconds does, the one format of
+// every lookahead binary: 45s, 1m30s, 2h05m07s, 100h (TestPageDurations).
 function dur(s) {
-  const a = Math.abs(s), sign = s < 0 ? "-" : "";
-  if (a < 120) return sign + a + "s";
-  if (a < 7200) return sign + Math.round(a / 60) + "m";
-  if (a < 172800) return sign + (a / 3600).toFixed(1) + "h";
-  return sign + (a / 86400).toFixed(1) + "d";
+  if (s < 0) return "-" + dur(-s);
+  const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), sec = s % 60, two = n => String(n).padStart(2, "0");
+  if (h > 0) return h + "h" + (m || sec ? two(m) + "m" : "") + (sec ? two(sec) + "s" : "");
+  if (m > 0) return m + "m" + (sec ? two(sec) + "s" : "");
+  return sec + "s";
 }
 
 // micros says how long a cycle took: never "0 µs".
