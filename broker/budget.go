@@ -83,16 +83,10 @@ func spend(j *Job) float64 {
 	return j.Cost
 }
 
-// Used is what holder h has spent or holds: the sum of spend over its jobs.
-func (s *State) used(h holder) float64 {
-	total := s.spent[h]
-	for _, j := range s.jobs {
-		if (h.kind == "account" && j.Req.Account == h.name) || (h.kind == "user" && j.Req.User == h.name) {
-			total += spend(j)
-		}
-	}
-	return total
-}
+// used is what holder h has spent or holds: what its forgotten jobs
+// spent and the sum of spend over its jobs, kept as events apply
+// (ledger.go).
+func (s *State) used(h holder) float64 { return s.ledger.used(h) }
 
 // Used reports what an account (or, with user true, a user) has spent or
 // holds, in credits.

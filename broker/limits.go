@@ -67,16 +67,11 @@ func checkActive(s *State, p Policy, job *forecast.JobRequest) string {
 		return ""
 	}
 	users, accounts := 0, 0
-	for _, j := range s.jobs {
-		if !j.Active() {
-			continue
-		}
-		if job.User != "" && j.Req.User == job.User {
-			users++
-		}
-		if job.Account != "" && j.Req.Account == job.Account {
-			accounts++
-		}
+	if job.User != "" {
+		users = s.ledger.active(holder{"user", job.User})
+	}
+	if job.Account != "" {
+		accounts = s.ledger.active(holder{"account", job.Account})
 	}
 	if p.MaxActivePerUser > 0 && users >= p.MaxActivePerUser {
 		return fmt.Sprintf("user %s has %d active grid jobs, at most %d: wait for some to end or cancel some", job.User, users, p.MaxActivePerUser)

@@ -13,25 +13,36 @@ import (
 // forgot.
 func (s *State) Forget(before int64) int {
 	n := 0
-	for id, j := range s.jobs {
+	kept := s.order[:0]
+	for _, j := range s.order {
 		if j.Active() || len(j.PendingRelease) > 0 || len(j.PendingStop) > 0 || j.Updated > before {
+			kept = append(kept, j)
 			continue
 		}
-		if c := spend(j); c != 0 {
-			if j.Req.Account != "" {
-				s.spent[holder{"account", j.Req.Account}] += c
-			}
-			if j.Req.User != "" {
-				s.spent[holder{"user", j.Req.User}] += c
-			}
-		}
-		if s.requests[j.RequestID] == id {
-			delete(s.requests, j.RequestID)
-		}
-		delete(s.jobs, id)
+		s.forget(j)
 		n++
 	}
+	clear(s.order[len(kept):])
+	s.order = kept
 	return n
+}
+
+// forget removes j from the jobs (not from s.order) and moves what it
+// spent to its holders' spent.
+func (s *State) forget(j *Job) {
+	if c := spend(j); c != 0 {
+		for _, h := range holdersOf(j) {
+			old := s.spent[h]
+			s.spent[h] = old + c
+			s.ledger.spentChanged(h, old, s.spent[h])
+		}
+	}
+	s.ledger.add(j, shareOf(j), -1)
+	id := j.Req.ID
+	if s.requests[j.RequestID] == id {
+		delete(s.requests, j.RequestID)
+	}
+	delete(s.jobs, id)
 }
 
 // Snapshot is the whole grid queue at one point of the job stream: what a
@@ -60,7 +71,7 @@ func (s *State) Snapshot() Snapshot {
 	for h, v := range s.spent {
 		sn.Spent[h.String()] = v
 	}
-	for _, j := range s.Jobs() {
+	for _, j := range s.order {
 		sn.Jobs = append(sn.Jobs, SnapshotJob{Order: j.seq, Job: *j})
 	}
 	return sn
@@ -76,6 +87,7 @@ func FromSnapshot(sn Snapshot) (*State, error) {
 			return nil, fmt.Errorf("snapshot: budget holder %q", k)
 		}
 		s.spent[holder{kind, name}] = v
+		s.ledger.spentChanged(holder{kind, name}, 0, v)
 	}
 	sort.Slice(sn.Jobs, func(a, b int) bool { return sn.Jobs[a].Order < sn.Jobs[b].Order })
 	for _, sj := range sn.Jobs {
@@ -85,7 +97,7 @@ func FromSnapshot(sn Snapshot) (*State, error) {
 		}
 		j.seq = sj.Order
 		s.seq = max(s.seq, j.seq)
-		s.jobs[j.Req.ID] = &j
+		s.add(&j)
 		if j.RequestID != "" {
 			s.requests[j.RequestID] = j.Req.ID
 		}

@@ -64,7 +64,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(r, s) {
+	if !sameState(r, s) {
 		t.Fatalf("restored state differs:\n%+v\n%+v", r, s)
 	}
 	next := Event{Kind: EvReleased, Time: 6003, Job: "g3", Site: "a"}

@@ -19,11 +19,16 @@ type State struct {
 	seq      uint64            // submissions so far
 	// spent is what forgotten jobs spent, per budget holder (see Forget).
 	spent map[holder]float64
+	// order is every job in submission order (seq ascending).
+	order []*Job
+	// ledger is each budget holder's active jobs and spend, kept as
+	// events apply (ledger.go).
+	ledger ledger
 }
 
 // NewState returns an empty queue.
 func NewState() *State {
-	return &State{jobs: map[string]*Job{}, requests: map[string]string{}, spent: map[holder]float64{}}
+	return &State{jobs: map[string]*Job{}, requests: map[string]string{}, spent: map[holder]float64{}, ledger: ledger{}}
 }
 
 // Job returns the job with id, or nil.
@@ -46,20 +51,31 @@ func (s *State) NextID() string {
 	}
 }
 
-// Jobs returns every job in submission order.
-func (s *State) Jobs() []*Job {
-	out := make([]*Job, 0, len(s.jobs))
-	for _, j := range s.jobs {
-		out = append(out, j)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].seq < out[b].seq })
-	return out
+// Jobs returns every job in submission order (a new slice; the jobs are
+// the state's).
+func (s *State) Jobs() []*Job { return slices.Clone(s.order) }
+
+// Len is how many jobs the state holds.
+func (s *State) Len() int { return len(s.order) }
+
+// after is the index in s.order of the first job submitted after the
+// cursor seq.
+func (s *State) after(seq uint64) int {
+	return sort.Search(len(s.order), func(i int) bool { return s.order[i].seq > seq })
+}
+
+// add takes a new job (its seq past every other's) into the order and
+// the ledger.
+func (s *State) add(j *Job) {
+	s.jobs[j.Req.ID] = j
+	s.order = append(s.order, j)
+	s.ledger.add(j, shareOf(j), +1)
 }
 
 // Waiting returns the waiting jobs in priority order (the planner's order).
 func (s *State) Waiting() []*Job {
 	var out []*Job
-	for _, j := range s.Jobs() {
+	for _, j := range s.order {
 		if j.State == wire.JobWaiting {
 			out = append(out, j)
 		}
@@ -71,7 +87,7 @@ func (s *State) Waiting() []*Job {
 // InState returns the jobs in the given state, in submission order.
 func (s *State) InState(state string) []*Job {
 	var out []*Job
-	for _, j := range s.Jobs() {
+	for _, j := range s.order {
 		if j.State == state {
 			out = append(out, j)
 		}
@@ -90,7 +106,10 @@ func (s *State) Apply(e Event) error {
 	if j == nil {
 		return fmt.Errorf("%s event for unknown job %q", e.Kind, e.Job)
 	}
-	if err := applyToJob(j, e); err != nil {
+	before := shareOf(j)
+	err := applyToJob(j, e)
+	s.ledger.moved(j, before)
+	if err != nil {
 		return fmt.Errorf("%s event for job %s in state %s: %w", e.Kind, e.Job, j.State, err)
 	}
 	j.Updated = e.Time
@@ -116,7 +135,7 @@ func (s *State) submit(e Event) error {
 		j.State, j.WorstCost = wire.JobCancelled, 0
 		j.Message = "cancelled: max_price × procs × walltime is not a finite number; resubmit with a lower max_price"
 	}
-	s.jobs[e.Job] = j
+	s.add(j)
 	if e.RequestID != "" {
 		s.requests[e.RequestID] = e.Job
 	}
@@ -309,7 +328,7 @@ func (s *State) OwedReleases(now int64) []Owed {
 // job then site order.
 func (s *State) owed(now int64, due func(*Job) map[string]int64) []Owed {
 	var out []Owed
-	for _, j := range s.Jobs() {
+	for _, j := range s.order {
 		for site, after := range due(j) {
 			if now >= after {
 				out = append(out, Owed{Job: j.Req.ID, Site: site})
@@ -332,7 +351,7 @@ type Owed struct{ Job, Site string }
 // running jobs) with the revisions they were planned on.
 func (s *State) Holds() []Hold {
 	var out []Hold
-	for _, j := range s.Jobs() {
+	for _, j := range s.order {
 		if j.Holds() {
 			out = append(out, Hold{Alloc: *j.Alloc, Revisions: j.Revisions})
 		}

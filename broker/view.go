@@ -65,10 +65,9 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		}
 	}
 	size, last := 0, uint64(0)
-	for _, j := range s.Jobs() {
+	for _, j := range s.pageFrom(req) {
 		switch {
-		case req.Job != "" && j.Req.ID != req.Job, req.Job == "" && j.seq <= req.After,
-			req.Job == "" && !req.All && !j.Active(), !v.Sees(p, j):
+		case req.Job == "" && !req.All && !j.Active(), !v.Sees(p, j):
 			continue
 		}
 		var pl *Planned
@@ -93,6 +92,19 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		reply.Code, reply.Message = wire.CodeNotFound, fmt.Sprintf("no job %q", wire.Clip(req.Job, 64))
 	}
 	return reply, encoded
+}
+
+// pageFrom is the jobs a status request may list, in submission order:
+// the one it names, or every job after its cursor (found by a binary
+// search: a page costs what it lists and skips, not a sort of the queue).
+func (s *State) pageFrom(req wire.StatusRequest) []*Job {
+	if req.Job != "" {
+		if j := s.jobs[req.Job]; j != nil {
+			return []*Job{j}
+		}
+		return nil
+	}
+	return s.order[s.after(req.After):]
 }
 
 // Planned is what the last cycle says of a waiting job: its allocation (or
