@@ -184,7 +184,7 @@ const (
 func (s *Server) apiAudit(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	recs, err := s.streams.AuditTail(ctx, AuditTailRecords)
+	recs, err := s.audit.Records(ctx)
 	out := struct {
 		AuditView
 		Error string `json:"error,omitempty"`

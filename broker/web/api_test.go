@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,17 +14,26 @@ import (
 
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
+	if err := readJSON(url, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readJSON decodes the answer to GET url into v (safe off the test's
+// goroutine).
+func readJSON(url string, v any) error {
 	r, err := http.Get(url)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer r.Body.Close()
 	if r.StatusCode != 200 {
-		t.Fatalf("GET %s: %s", url, r.Status)
+		return fmt.Errorf("GET %s: %s", url, r.Status)
 	}
 	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
+	return nil
 }
 
 // TestAPIAgainstABroker reads the API (no browser) of a broker with two

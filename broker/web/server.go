@@ -61,6 +61,8 @@ type Server struct {
 	cfg     Config
 	b       Broker
 	streams Streams
+	audit   *AuditTail
+	stop    context.CancelFunc // ends what outlives a request (the audit follower)
 	ln      net.Listener
 	srv     *http.Server
 }
@@ -71,7 +73,8 @@ func New(cfg Config, b Broker, streams Streams) (*Server, error) {
 	if err := CheckExposure(cfg.Listen, cfg.Token != ""); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, b: b, streams: streams}
+	life, stop := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, b: b, streams: streams, audit: streams.FollowAudit(life, AuditTailRecords), stop: stop}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: time.Minute, TLSConfig: cfg.TLS, ErrorLog: cfg.ErrorLog}
 	return s, nil
@@ -98,6 +101,7 @@ func (s *Server) URL() string {
 
 // Run serves until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
+	defer s.stop()
 	if s.ln == nil {
 		if _, err := s.Listen(); err != nil {
 			return err

@@ -35,7 +35,7 @@ func TestBrokerWebViewReadsItsStreams(t *testing.T) {
 	if err != nil || len(events) != 2 || events[1].Kind != broker.EvIntent {
 		t.Errorf("job events %+v: %v", events, err)
 	}
-	recs, err := st.AuditTail(ctx, 10)
+	recs, err := st.FollowAudit(ctx, 10).Records(ctx)
 	if err != nil || len(recs) != 1 || recs[0].Action != "commit" || recs[0].Origin != wire.AuditOriginBroker {
 		t.Errorf("audit tail %+v: %v", recs, err)
 	}
