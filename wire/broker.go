@@ -201,6 +201,28 @@ type Plan struct {
 	Commit []string `json:"commit,omitempty"`
 	// Micros is how long planning took, in microseconds.
 	Micros int64 `json:"micros"`
+	// Total is how many allocations the whole plan has. A plan too big
+	// for one NATS message is sent in pages: Allocations are those from
+	// the request's After on, as many as fit, and Next is where the next
+	// page starts (ask again with After = Next; 0: this page ends the
+	// plan). The plan published on PlanSubject is its first page. Absent
+	// from brokers before paging (their plan is always whole).
+	Total int `json:"total,omitempty"`
+	Next  int `json:"next,omitempty"`
+	// Code and Message are set when a plan request is refused
+	// (CodeInvalid: a malformed request); absent otherwise.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// PlanRequest asks for the broker's last plan, a page at a time (see
+// Plan.Next). An empty request, or one of only its type, asks for the
+// first page, as brokers before paging were asked for the whole plan.
+type PlanRequest struct {
+	Type string `json:"type"`
+	// After is the index of the first allocation wanted: a previous
+	// page's Next (0: from the start).
+	After int `json:"after,omitempty"`
 }
 
 // SiteStatus is what the broker knows of one site.

@@ -152,13 +152,53 @@ func (c *Client) Status(ctx context.Context, id string, all bool) (wire.StatusRe
 	}
 }
 
-// Plan is the broker's last plan.
+// Plan is the broker's last plan, whole: a plan too big for one message
+// comes in pages (wire.Plan.Next), asked for one after the other. When
+// the broker plans again while the pages are read, they are read again
+// from the start (planAttempts times at most), so the plan returned is
+// one cycle's.
 func (c *Client) Plan(ctx context.Context) (wire.Plan, error) {
-	var reply wire.Plan
-	err := c.request(ctx, wire.BrokerSubject(wire.VerbPlan), struct {
-		Type string `json:"type"`
-	}{wire.TypePlan}, &reply)
-	return reply, err
+	var cycles []uint64
+	for range planAttempts {
+		p, changed, err := c.planPages(ctx)
+		if err != nil || !changed {
+			return p, err
+		}
+		cycles = append(cycles, p.Cycle)
+	}
+	return wire.Plan{}, fmt.Errorf("the broker planned again while its plan was read, %d times (cycles %v): try again", planAttempts, cycles)
+}
+
+// planAttempts is how many times Plan reads a paged plan before it gives
+// up on a broker that plans faster than the pages come.
+const planAttempts = 3
+
+// planPages reads every page of the last plan; changed reports that a
+// later page came from another cycle than the first.
+func (c *Client) planPages(ctx context.Context) (out wire.Plan, changed bool, err error) {
+	req := wire.PlanRequest{Type: wire.TypePlan}
+	for page := 0; ; page++ {
+		var reply wire.Plan
+		if err := c.request(ctx, wire.BrokerSubject(wire.VerbPlan), req, &reply); err != nil {
+			return out, false, err
+		}
+		if reply.Code != "" && reply.Code != wire.CodeOK {
+			return out, false, fmt.Errorf("plan page %d: %s %s", page+1, reply.Code, reply.Message)
+		}
+		switch {
+		case page == 0:
+			out = reply
+		case reply.Cycle != out.Cycle:
+			return reply, true, nil
+		default:
+			out.Allocations = append(out.Allocations, reply.Allocations...)
+		}
+		if reply.Next <= req.After {
+			out.Next = 0
+			return out, false, nil
+		}
+		req.After = reply.Next
+	}
 }
 
 // Sites reports every site the broker knows.

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"lookahead/broker"
@@ -125,9 +124,7 @@ func (b *Broker) publishPlan(in broker.CycleInput, stale, excluded []string, all
 	}
 	b.plan = plan
 	b.mu.Unlock()
-	if data, err := json.Marshal(plan); err == nil {
-		b.nc.Publish(wire.PlanSubject, data)
-	}
+	b.publishPage(plan)
 	return plan
 }
 

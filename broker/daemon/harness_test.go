@@ -45,7 +45,15 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
+	return newEnvWith(t, natsembed.Options{})
+}
+
+// newEnvWith is newEnv on a server started with o (its StoreDir the
+// test's).
+func newEnvWith(t testing.TB, o natsembed.Options) *env {
+	t.Helper()
+	o.StoreDir = t.TempDir()
+	srv, err := natsembed.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}

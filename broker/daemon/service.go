@@ -316,8 +316,6 @@ func (b *Broker) pageBytes() int {
 	return int(max(b.nc.MaxPayload()-64<<10, 64<<10))
 }
 
-func (b *Broker) onPlan(req micro.Request) { respond(req, b.Plan()) }
-
 // Plan is the last cycle's plan.
 func (b *Broker) Plan() wire.Plan {
 	b.mu.Lock()
