@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"lookahead/internal/config"
 	"os"
 	"sync"
 	"time"
@@ -21,7 +20,9 @@ import (
 	"lookahead/broker/coalloc"
 	"lookahead/broker/daemon"
 	"lookahead/forecast/sim"
+	"lookahead/internal/config"
 	"lookahead/internal/durfmt"
+	"lookahead/internal/loopback"
 	"lookahead/internal/natsembed"
 	"lookahead/slurm"
 	"lookahead/wire"
@@ -97,7 +98,7 @@ func (o Options) Validate() error {
 	if err != nil {
 		return err
 	}
-	if addr != "" && !config.IsLoopback(addr) {
+	if addr != "" && !loopback.Addr(addr) {
 		return fmt.Errorf("web %q: the demo serves its web view on a loopback address only (no token)", o.Web)
 	}
 	return nil

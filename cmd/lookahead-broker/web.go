@@ -10,7 +10,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/broker/web"
 	"lookahead/internal/cli"
-	"lookahead/internal/config"
+	"lookahead/internal/loopback"
 	"lookahead/internal/version"
 )
 
@@ -55,7 +55,7 @@ func newWeb(wc web.Config, b *daemon.Broker, log zerolog.Logger) (*web.Server, e
 	if _, err := s.Listen(); err != nil {
 		return nil, err
 	}
-	if wc.TLS == nil && !config.IsLoopback(wc.Listen) {
+	if wc.TLS == nil && !loopback.Addr(wc.Listen) {
 		log.Warn().Str("web", s.URL()).Msg("the web view's token crosses the network in clear: set web.tls_cert_file and web.tls_key_file, or reach it through an SSH tunnel")
 	}
 	return s, nil

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-
-	"lookahead/internal/loopback"
 )
 
 // ListenOff is the value that turns a listener off, the same for every
@@ -30,8 +28,3 @@ func ListenAddress(key, value string) (string, error) {
 	}
 	return value, nil
 }
-
-// IsLoopback reports whether a listen address binds only the loopback
-// interface: loopback.Addr, the one rule (kept here for the daemons'
-// configuration code).
-func IsLoopback(addr string) bool { return loopback.Addr(addr) }
