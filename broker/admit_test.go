@@ -218,6 +218,16 @@ func TestAdmitRefusesWalltimeBeyondEveryHorizon(t *testing.T) {
 	if rep.Code != wire.CodeTooLong || !strings.Contains(rep.Message, "at most 72h, on beta (forecast horizon 48h, fastest node speed 1.5)") {
 		t.Fatalf("reply %+v, want too-long naming beta's horizon", rep)
 	}
+	// 100 processors for 60 h: only beta's 64 fast ones hold 60 h
+	wide := req("", 100, 60*3600, 1)
+	_, rep = Admit(NewState(), p, "alice", submitReq("c", wide), 1)
+	if rep.Code != wire.CodeTooLong || !strings.Contains(rep.Message, "100 processors for 60h: no set of the sites known can hold that") {
+		t.Fatalf("reply %+v, want too-long: no set of sites holds 100 processors for 60 h", rep)
+	}
+	wide.Walltime = 48 * 3600 // every node holds 48 h: 256 processors
+	if _, rep := Admit(NewState(), p, "alice", submitReq("d", wide), 1); rep.Code != wire.CodeOK {
+		t.Fatalf("100 processors for 48 h fit on alpha and beta: %+v", rep)
+	}
 }
 
 // request_id is bounded like the other names, refused as invalid without

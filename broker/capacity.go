@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -24,9 +25,11 @@ type SiteSize struct {
 	Procs int
 	// Span is the length of its forecast's window (horizon − generated)
 	// and Fastest its fastest node's speed: no forecast of the site holds
-	// a job whose walltime ÷ Fastest exceeds Span.
+	// a job whose walltime ÷ Fastest exceeds Span. Speeds are its
+	// processors by node speed.
 	Span    int64
 	Fastest float64
+	Speeds  map[float64]int
 }
 
 // CapacityOf sums the processors of each site's forecast nodes.
@@ -36,21 +39,54 @@ func CapacityOf(sites []Site) Capacity {
 		if s.Forecast.Site == "" {
 			continue // no forecast was ever taken from it
 		}
-		z := SiteSize{Span: s.Forecast.Horizon - s.Forecast.Generated}
+		z := SiteSize{Span: s.Forecast.Horizon - s.Forecast.Generated, Speeds: map[float64]int{}}
 		for _, node := range s.Forecast.Nodes {
 			z.Procs += node.Procs
 			z.Fastest = max(z.Fastest, node.Speed)
+			z.Speeds[node.Speed] += node.Procs
 		}
 		c[s.Name] = z
 	}
 	return c
 }
 
-// TooLong says why no known site's forecast could ever hold the job's
-// walltime, even on its fastest nodes alone (the empty string when one
-// could, or when no site is known yet). It names the longest walltime one
-// could hold and where.
+// TooLong says why no known site's forecast could ever hold the job (the
+// empty string when one could, or when no site is known yet): its walltime
+// on the fastest nodes alone (naming the longest walltime one could hold
+// and where), or its processors for its walltime on any set of at most
+// max_sites sites whose forecasts reach that far (forecast.EverFits; the
+// broker's multi-site factor is not counted, so it refuses only what
+// never fits).
 func (c Capacity) TooLong(job forecast.JobRequest) string {
+	if msg := c.tooLongAlone(job); msg != "" {
+		return msg
+	}
+	var reach []forecast.SiteReach
+	var spans []string
+	for _, name := range slices.Sorted(maps.Keys(c)) {
+		z := c[name]
+		if z.Span <= 0 || z.Fastest <= 0 {
+			continue // a forecast with no window or no speeds says nothing of it
+		}
+		reach = append(reach, forecast.SiteReach{Name: name, Span: z.Span, Procs: z.Speeds})
+		spans = append(spans, fmt.Sprintf("%s %d processors, %s", name, z.Procs, durfmt.Seconds(z.Span)))
+	}
+	if len(reach) == 0 || forecast.EverFits(reach, job.Procs, job.Walltime, job.MaxSites, holdAlone) {
+		return ""
+	}
+	return fmt.Sprintf("%d processors for %s: no set of the sites known can hold that within the horizon of their forecasts (%s); no forecast could ever place it",
+		job.Procs, durfmt.Seconds(job.Walltime), strings.Join(spans, "; "))
+}
+
+// holdAlone is how long walltime holds processors of speed slowest, no
+// multi-site factor or staging counted (the planner's are not the
+// broker's to know here: refuse only what never fits).
+func holdAlone(walltime int64, slowest float64, _ int) int64 {
+	return int64(math.Ceil(float64(walltime) / slowest))
+}
+
+// tooLongAlone: no site's fastest nodes could hold the walltime.
+func (c Capacity) tooLongAlone(job forecast.JobRequest) string {
 	best, where := int64(-1), ""
 	for _, name := range slices.Sorted(maps.Keys(c)) {
 		z := c[name]

@@ -1,5 +1,7 @@
 package replay
 
+import "lookahead/forecast"
+
 // The per-class breakdown of the grid stream: each grid job by width
 // against the sites (does it fit the smallest site, the largest, or no
 // single site) and by run time on the reference CPU (the shorter of its run
@@ -102,15 +104,16 @@ func gridClasses(sites []SiteSpec, grid []GridJob, recs []JobRecord) []ClassMetr
 	return out
 }
 
-// NeverFits reports whether a grid job's walltime is longer than the
-// forecast horizon on every site, even on its nodes alone: no forecast
-// can hold it, and the broker refuses it at submit.
+// NeverFits reports whether no forecast of the scenario's sites could
+// ever hold a grid job: no set of sites reaching as far as the forecast
+// horizon has enough processors at any speed for its walltime (the
+// forecast.EverFits with the co-allocation core's Duration, the multi-site factor and staging
+// counted). The broker refuses such a job at submit, and so does the
+// replay.
 func NeverFits(sc Scenario, job GridJob) bool {
-	o := coallocOptions(sc)
-	for _, s := range sc.Sites {
-		if o.Duration(job.Req.Walltime, s.Speed, 1) <= sc.Forecast.Horizon.Seconds() {
-			return false
-		}
+	reach := make([]forecast.SiteReach, len(sc.Sites))
+	for i, s := range sc.Sites {
+		reach[i] = forecast.SiteReach{Name: s.Name, Span: sc.Forecast.Horizon.Seconds(), Procs: map[float64]int{s.Speed: s.Nodes * s.PPN}}
 	}
-	return true
+	return !forecast.EverFits(reach, job.Req.Procs, job.Req.Walltime, job.Req.MaxSites, coallocOptions(sc).Duration)
 }

@@ -77,9 +77,14 @@ type Result struct {
 // records of the same replay without grid jobs (nil: no extra-wait
 // metrics). sc must be validated with defaults filled in.
 func RunOnce(sc Scenario, w Workload, policy string, base []JobRecord, opts Options) (Result, error) {
-	strat, ok := StrategyByName(policy)
+	name, _ := splitPolicy(policy)
+	strat, ok := StrategyByName(name)
 	if !ok {
 		return Result{}, fmt.Errorf("replay: unknown strategy %q", policy)
+	}
+	sc, err := sc.forPolicy(policy)
+	if err != nil {
+		return Result{}, fmt.Errorf("replay: %w", err)
 	}
 	var inc *coalloc.Options
 	if opts.NewPool == nil && opts.Order == nil {

@@ -120,3 +120,23 @@ func TestPaymentSweep(t *testing.T) {
 		t.Fatalf("payment %+v", at.Grid.Payment)
 	}
 }
+
+// A policy may carry broker settings of its own: they reach the run (the
+// order and free tolerance here), bad ones are refused naming the policy.
+func TestPolicySettings(t *testing.T) {
+	sc := smallScenario()
+	sc.Policies = []string{NameLookahead, "lookahead[order=fcfs, free_tolerance=0.5]"}
+	if err := sc.WithDefaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := sc.forPolicy(sc.Policies[1])
+	if err != nil || v.Broker.Order != OrderFCFS || *v.Broker.FreeTolerance != 0.5 || sc.Broker.FreeTolerance != nil {
+		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
+	}
+	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]"} {
+		sc.Policies = []string{p}
+		if err := sc.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "policies[0]") {
+			t.Errorf("%s: %v, want refused naming policies[0]", p, err)
+		}
+	}
+}

@@ -282,8 +282,14 @@ func (s Scenario) validatePolicies() error {
 	}
 	seen := map[string]bool{}
 	for i, p := range s.Policies {
-		if _, ok := strategies[p]; !ok {
-			return bad(fmt.Sprintf("policies[%d]", i), "unknown strategy %q (known: %s)", p, strings.Join(StrategyNames(), ", "))
+		name, _ := splitPolicy(p)
+		if _, ok := strategies[name]; !ok {
+			return bad(fmt.Sprintf("policies[%d]", i), "unknown strategy %q (known: %s; settings of its own as lookahead[order=fcfs,free_tolerance=0.5])", p, strings.Join(StrategyNames(), ", "))
+		}
+		if v, err := s.forPolicy(p); err != nil {
+			return bad(fmt.Sprintf("policies[%d]", i), "%v", err)
+		} else if err := v.validateBroker(); err != nil {
+			return bad(fmt.Sprintf("policies[%d]", i), "%v", err)
 		}
 		if seen[p] {
 			return bad(fmt.Sprintf("policies[%d]", i), "duplicate strategy %q", p)

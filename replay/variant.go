@@ -1,0 +1,66 @@
+package replay
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A policy may name a strategy with broker settings of its own, for
+// studies that weigh settings side by side on the same jobs and baseline:
+// "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
+// order, aging, tolerance, free_tolerance.
+
+// splitPolicy is a policy's strategy name and its settings ("" when none).
+func splitPolicy(p string) (name, settings string) {
+	i := strings.IndexByte(p, '[')
+	if i < 0 || !strings.HasSuffix(p, "]") {
+		return p, ""
+	}
+	return p[:i], p[i+1 : len(p)-1]
+}
+
+// forPolicy is the scenario with the policy's own broker settings applied.
+func (s Scenario) forPolicy(p string) (Scenario, error) {
+	_, settings := splitPolicy(p)
+	if settings == "" {
+		return s, nil
+	}
+	for _, kv := range strings.Split(settings, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return s, fmt.Errorf("policy %q: %q: want key=value", p, kv)
+		}
+		if err := s.Broker.set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return s, fmt.Errorf("policy %q: %w", p, err)
+		}
+	}
+	return s, nil
+}
+
+func (b *BrokerSpec) set(k, v string) error {
+	num := func() (*float64, error) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: not a number", k, v)
+		}
+		return &f, nil
+	}
+	var err error
+	switch k {
+	case "order":
+		b.Order = v
+	case "aging":
+		var d Duration
+		if err = d.UnmarshalText([]byte(v)); err == nil {
+			b.Aging = d
+		}
+	case "tolerance":
+		b.Tolerance, err = num()
+	case "free_tolerance":
+		b.FreeTolerance, err = num()
+	default:
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance)", k)
+	}
+	return err
+}
