@@ -20,17 +20,23 @@ const (
 	// among all when free time alone cannot finish by then. The default
 	// for a request that omits criterion.
 	FreeFirst = "free-first"
+	// Cheapest: the cheapest allocation that finishes by the job's
+	// deadline, or without one within the planner's free tolerance of the
+	// earliest finish; free time (each owner's idle time) first, as
+	// free-first; when nothing finishes by the deadline, the earliest
+	// finish.
+	Cheapest = "cheapest"
 )
 
 // DefaultCriterion is the criterion of a request that omits one.
 const DefaultCriterion = FreeFirst
 
 // Criteria lists the valid criteria, the default first.
-func Criteria() []string { return []string{FreeFirst, LeastHeld, EarliestStart, EarliestFinish} }
+func Criteria() []string { return []string{FreeFirst, LeastHeld, EarliestStart, EarliestFinish, Cheapest} }
 
 // IsCriterion reports whether c names a criterion ("" does not).
 func IsCriterion(c string) bool {
-	return c == LeastHeld || c == FreeFirst || c == EarliestStart || c == EarliestFinish
+	return c == LeastHeld || c == FreeFirst || c == EarliestStart || c == EarliestFinish || c == Cheapest
 }
 
 // Node is a compute node a site offers to the grid. Speed is relative to the
@@ -94,6 +100,10 @@ type JobRequest struct {
 	User      string   `json:"user"`
 	Account   string   `json:"account"`
 	Submitted int64    `json:"submitted"`
+	// Deadline (optional, Unix seconds; 0: none) is when the user needs the
+	// job finished: criterion cheapest takes the cheapest allocation that
+	// finishes by then, free-first waits for free time only until then.
+	Deadline int64 `json:"deadline,omitempty"`
 }
 
 // Part is the share of an allocation held on one node of one site. Cost

@@ -247,6 +247,8 @@ func (j *JobRequest) Validate() error {
 		return invalid("job %s: mem_mb %d, must lie in [0, %d]", j.ID, j.MemMB, MaxMemMB)
 	case !inInstants(j.Submitted):
 		return invalid("job %s: submitted %d, must lie in [0, %d]", j.ID, j.Submitted, MaxInstant)
+	case !inInstants(j.Deadline):
+		return invalid("job %s: deadline %d, must lie in [0, %d] (0: none)", j.ID, j.Deadline, MaxInstant)
 	case j.MaxSites < 0:
 		return invalid("job %s: max_sites %d, must be >= 0", j.ID, j.MaxSites)
 	case j.Criterion != "" && !IsCriterion(j.Criterion):

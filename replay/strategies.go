@@ -19,6 +19,9 @@ func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env
 	for i, j := range queue {
 		reqs[i] = j.Req
 		reqs[i].Criterion = l.criterion
+		if l.criterion == forecast.Cheapest {
+			reqs[i].Deadline = j.Deadline // the user's bound (grid.deadline)
+		}
 	}
 	if env.Order != nil {
 		reqs = env.Order(reqs)

@@ -73,6 +73,7 @@ const (
 	NameLookaheadStart  = "lookahead-start"
 	NameLookaheadFinish = "lookahead-finish"
 	NameLookaheadHeld   = "lookahead-held"
+	NameLookaheadCheap  = "lookahead-cheap"
 	NameSingleSite      = "single-site-earliest"
 	NameGreedy          = "greedy-multisite"
 	NameCheap           = "cheap"
@@ -86,6 +87,7 @@ var strategies = map[string]Strategy{
 	NameLookaheadHeld:   lookahead{NameLookaheadHeld, forecast.LeastHeld},
 	NameLookaheadStart:  lookahead{NameLookaheadStart, forecast.EarliestStart},
 	NameLookaheadFinish: lookahead{NameLookaheadFinish, forecast.EarliestFinish},
+	NameLookaheadCheap:  lookahead{NameLookaheadCheap, forecast.Cheapest},
 	NameSingleSite:      perJob{name: NameSingleSite, choose: chooseEarliestStart},
 	NameGreedy:          perJob{name: NameGreedy, candidates: greedySets, choose: chooseEarliestEnd},
 	NameCheap:           perJob{name: NameCheap, choose: chooseCheap},

@@ -52,7 +52,7 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 	e := earliestEnd(cands)
 	if cut, ok := p.freeCut(job.MaxPrice); ok {
 		p.cut = cut // the searches, stage 2 and the costs see free time only
-		fc, found := p.heldCandidates(job, tiers, withinBy(p.opts.FreeTolerance, job, e))
+		fc, found := p.heldCandidates(job, tiers, p.freeWindow(job, e))
 		var pl plan
 		if found {
 			pl = p.pickLeastHeld(job, fc)
@@ -74,6 +74,17 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 	pl := p.pickLeastHeld(job, cands)
 	pl.why = "free-first: max_price buys free time only: " + pl.why
 	return pl
+}
+
+// freeWindow is the latest finish free-first waits for free time: the
+// free tolerance after the earliest finish e, and never past the job's
+// deadline (when it has one, and e meets it).
+func (p *Pool) freeWindow(job forecast.JobRequest, e int64) int64 {
+	w := withinBy(p.opts.FreeTolerance, job, e)
+	if job.Deadline > 0 {
+		w = min(w, max(job.Deadline, e))
+	}
+	return w
 }
 
 // freePrices names the free price of each site the plan uses, for the why.

@@ -207,7 +207,7 @@ func sameJob(a, b forecast.JobRequest) bool {
 	return a.ID == b.ID && a.Procs == b.Procs && a.Walltime == b.Walltime && a.MaxPrice == b.MaxPrice &&
 		a.MinSpeed == b.MinSpeed && a.MemMB == b.MemMB && a.Criterion == b.Criterion &&
 		a.MaxSites == b.MaxSites && a.User == b.User && a.Account == b.Account &&
-		a.Submitted == b.Submitted && slices.Equal(a.Features, b.Features)
+		a.Submitted == b.Submitted && a.Deadline == b.Deadline && slices.Equal(a.Features, b.Features)
 }
 
 // memoSites keeps the forecasts' names, nodes and slots (references: the

@@ -40,7 +40,7 @@ type weighed struct {
 	tier  float64
 }
 
-func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, freeFirst bool) (plan, string) {
+func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, crit string) (plan, string) {
 	cands, ok := p.heldCandidates(job, tiers, math.MaxInt64)
 	if !ok && len(tiers) < len(exact) {
 		tiers = exact // coarse tiers never cost a fit
@@ -49,12 +49,15 @@ func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, 
 	if !ok {
 		return plan{}, NoFitCapacity
 	}
-	if !freeFirst {
-		pl := p.pickLeastHeld(job, cands)
-		pl.why = "least-held: " + pl.why
-		return pl, ""
+	switch crit {
+	case forecast.FreeFirst:
+		return p.pickFreeFirst(job, cands, tiers), ""
+	case forecast.Cheapest:
+		return p.pickCheapest(job, cands, tiers), ""
 	}
-	return p.pickFreeFirst(job, cands, tiers), ""
+	pl := p.pickLeastHeld(job, cands)
+	pl.why = "least-held: " + pl.why
+	return pl, ""
 }
 
 // within is the latest finish the tolerance admits when the earliest is e.
@@ -76,6 +79,12 @@ func withinBy(tol float64, job forecast.JobRequest, e int64) int64 {
 // of all, and no later than last. A sweep stops once its start cannot
 // finish within that window (the window only shrinks).
 func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64, last int64) ([]candidate, bool) {
+	return p.candidatesBy(job, tiers, last, p.within)
+}
+
+// candidatesBy is heldCandidates with the window of a candidate ending at
+// end given by window (math.MaxInt64: every start up to last).
+func (p *Pool) candidatesBy(job forecast.JobRequest, tiers []float64, last int64, window func(forecast.JobRequest, int64) int64) ([]candidate, bool) {
 	specs := p.allSpecs(job, tiers)
 	var from *startState
 	if len(specs) > 1 {
@@ -96,7 +105,7 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64, last int
 		}
 		c := candidate{start: t, end: addSat(t, sp.dur), dur: sp.dur, sites: sp.sites, tier: sp.tier, caps: p.stage1Caps()}
 		found = append(found, c)
-		last = min(last, p.within(job, c.end))
+		last = min(last, window(job, c.end))
 	}
 	out := found[:0]
 	for _, c := range found {

@@ -77,8 +77,8 @@ func (p *Pool) selectJob(job forecast.JobRequest) (plan, string) {
 		tiers = coarse(p.opts.Tiers, exact)
 	}
 	crit := p.criterion(job)
-	if crit == forecast.LeastHeld || crit == forecast.FreeFirst {
-		return p.selectLeastHeld(job, tiers, exact, crit == forecast.FreeFirst)
+	if crit == forecast.LeastHeld || crit == forecast.FreeFirst || crit == forecast.Cheapest {
+		return p.selectLeastHeld(job, tiers, exact, crit)
 	}
 	finish := crit == forecast.EarliestFinish
 	best, ok := p.bestCandidate(job, tiers, finish)

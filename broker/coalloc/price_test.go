@@ -30,6 +30,10 @@ func TestPriceCases(t *testing.T) {
 		}
 	}
 	tol := Options{Tolerance: 0.5, FreeTolerance: 0.5}
+	withDeadline := func(j forecast.JobRequest, d int64) forecast.JobRequest {
+		j.Deadline = d
+		return j
+	}
 	// ownerPriced states the first forecast's free price (its owner's base)
 	ownerPriced := func(fcs []forecast.Forecast, free float64) []forecast.Forecast {
 		fcs[0].FreePrice = free
@@ -148,6 +152,26 @@ func TestPriceCases(t *testing.T) {
 			},
 			job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: tol,
 			start: 30, end: 130, parts: "idle/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "cheapest: free time 40 s later, within the free window",
+			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.Cheapest), opts: tol,
+			start: 40, end: 140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "cheapest: free time would miss the deadline, so a local job's time",
+			fcs:  queued(40), job: withDeadline(withCrit(jb("j", 4, 100, 2), forecast.Cheapest), 120), opts: tol,
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "cheapest: a far deadline waits for free time past the free window",
+			fcs:  queued(90), job: withDeadline(withCrit(jb("j", 4, 100, 2), forecast.Cheapest), 1000), opts: tol,
+			start: 90, end: 190, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "free-first: free time only until the deadline",
+			fcs:  queued(40), job: withDeadline(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 120), opts: tol,
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
 		},
 		{
 			name: "least-held buys a local job's time to finish first",

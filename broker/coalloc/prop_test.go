@@ -2,6 +2,7 @@ package coalloc
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -109,7 +110,8 @@ func TestAgainstOracle(t *testing.T) {
 			// the cheapest processors of its sites: of the free ones when
 			// free-first took free time only (their owners' idle time)
 			judged := before
-			if job.CriterionOrDefault() == forecast.FreeFirst && freeFits(before, job, opts, free) {
+			crit := job.CriterionOrDefault()
+			if (crit == forecast.FreeFirst || crit == forecast.Cheapest) && freeFits(before, job, opts, free) {
 				judged = freeOnly(before, job.MaxPrice, free)
 			}
 			if err := checkCheapestParts(judged, job, a); err != nil {
@@ -133,6 +135,12 @@ func TestAgainstOracle(t *testing.T) {
 			case forecast.LeastHeld, forecast.FreeFirst:
 				if err := checkLeastHeld(before, job, a, opts, free); err != nil {
 					t.Fatalf("%v: %s", err, ctx)
+				}
+			case forecast.Cheapest:
+				// no deadline: it ends within the free tolerance of the
+				// earliest finish, on free time alone when that can
+				if bound := finish + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime))); a.End > bound {
+					t.Fatalf("ends %d, after the bound %d: %s", a.End, bound, ctx)
 				}
 			}
 		}

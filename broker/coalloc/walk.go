@@ -164,7 +164,7 @@ func (w *walk) keep(o *entry, st *Stats) entry {
 	if !o.timeValid(w.p.opts.NotBefore) {
 		return w.plan(o.job, o, &st.Time, st)
 	}
-	if w.nodesMoved(o) || (w.freeMoved && w.p.criterion(o.job) == forecast.FreeFirst) {
+	if w.nodesMoved(o) || (w.freeMoved && restsOnFreePrices(w.p.criterion(o.job))) {
 		return w.plan(o.job, o, &st.Changed, st)
 	}
 	if o.reach > math.MinInt64 && w.touched(o) && !w.onlyLostElsewhere(o) {
@@ -284,6 +284,12 @@ func (w *walk) reapply(o *entry) (entry, bool) {
 	e := *o
 	e.alloc, e.taken = a, obs.taken
 	return e, true
+}
+
+// restsOnFreePrices: the criterion's answers depend on the owners' free
+// prices (see freeMoved).
+func restsOnFreePrices(crit string) bool {
+	return crit == forecast.FreeFirst || crit == forecast.Cheapest
 }
 
 // usable marks the node classes that meet job's requirements.

@@ -23,6 +23,7 @@ type submitOptions struct {
 	output    string
 	job       forecast.JobRequest
 	walltime  time.Duration
+	deadline  time.Duration
 	requestID string
 	script    string
 }
@@ -71,6 +72,7 @@ or account has as many active grid jobs as the broker allows).`,
 	f.StringVar(&o.job.Criterion, "criterion", "",
 		"how the planner ranks the job's allocations: "+strings.Join(forecast.Criteria(), ", ")+
 			` (empty: the broker's planning.criterion, free-first unless set; docs/formats.md, "The criterion")`)
+	f.DurationVar(&o.deadline, "deadline", 0, "when the job must be finished, from now (e.g. 12h): --criterion cheapest takes the cheapest allocation finishing by then, free-first waits for free time no longer")
 	f.IntVar(&o.job.MaxSites, "max-sites", 0, "most sites the job may span (0: any)")
 	f.StringVar(&o.job.User, "user", "", "grid user the job runs as")
 	f.StringVar(&o.job.Account, "account", "", "account charged")
@@ -160,6 +162,10 @@ func submitJob(cmd *cobra.Command, o *submitOptions, args []string) (forecast.Jo
 	set("feature", func() { job.Features = o.job.Features })
 	set("criterion", func() { job.Criterion = o.job.Criterion })
 	set("max-sites", func() { job.MaxSites = o.job.MaxSites })
+	if fs.Changed("deadline") && (o.deadline < time.Second || o.deadline%time.Second != 0) {
+		return job, cli.Usagef("--deadline %s: must be whole seconds from now, at least 1s", durfmt.Duration(o.deadline))
+	}
+	set("deadline", func() { job.Deadline = time.Now().Add(o.deadline).Unix() })
 	set("user", func() { job.User = o.job.User })
 	set("account", func() { job.Account = o.job.Account })
 	if len(args) == 0 && (job.Procs == 0 || job.Walltime == 0) {

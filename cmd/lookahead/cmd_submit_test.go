@@ -152,3 +152,14 @@ func TestOnlineCommandsExitCodes(t *testing.T) {
 		t.Fatalf("no job: exit %d", code)
 	}
 }
+
+// --deadline is a whole number of seconds from now, refused before the
+// broker is contacted otherwise.
+func TestSubmitDeadlineChecked(t *testing.T) {
+	for _, d := range []string{"500ms", "-1h", "0s"} {
+		out, code := run(t, "submit", "--procs", "1", "--walltime", "1h", "--deadline", d, "--nats-url", "nats://127.0.0.1:1")
+		if code != cli.ExitUsage { // not 3: the broker was never asked
+			t.Errorf("--deadline %s: exit %d, %s", d, code, out)
+		}
+	}
+}
