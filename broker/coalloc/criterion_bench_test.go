@@ -32,3 +32,65 @@ func BenchmarkPlaceCriterion(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFreePrice: free-first with each owner's free price (the rule
+// since issue 33) against one free price for the grid (the rule before,
+// freeGridWide), and cheapest, in the same run, on the synthetic pool
+// whose 32 owners state base prices 0.8-2: one 256-processor job
+// (PlaceCriterion's), and a 1,000-job queue planned from scratch.
+func BenchmarkFreePrice(b *testing.B) {
+	fcs := synthForecasts(100_000, 1)
+	for i := range fcs {
+		fcs[i].FreePrice = fcs[i].Slots[0].Price // the site's base (its first slot is free time)
+	}
+	opts := Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance}
+	rules := []struct {
+		name     string
+		crit     string
+		gridWide bool
+	}{{"free-first/grid-wide", forecast.FreeFirst, true}, {"free-first/per-site", forecast.FreeFirst, false}, {"cheapest/per-site", forecast.Cheapest, false}}
+	for _, r := range rules {
+		b.Run("one-job/slots=100k/"+r.name, func(b *testing.B) {
+			freeGridWide = r.gridWide
+			defer func() { freeGridWide = false }()
+			p, err := NewPool(fcs, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			job := synthJob()
+			job.Criterion = r.crit
+			pl, reason := p.selectJob(job)
+			if reason != "" {
+				b.Fatal(reason)
+			}
+			loopCPU(b, func() { p.selectJob(job) })
+			b.ReportMetric(float64(pl.end-synthNow)/3600, "end-h")
+		})
+	}
+	jobs := synthQueue(1000, 1)
+	for _, r := range rules {
+		b.Run("queue/jobs=1000/slots=100k/"+r.name, func(b *testing.B) {
+			freeGridWide = r.gridWide
+			defer func() { freeGridWide = false }()
+			q := make([]forecast.JobRequest, len(jobs))
+			for i, j := range jobs {
+				j.Criterion = r.crit
+				q[i] = j
+			}
+			var placed int
+			loopCPU(b, func() {
+				as, err := PlanQueue(fcs, q, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				placed = 0
+				for _, a := range as {
+					if a.Placed() {
+						placed++
+					}
+				}
+			})
+			b.ReportMetric(float64(placed), "placed")
+		})
+	}
+}

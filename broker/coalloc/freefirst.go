@@ -40,8 +40,12 @@ func (p *Pool) freeCut(maxPrice float64) ([]int32, bool) {
 	cut := make([]int32, len(p.sites))
 	ok := false
 	for s := range p.sites {
-		cut[s] = p.maxRank(min(maxPrice, p.sites[s].free))
-		ok = ok || (p.sites[s].free < maxPrice && slices.ContainsFunc(p.sites[s].classes, func(c int32) bool { return p.sc.classBase[c] }))
+		free := p.sites[s].free
+		if freeGridWide {
+			free = p.lowestFree()
+		}
+		cut[s] = p.maxRank(min(maxPrice, free))
+		ok = ok || (free < maxPrice && slices.ContainsFunc(p.sites[s].classes, func(c int32) bool { return p.sc.classBase[c] }))
 	}
 	return cut, ok
 }
@@ -97,4 +101,17 @@ func (p *Pool) freePrices(pl plan) string {
 		}
 	}
 	return "free price " + strings.Join(parts, ", ")
+}
+
+// freeGridWide makes free-first take one free price for the whole grid,
+// the lowest of the sites' (the rule before issue 33): the benchmarks'
+// baseline of the per-site cut.
+var freeGridWide = false
+
+func (p *Pool) lowestFree() float64 {
+	low := p.sites[0].free
+	for _, s := range p.sites {
+		low = min(low, s.free)
+	}
+	return low
 }

@@ -233,7 +233,7 @@ func warnRefused(stderr io.Writer, path string, scs []replay.Scenario, in replay
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask a walltime longer than every site's forecast horizon (%s; the longest %s): refused at submit, as the broker refuses them\n",
+		fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask more processors for their walltime than any set of sites can hold within the forecast horizon (%s; the longest walltime %s): refused at submit, as the broker refuses them\n",
 			path, n, len(scs), len(scs[0].Points()), durfmt.Seconds(scs[0].Forecast.Horizon.Seconds()), durfmt.Seconds(longest))
 	}
 }
