@@ -22,6 +22,7 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	if sc.Broker.FreeTolerance != nil {
 		o.FreeTolerance = *sc.Broker.FreeTolerance
 	}
+	o.FreeWait = sc.Broker.FreeWait.Seconds()
 	switch sc.Broker.Order {
 	case OrderFCFS:
 		o.Order = coalloc.OrderFCFS

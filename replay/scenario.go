@@ -162,6 +162,8 @@ type BrokerSpec struct {
 	// FreeTolerance is the free-first criterion's window for free time, a
 	// fraction of a job's walltime (unset: coalloc.DefaultFreeTolerance).
 	FreeTolerance *float64 `yaml:"free_tolerance" json:"free_tolerance,omitempty"`
+	// FreeWait caps free-first's wait for free time (0: no cap).
+	FreeWait Duration `yaml:"free_wait" json:"free_wait,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

@@ -9,7 +9,7 @@ import (
 // A policy may name a strategy with broker settings of its own, for
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
-// order, aging, tolerance, free_tolerance.
+// order, aging, tolerance, free_tolerance, free_wait.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
 func splitPolicy(p string) (name, settings string) {
@@ -59,8 +59,13 @@ func (b *BrokerSpec) set(k, v string) error {
 		b.Tolerance, err = num()
 	case "free_tolerance":
 		b.FreeTolerance, err = num()
+	case "free_wait":
+		var d Duration
+		if err = d.UnmarshalText([]byte(v)); err == nil {
+			b.FreeWait = d
+		}
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait)", k)
 	}
 	return err
 }

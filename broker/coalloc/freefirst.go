@@ -85,6 +85,9 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 // deadline (when it has one, and e meets it).
 func (p *Pool) freeWindow(job forecast.JobRequest, e int64) int64 {
 	w := withinBy(p.opts.FreeTolerance, job, e)
+	if p.opts.FreeWait > 0 {
+		w = min(w, addSat(e, p.opts.FreeWait))
+	}
 	if job.Deadline > 0 {
 		w = min(w, max(job.Deadline, e))
 	}

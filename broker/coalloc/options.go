@@ -50,6 +50,10 @@ type Options struct {
 	// preferred when it finishes within it (freefirst.go). 0 means no
 	// later at all. It must be in [0, 100].
 	FreeTolerance float64
+	// FreeWait, when > 0, caps free-first's wait for free time in seconds:
+	// free time is preferred only when it finishes at most FreeWait after
+	// the earliest finish (and within FreeTolerance × walltime).
+	FreeWait int64
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderPrice ("" too), OrderFCFS or OrderAging.
 	Order string
@@ -133,6 +137,9 @@ func (o Options) Validate() error {
 	}
 	if t := o.Tolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
+	}
+	if o.FreeWait < 0 || o.FreeWait > maxDuration/1024 {
+		return fmt.Errorf("%w: free wait %d: must be >= 0 (none) and < 2^50 s", forecast.ErrInvalid, o.FreeWait)
 	}
 	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: free tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)

@@ -35,6 +35,7 @@ type replayOptions struct {
 	// simple one, for each scenario named (replay_study.go)
 	study     bool
 	scenarios []string
+	records   string // --study: a directory for every run's job records (CSV)
 }
 
 func newReplayCommand() *cobra.Command {
@@ -98,6 +99,7 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
 	f.StringVar(&o.start, "start", "", "the replay's start on the wall clock (Unix seconds or RFC 3339; default: the scenario's start, else the first replayed job's time on its trace's clock, from the SWF header's UnixStartTime)")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
+	f.StringVar(&o.records, "records", "", "with --study: write every run's job records as CSV files into this directory (per-job evidence)")
 	f.BoolVar(&o.study, "study", false, "report every scenario named (arguments) over --seeds seeds (default 3): every broker against the best simple one, by job class")
 	cli.AddProgressFlag(cmd, &o.progress)
 	cli.AddOutputFlag(cmd, &o.output)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"lookahead/internal/cli"
+	"lookahead/replay"
 )
 
 const tinyScenario = `name: tiny
@@ -137,5 +138,43 @@ func TestReplayOnTheTracesClock(t *testing.T) {
 		if err := runReplay(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o); cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--start") {
 			t.Errorf("--start %s: %v, want a usage error naming the flag", bad, err)
 		}
+	}
+}
+
+// --study runs each scenario under the seeds and reports every broker
+// against the better simple one, with lookahead's classes; --records
+// writes each run's job records.
+func TestReplayStudy(t *testing.T) {
+	body := strings.Replace(tinyScenario, "policies: [lookahead, single-site-earliest]",
+		"policies: [single-site-earliest, greedy-multisite, lookahead, \"lookahead[order=fcfs]\"]", 1)
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	o := &replayOptions{scenarios: []string{writeScenario(t, body)}, output: cli.FormatJSON, seeds: 2, parallel: 2,
+		progress: cli.ProgressNever, study: true, records: dir}
+	if err := runStudy(context.Background(), &out, &errs, o); err != nil {
+		t.Fatal(err)
+	}
+	var pts []replay.StudyPoint
+	if err := json.Unmarshal(out.Bytes(), &pts); err != nil {
+		t.Fatalf("stdout is not the study: %v\n%s", err, out.String())
+	}
+	if len(pts) != 1 || pts[0].Seeds != 2 || len(pts[0].Brokers) != 4 || pts[0].Best == "" || len(pts[0].Classes) == 0 {
+		t.Fatalf("study %+v", pts)
+	}
+	for _, b := range pts[0].Brokers {
+		if b.VsBest < 1 && b.Policy != "lookahead" && b.Policy != "lookahead[order=fcfs]" {
+			t.Errorf("%s: %v × the best simple broker's AWRT, and it is one of them", b.Policy, b.VsBest)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if len(files) != 8 {
+		t.Fatalf("records: %d files, want 2 seeds × 4 policies: %v", len(files), files)
+	}
+	var table bytes.Buffer
+	o.output = cli.FormatTable
+	o.records = ""
+	if err := runStudy(context.Background(), &table, &errs, o); err != nil || !strings.Contains(table.String(), "vs best simple") ||
+		!strings.Contains(table.String(), "grid AWRT (s)") {
+		t.Fatalf("%v\n%s", err, table.String())
 	}
 }
