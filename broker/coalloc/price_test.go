@@ -169,6 +169,11 @@ func TestPriceCases(t *testing.T) {
 			start: 90, end: 190, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
 		},
 		{
+			name: "free-first: free time 40 s later is past a free wait of 30 s",
+			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: Options{Tolerance: 0.5, FreeTolerance: 2, FreeWait: 30},
+			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
 			name: "free-first: free time only until the deadline",
 			fcs:  queued(40), job: withDeadline(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 120), opts: tol,
 			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
