@@ -32,7 +32,9 @@ const (
 const DefaultCriterion = FreeFirst
 
 // Criteria lists the valid criteria, the default first.
-func Criteria() []string { return []string{FreeFirst, LeastHeld, EarliestStart, EarliestFinish, Cheapest} }
+func Criteria() []string {
+	return []string{FreeFirst, LeastHeld, EarliestStart, EarliestFinish, Cheapest}
+}
 
 // IsCriterion reports whether c names a criterion ("" does not).
 func IsCriterion(c string) bool {
