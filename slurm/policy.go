@@ -126,6 +126,13 @@ func (c Conf) otherNotes() []string {
 	if st := c.Param("SelectType"); st == "select/linear" {
 		notes = append(notes, "SelectType=select/linear: jobs get whole nodes in Slurm; the simulator gives them processors")
 	}
+	if stp := strings.ToUpper(c.Param("SelectTypeParameters")); strings.Contains(stp, "MEMORY") {
+		note := "SelectTypeParameters=" + c.Param("SelectTypeParameters") + ": jobs also hold memory in Slurm; the simulator counts processors only"
+		if c.Param("DefMemPerCPU") == "" && c.Param("DefMemPerNode") == "" {
+			note += " (and without DefMemPerCPU a job that asks for no memory gets its nodes' whole memory: no other job starts beside it)"
+		}
+		notes = append(notes, note)
+	}
 	if len(c.Partitions) > 1 {
 		nodes, tiers := map[string]bool{}, map[string]bool{}
 		for _, p := range c.Partitions {

@@ -46,6 +46,8 @@ func TestPolicyVariants(t *testing.T) {
 		{"PreemptType=preempt/qos\nPriorityType=priority/multifactor\nPriorityWeightFairshare=10\n", 500, "fair-share", false},
 		{"Include /etc/slurm/nodes.conf\nPartitionName=p Nodes=ALL OverSubscribe=FORCE:4\n", 500, "OverSubscribe=FORCE:4", false},
 		{`NodeName=a Reason="two words" CPUs=4` + "\n", 500, "", false},
+		{"SelectTypeParameters=CR_Core_Memory\n", 500, "gets its nodes' whole memory", false},
+		{"SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=500\n", 500, "counts processors only", false},
 	} {
 		c, err := ReadConf(strings.NewReader(tc.conf))
 		if err != nil {

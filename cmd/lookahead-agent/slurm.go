@@ -135,7 +135,28 @@ func checkSelectType(ctx context.Context, cl *slurm.Client) checkResult {
 			Fix: "set SelectType=select/cons_tres and SelectTypeParameters=CR_Core (or CR_Core_Memory) in slurm.conf and restart slurmctld and every slurmd: grid reservations hold cores, which " +
 				st + " cannot (it refuses every core reservation as if the nodes were busy)"}
 	}
+	if memoryWholeNode(cfg) {
+		return checkResult{Name: "slurm select type", Detail: fmt.Sprintf("%s, %s with DefMemPerNode %s and no DefMemPerCPU: every job gets its nodes' whole memory, so a node running one job starts no other there, and a grid part planned on its free cores never starts",
+			st, params, cfg["DefMemPerNode"]),
+			Fix: "set DefMemPerCPU (at most a node's RealMemory divided by its CPUs) in slurm.conf and run `scontrol reconfigure`, or use SelectTypeParameters=CR_Core"}
+	}
 	return checkResult{Name: "slurm select type", OK: true, Detail: fmt.Sprintf("%s, %s", st, params)}
+}
+
+// memoryWholeNode says whether slurmctld counts memory as a resource
+// (CR_*_MEMORY) and gives a job that asks for none its nodes' whole
+// memory (no DefMemPerCPU, DefMemPerNode UNLIMITED: Slurm's default).
+// Then one job on a node leaves none of its cores usable, which the
+// forecast (cores only) cannot see.
+func memoryWholeNode(cfg map[string]string) bool {
+	if !strings.Contains(strings.ToUpper(cfg["SelectTypeParameters"]), "MEMORY") {
+		return false
+	}
+	if _, ok := cfg["DefMemPerCPU"]; ok {
+		return false
+	}
+	n, ok := cfg["DefMemPerNode"]
+	return !ok || n == "UNLIMITED" || n == "0"
 }
 
 // checkPartition: slurm.partition names a partition, or the cluster has

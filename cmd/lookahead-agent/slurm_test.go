@@ -91,10 +91,13 @@ func TestCheckSlurmCatchesWhatWillFail(t *testing.T) {
 // Under select/linear every core reservation is refused (captured):
 // check says what to set.
 func TestCheckSelectType(t *testing.T) {
-	for file, ok := range map[string]bool{"mn-show-config.txt": true, "mn-linear-show-config.txt": false} {
+	for file, fix := range map[string]string{"mn-show-config.txt": "", "mn-linear-show-config.txt": "SelectType=select/cons_tres",
+		// CR_Core_Memory and Slurm's default memory per job (the node's
+		// whole memory): a part planned beside a local job never starts.
+		"mn-show-config-core-memory.txt": "set DefMemPerCPU", "mn-show-config-core-memory-defmem.txt": ""} {
 		cl := &slurm.Client{Run: &slurm.FixtureRunner{Dir: "../../slurm/testdata", Rules: []slurm.FixtureRule{{Argv: []string{"scontrol", "show", "config"}, File: file}}}}
 		r := checkSelectType(context.Background(), cl)
-		if r.OK != ok || !ok && !strings.Contains(r.Fix, "SelectType=select/cons_tres") {
+		if r.OK != (fix == "") || !strings.Contains(r.Fix, fix) {
 			t.Errorf("%s: %+v", file, r)
 		}
 	}
