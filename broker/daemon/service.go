@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"lookahead/internal/version"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"lookahead/broker"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
+	"lookahead/internal/version"
 	"lookahead/wire"
 )
 
@@ -24,7 +25,7 @@ import (
 // permissions make trustworthy.
 func (b *Broker) serve() (micro.Service, error) {
 	svc, err := micro.AddService(b.nc, micro.Config{
-		Name: wire.BrokerServiceName, Version: serviceVersion(),
+		Name: wire.BrokerServiceName, Version: serviceVersion(version.String()),
 		Description: "lookahead broker: grid queue, plan, sites, audit",
 	})
 	if err != nil {
@@ -53,9 +54,17 @@ func (b *Broker) serve() (micro.Service, error) {
 	return svc, nil
 }
 
-func serviceVersion() string {
-	if v := version.String(); v != "" && v != "dev" && !strings.ContainsAny(v, "+") {
-		return strings.TrimPrefix(v, "v")
+// semVer is what a micro service's version must look like (SemVer 2.0
+// without build metadata, which a "+dirty" build has).
+var semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// serviceVersion is the broker service's version: the binary's v when it
+// is SemVer (a package's stamp, Go's module or pseudo-version), else 0.0.0
+// (a modified tree, a bare revision, version.Unknown), which micro
+// accepts where it refuses the service for a version it cannot read.
+func serviceVersion(v string) string {
+	if v = strings.TrimPrefix(v, "v"); semVer.MatchString(v) {
+		return v
 	}
 	return "0.0.0"
 }

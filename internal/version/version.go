@@ -19,18 +19,27 @@ var fromBuild = sync.OnceValue(func() string {
 	return fromInfo(info)
 })
 
+// Unknown is the version of a build that recorded none: no stamp, and Go
+// wrote neither a module version nor a VCS revision (a plain `go install`
+// in a git worktree, outside git, or with -buildvcs=false). It says so,
+// where a bare "dev" left the reader guessing.
+const Unknown = "dev (built without version information)"
+
 // String is the version of this binary: the build-time stamp when there
 // is one, else the module version Go recorded (`go install
-// lookahead/cmd/...@v1.2.3`), else the VCS revision (with "+dirty" for a
-// modified tree), else "dev".
-func String() string {
-	if Stamp != "" {
-		return Stamp
+// lookahead/cmd/...@v1.2.3`, or the pseudo-version of a build in a git
+// clone), else the VCS revision (with "+dirty" for a modified tree), else
+// Unknown.
+func String() string { return pick(Stamp, fromBuild()) }
+
+func pick(stamp, fromBuild string) string {
+	switch {
+	case stamp != "":
+		return stamp
+	case fromBuild != "":
+		return fromBuild
 	}
-	if v := fromBuild(); v != "" {
-		return v
-	}
-	return "dev"
+	return Unknown
 }
 
 func fromInfo(info *debug.BuildInfo) string {

@@ -32,3 +32,18 @@ func TestStampWins(t *testing.T) {
 		t.Fatalf("String() = %q with a stamp, want the stamp", got)
 	}
 }
+
+// TestUnknownSaysSo: a build with no stamp and nothing from Go says it has
+// no version information (it said a bare "dev"); a stamp or Go's version
+// wins.
+func TestUnknownSaysSo(t *testing.T) {
+	if got := pick("", ""); got != "dev (built without version information)" {
+		t.Errorf("nothing recorded: %q", got)
+	}
+	if got := pick("", "v0.0.0-20261129032854-84d6efbac990"); got != "v0.0.0-20261129032854-84d6efbac990" {
+		t.Errorf("Go's pseudo-version: %q", got)
+	}
+	if got := pick("1.4.0-1", "v1.2.3"); got != "1.4.0-1" {
+		t.Errorf("stamp and Go's version: %q", got)
+	}
+}
