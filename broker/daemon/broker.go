@@ -42,6 +42,9 @@ type Broker struct {
 	settled  *sync.Cond
 	state    *broker.State
 	sites    map[string]*broker.Site
+	// capacity is the sites' sizes, summed again only for a site whose
+	// forecast changed (under mu; Submit's check of a job's size).
+	capacity broker.CapacityCache
 	plan     wire.Plan
 	planned  map[string]forecast.Allocation
 	// queuePos is each planned job's index in the last plan (its queue
@@ -94,7 +97,7 @@ func New(nc *nats.Conn, cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, nc: nc, js: js, log: cfg.Log.With().Str("component", "broker").Logger(),
-		state: broker.NewState(), sites: map[string]*broker.Site{}, planned: map[string]forecast.Allocation{},
+		state: broker.NewState(), sites: map[string]*broker.Site{}, capacity: broker.CapacityCache{}, planned: map[string]forecast.Allocation{},
 		staleRev: map[string]uint64{}, digests: map[string][32]byte{},
 		trigger: make(chan struct{}, 1), ready: make(chan struct{}), agents: newSiteInbox(nc),
 	}

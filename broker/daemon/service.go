@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -133,7 +134,7 @@ func (b *Broker) Submit(ctx context.Context, actor string, sr wire.SubmitRequest
 	defer b.reqWrite.Unlock()
 	b.lockToWrite()
 	p := b.cfg.Policy
-	p.Grid = broker.CapacityOf(b.siteList()) // a job no known site set could hold is refused
+	p.Grid = b.capacity.Of(maps.Values(b.sites)) // a job no known site set could hold is refused
 	e, reply := broker.Admit(b.state, p, actor, sr, b.now())
 	if e.Kind != "" {
 		if err := b.record(ctx, e); err != nil {
