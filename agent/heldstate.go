@@ -246,10 +246,15 @@ func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snaps
 	rs := a.stamp(res.Reservations)
 	a.remember(r.Entry.Spec, rs)
 	msg := fmt.Sprintf("reservation %s (%s: %s) re-created as %s", ids(r.Entry.Reservations), r.Why, r.Detail, ids(rs))
-	if was, now := r.Entry.Spec.Bind, BindOf(submitOf(rs)); was != now {
-		msg += fmt.Sprintf(", bound to %s (was %s: the account is taken; parts submitted with -A %s no longer get in)", now, was, was)
+	was, bound := r.Entry.Spec.Bind, BindOf(submitOf(rs))
+	if was != bound {
+		msg += fmt.Sprintf(", bound to %s (was %s: the account is taken; parts submitted with -A %s no longer get in)", bound, was, was)
 	}
 	a.auditRepair(ctx, r.Job, wire.CodeOK, msg, cmds)
+	if was != bound { // the broker shows the new options, and why, in the job's status
+		_ = a.publishJobEvent(wire.JobEvent{Type: wire.TypeJobEvent, Job: r.Job, State: PartRebound, Time: a.deps.Now().Unix(),
+			Message: msg, Reservations: rs})
+	}
 	a.log.Warn().Str("job", r.Job).Str("why", r.Why).Str("detail", r.Detail).Str("now", ids(rs)).Msg("grid reservation repaired")
 	a.Notify(SourceReservation)
 }
@@ -292,6 +297,11 @@ func (a *Agent) auditRepair(ctx context.Context, job, code, msg string, cmds [][
 // was lost (the scheduler lost it and refused to re-create it): the
 // broker plans the job again.
 const PartLost = "lost"
+
+// PartRebound is the job event state of a grid job whose reservation here
+// was re-created bound to another account (the one its parts were told is
+// taken): the event carries the reservations as they are now.
+const PartRebound = "rebound"
 
 // jobEventTimeout bounds the wait for the broker's answer to a job event.
 const jobEventTimeout = 5 * time.Second

@@ -14,10 +14,18 @@ const (
 	// SiteForeign: a local job that is not the job's part runs in its
 	// reservation there (it may take the part's processors).
 	SiteForeign = "foreign"
+	// SiteRebound: the site re-created the job's reservations after a
+	// scheduler restart bound to another account than its parts were
+	// told (the old one is taken); the event's Reservations are the ones
+	// there now.
+	SiteRebound = "rebound"
 )
 
-// applyNotice applies a lost or foreign report; ok is false for other
-// states. A foreign job is told to the grid user (the job's message) and
+// applyNotice applies a lost, foreign or rebound report; ok is false for
+// other states. A rebound reservation replaces the job's ones on that site
+// (status then gives the submit options that get in) and is told to the
+// grid user (the job's message: a part already queued with the old
+// options no longer gets in). A foreign job is told to the grid user (the job's message) and
 // is never the part; when it holds the processors of a dispatched part
 // that has not started, until when is kept on the part (BlockedUntil):
 // the part's start grace counts from then (lifecycle.go). A lost reservation sends a
@@ -37,6 +45,16 @@ func applyNotice(j *Job, e Event) (bool, error) {
 		return true, nil
 	case SiteLost:
 		return true, applyLost(j, e)
+	case SiteRebound:
+		if len(e.Reservations) > 0 {
+			if err := applyRepair(j, e); err != nil {
+				return true, err
+			}
+		} else if !j.Holds() {
+			return true, fmt.Errorf("job holds no reservation")
+		}
+		j.Message = e.Site + ": " + e.Message
+		return true, nil
 	}
 	return false, nil
 }

@@ -61,3 +61,28 @@ func TestForeignJobIsANoteNeverThePart(t *testing.T) {
 		t.Fatalf("site states %v: a foreign job is no part state", j.SiteStates)
 	}
 }
+
+// Issue 35 (left): a site that re-created a reservation bound to another
+// account (the parts' one was taken) replaces the job's reservations
+// there, so status gives the submit options that get in, and the job's
+// message says why; the other site's are kept, and the job stays reserved.
+func TestReboundReservationReplacesTheSubmitOptions(t *testing.T) {
+	s, j := reservedJob(t)
+	now := wire.Reservation{ID: "r1", Job: "g1", Site: "a", End: 3700, Submit: "-A la.acct3 -W x=FLAGS:ADVRES:r1"}
+	mustApply(t, s, Event{Kind: EvSite, Time: 60, Job: "g1", Site: "a", State: SiteRebound, Reservations: []wire.Reservation{now},
+		Message: "reservation r1 re-created as r1, bound to la.acct3 (was la.acct0: the account is taken; parts submitted with -A la.acct0 no longer get in)"})
+	if j.State != wire.JobReserved || !strings.Contains(j.Message, "a: reservation r1") || !strings.Contains(j.Message, "no longer get in") {
+		t.Fatalf("state %s message %q, want reserved, with the rebinding told", j.State, j.Message)
+	}
+	if len(j.Reservations) != 2 {
+		t.Fatalf("reservations %+v, want a's replaced and b's kept", j.Reservations)
+	}
+	for _, r := range j.Reservations {
+		if r.Site == "a" && r.Submit != now.Submit || r.Site == "b" && r.ID != "r2" {
+			t.Errorf("reservation %+v after the rebinding", r)
+		}
+	}
+	if j.SiteStates["a"] != "" {
+		t.Fatalf("site states %v: a rebinding is no part state", j.SiteStates)
+	}
+}

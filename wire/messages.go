@@ -225,7 +225,7 @@ type JobEvent struct {
 	Type  string `json:"type"`
 	Site  string `json:"site"`
 	Job   string `json:"job"`
-	State string `json:"state"` // started, finished, failed
+	State string `json:"state"` // started, finished, failed; lost, foreign, rebound (notices)
 	Time  int64  `json:"time"`
 	// What the batch system says of a dispatched part, when known: its
 	// local job id, real start and end, exit status (nil: not ended, or
@@ -240,6 +240,11 @@ type JobEvent struct {
 	// start plus its walltime limit. The part's processors are taken
 	// until then.
 	Until int64 `json:"until,omitempty"`
+	// Reservations, on a "rebound" event (the site re-created the job's
+	// reservations there after a scheduler restart, bound to another
+	// account than the parts were told: the old one is taken), are the
+	// job's reservations there now, with the submit options that get in.
+	Reservations []Reservation `json:"reservations,omitempty"`
 }
 
 // JobEventAck is the broker's answer to a job event sent as a request:

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,10 +137,14 @@ func answerNews(j *broker.Job, site string, e broker.Event) bool {
 // ended with) is left to the part follower's report.
 func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.Event, bool) {
 	e := broker.Event{Kind: broker.EvSite, Time: now, Job: je.Job, Site: site, State: je.State, Message: je.Message}
-	if je.State == broker.SiteLost || je.State == broker.SiteForeign {
+	if je.State == broker.SiteLost || je.State == broker.SiteForeign || je.State == broker.SiteRebound {
 		e.Message = wire.Clip(je.Message, maxMessage)
 		if je.State == broker.SiteForeign && je.Until > 0 {
 			e.Part = &wire.PartStatus{BlockedUntil: je.Until}
+		}
+		if je.State == broker.SiteRebound {
+			e.Reservations = siteReservations(je.Reservations, site)
+			return e, j.Holds() && j.State != wire.JobCommitting
 		}
 		return e, j.Holds()
 	}
@@ -155,6 +160,16 @@ func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.
 		return e, true
 	}
 	return e, false
+}
+
+// siteReservations are a site's reservations as it sent them, each with
+// the site named.
+func siteReservations(rs []wire.Reservation, site string) []wire.Reservation {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Site = site
+	}
+	return out
 }
 
 // concludeLocked records the end of dispatched job id if it is over now,

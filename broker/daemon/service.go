@@ -449,9 +449,15 @@ func jobEventFrom(subject string, data []byte) (string, wire.JobEvent, error) {
 		return "", je, fmt.Errorf("subject names job %s, body %q", tok[3], wire.Clip(je.Job, 64))
 	}
 	switch je.State {
-	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed, broker.SiteLost, broker.SiteForeign:
+	case broker.SiteStarted, broker.SiteFinished, broker.SiteFailed, broker.SiteLost, broker.SiteForeign, broker.SiteRebound:
 	default:
 		return "", je, fmt.Errorf("unknown state %q", wire.Clip(je.State, 32))
+	}
+	for _, r := range je.Reservations {
+		if je.State != broker.SiteRebound || r.Job != je.Job || (r.Site != "" && r.Site != site) {
+			return "", je, fmt.Errorf("a %s event carries reservation %q of job %q on site %q: only a rebound one of its own job and site may",
+				wire.Clip(je.State, 32), wire.Clip(r.ID, 64), wire.Clip(r.Job, 64), wire.Clip(r.Site, 64))
+		}
 	}
 	return site, je, nil
 }
