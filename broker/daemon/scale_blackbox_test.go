@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/broker/client"
 	"lookahead/forecast"
 	"lookahead/internal/natsembed"
 	"lookahead/wire"
@@ -77,6 +78,7 @@ func TestScaleBlackBox(t *testing.T) {
 	cpu0 = b.cpu()
 	idle := b.cycle(t, func(c cycleLine) bool { return c.Cycle > first.Cycle })
 	t.Logf("time passing only: %d reused, %d replanned, took %v, cpu %v", idle.Reused, idle.replanned(), idle.took(), b.cpu()-cpu0)
+	readWhole(t, nc, b, g.jobs)
 	cpu0 = b.cpu()
 	submitMany(t, nc, 1)
 	arrived := b.cycle(t, func(c cycleLine) bool { return c.Jobs > first.Jobs })
@@ -94,6 +96,30 @@ func TestScaleBlackBox(t *testing.T) {
 		g.sites, c.took(), c.replanned(), c.Changed, c.Full, b.cpu()-cpu0, time.Since(at).Round(time.Second))
 	t.Logf("broker %s", b.usage())
 	b.stop(t)
+}
+
+// readWhole reads the broker's plan and the queue's status whole, page
+// by page, as `lookahead plan` and `lookahead status --all` do, and
+// reports what each cost.
+func readWhole(t *testing.T, nc *nats.Conn, b *shipped, jobs int) {
+	t.Helper()
+	cl := client.New(nc, "")
+	cl.Timeout = time.Minute
+	cpu0, at := b.cpu(), time.Now()
+	p, err := cl.Plan(context.Background())
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if len(p.Allocations) != jobs || p.Total != jobs {
+		t.Fatalf("plan of cycle %d: %d allocations of %d, want %d", p.Cycle, len(p.Allocations), p.Total, jobs)
+	}
+	t.Logf("the plan read whole (%d allocations) in %v; broker cpu %v", len(p.Allocations), time.Since(at).Round(time.Millisecond), b.cpu()-cpu0)
+	cpu0, at = b.cpu(), time.Now()
+	st, err := cl.Status(context.Background(), "", true)
+	if err != nil || len(st.Jobs) != jobs {
+		t.Fatalf("status: %d jobs, %v", len(st.Jobs), err)
+	}
+	t.Logf("the status of every job read (%d) in %v; broker cpu %v", len(st.Jobs), time.Since(at).Round(time.Millisecond), b.cpu()-cpu0)
 }
 
 // scaleGrid is the run's size.
