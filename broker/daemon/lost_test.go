@@ -10,11 +10,10 @@ import (
 	"lookahead/wire"
 )
 
-// Issue 22.1 and 22.6 over NATS: a site's "foreign" event names the
-// foreign job in the job's status and leaves it reserved; a "lost" event
-// sends the reserved job back to waiting and the next cycle plans it
-// again.
-func TestSiteReportsForeignJobAndLostReservation(t *testing.T) {
+// reservedOnBeta is a broker with one site, beta, and a job it reserved
+// there.
+func reservedOnBeta(t *testing.T) (*env, *brokerRun, wire.SubmitReply) {
+	t.Helper()
 	e := newEnv(t)
 	e.startSite("beta")
 	e.putForecast("beta", e.siteForecast("beta", 1, 2, 8))
@@ -25,6 +24,15 @@ func TestSiteReportsForeignJobAndLostReservation(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, r.b, g.Job, wire.JobReserved)
+	return e, r, g
+}
+
+// Issue 22.1 and 22.6 over NATS: a site's "foreign" event names the
+// foreign job in the job's status and leaves it reserved; a "lost" event
+// sends the reserved job back to waiting and the next cycle plans it
+// again.
+func TestSiteReportsForeignJobAndLostReservation(t *testing.T) {
+	e, r, g := reservedOnBeta(t)
 	send := func(ev wire.JobEvent) {
 		data, _ := json.Marshal(ev)
 		if err := e.nc.Publish(wire.JobEventSubject("beta", g.Job), data); err != nil {
@@ -57,16 +65,7 @@ func TestSiteReportsForeignJobAndLostReservation(t *testing.T) {
 // took it, the job's status gives the new submit options and says why. A
 // rebound event carrying another job's reservation is refused.
 func TestSiteReportsReboundReservation(t *testing.T) {
-	e := newEnv(t)
-	e.startSite("beta")
-	e.putForecast("beta", e.siteForecast("beta", 1, 2, 8))
-	r := e.startBroker(nil)
-	e.waitSites(r.b, 1)
-	g := submit(t, r.b, "k1", job(8, 3600, 2))
-	if err := r.b.Cycle(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	waitState(t, r.b, g.Job, wire.JobReserved)
+	e, r, g := reservedOnBeta(t)
 	was := status(t, r.b, g.Job).Reservations
 	if len(was) != 1 {
 		t.Fatalf("reservations %+v, want one on beta", was)
