@@ -20,18 +20,25 @@ type QueuedJob = wire.QueuedJob
 // queueOf lists snap's waiting jobs with their predicted starts (preds)
 // and first predictions (first), soonest predicted start first, jobs
 // beyond the horizon last (by submission); at most MaxStatusQueue, and the
-// total.
+// total. A job waiting inside a reservation the snapshot holds (a grid
+// job's part submitted ahead of its start) that the forecast did not
+// simulate is no local job waiting in the queue: it starts with its
+// reservation, and listing it would read "beyond the horizon".
 func queueOf(snap forecast.Snapshot, preds []forecast.Prediction, first func(job string) int64) ([]QueuedJob, int) {
 	at := make(map[string]forecast.Prediction, len(preds))
 	for _, p := range preds {
 		at[p.Job] = p
 	}
+	held := make(map[string]bool, len(snap.Reservations))
+	for _, r := range snap.Reservations {
+		held[r.ID] = true
+	}
 	var out []QueuedJob
 	for _, j := range snap.Jobs {
-		if !j.Waiting() {
+		p, predicted := at[j.ID]
+		if !j.Waiting() || !predicted && held[j.Reservation] {
 			continue
 		}
-		p := at[j.ID]
 		out = append(out, QueuedJob{Job: j.ID, User: j.User, Queue: j.Queue, Procs: j.Procs, Walltime: j.Walltime,
 			Submitted: j.Submitted, Start: p.Start, End: p.End, FirstStart: first(j.ID)})
 	}

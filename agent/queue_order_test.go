@@ -7,7 +7,7 @@ import (
 	"lookahead/forecast"
 )
 
-// queueOf: waiting jobs only, soonest predicted start first, those beyond
+// queueOf: waiting jobs only (not a part waiting in its reservation), soonest predicted start first, those beyond
 // the horizon last by submission, at most MaxStatusQueue with the total.
 func TestQueueOfOrderAndBound(t *testing.T) {
 	snap := forecast.Snapshot{Jobs: []forecast.LocalJob{
@@ -16,7 +16,9 @@ func TestQueueOfOrderAndBound(t *testing.T) {
 		{ID: "never", State: forecast.JobQueued, Procs: 3, Submitted: 1},
 		{ID: "soon", State: forecast.JobQueued, Procs: 4, Submitted: 9},
 		{ID: "held", State: forecast.JobHeld, Procs: 5},
-	}}
+		// A grid part waiting in its reservation: not simulated, not listed.
+		{ID: "part", State: forecast.JobQueued, Procs: 7, Submitted: 2, Reservation: "la.g1"},
+	}, Reservations: []forecast.Reservation{{ID: "la.g1", Job: "g1", Start: 100, End: 700}}}
 	preds := []forecast.Prediction{{Job: "r", Start: 1}, {Job: "late", Start: 500, End: 600}, {Job: "soon", Start: 100, End: 200}}
 	q, total := queueOf(snap, preds, func(job string) int64 { return map[string]int64{"late": 400}[job] })
 	got := ""
