@@ -10,7 +10,9 @@ import (
 // ForecastSnapshot is s as the forecasters read a cluster (the form the
 // Torque adapter delivers), taken at now. Pure.
 //
-//   - Nodes: a node's processors are its CPUs; its state comes from its
+//   - Nodes: a node's processors are its CPUs, its memory RealMemory (a
+//     grid job's mem_mb is matched against it), its features the active
+//     ones (a grid job's --feature); its state comes from its
 //     condition, never from idle_cpus (Slurm counts a down node's CPUs as
 //     idle): down → down, drained → offline, unknown → state-unknown (none
 //     of them is offered), idle → free, mixed/allocated/completing →
@@ -25,7 +27,7 @@ import (
 func ForecastSnapshot(s Snapshot, site string, now time.Time) forecast.Snapshot {
 	out := forecast.Snapshot{Site: site, Taken: now.Unix()}
 	for _, n := range s.Nodes {
-		out.Nodes = append(out.Nodes, forecast.SnapshotNode{Name: n.Name, Procs: n.CPUs, Speed: 1,
+		out.Nodes = append(out.Nodes, forecast.SnapshotNode{Name: n.Name, Procs: n.CPUs, Speed: 1, MemMB: n.MemMB, Features: n.Features,
 			State: []string{nodeState(n)}, Note: string(n.Condition())})
 	}
 	for _, j := range s.Jobs {

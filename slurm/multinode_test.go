@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,5 +163,24 @@ func TestSbatchByUID(t *testing.T) {
 	i := slices.IndexFunc(jobs, func(j Job) bool { return j.Name == "by-uid" })
 	if i < 0 || jobs[i].User != "lookahead-slurmtest" || jobs[i].UID != 999 {
 		t.Errorf("the job submitted with --uid=999: %+v", jobs)
+	}
+}
+
+// A node's RealMemory and active features reach the forecast: a grid job
+// asking for memory or a feature is matched against them (before, every
+// Slurm node was published with no memory and no feature, so such a job
+// could never be placed on a Slurm site: "the largest node has 0").
+func TestNodeMemoryAndFeatures(t *testing.T) {
+	nodes, err := ParseSinfoJSON(open(t, "mn-sinfo-mem-features.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := ForecastSnapshot(Snapshot{Nodes: nodes}, "delta", time.Unix(1795922000, 0))
+	got := ""
+	for _, n := range snap.Nodes {
+		got += fmt.Sprintf("%s:%d:%v ", n.Name, n.MemMB, n.Features)
+	}
+	if want := "n1:2000:[] n2:2000:[ib] n3:2000:[] "; got != want {
+		t.Fatalf("nodes %q, want %q", got, want)
 	}
 }

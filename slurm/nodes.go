@@ -35,6 +35,8 @@ type Node struct {
 	IdleCPUs   int // Slurm counts a down node's CPUs as idle: see Usable
 	Partitions []string
 	Reason     string
+	MemMB      int64    // RealMemory (1 when slurm.conf sets none)
+	Features   []string // active features (what --constraint matches)
 }
 
 // Condition classifies the node (see the constants).
@@ -100,6 +102,8 @@ type sinfoDoc struct {
 		IdleCPUs   *int     `json:"idle_cpus"`
 		Partitions []string `json:"partitions"`
 		Reason     string   `json:"reason"`
+		RealMemory *int64   `json:"real_memory"`
+		Features   string   `json:"active_features"` // comma-separated
 	} `json:"nodes"`
 }
 
@@ -119,14 +123,25 @@ func ParseSinfoJSON(r io.Reader) ([]Node, error) {
 		}
 		nodes = append(nodes, Node{Name: n.Name, State: n.State, Flags: n.StateFlags,
 			CPUs: deref(n.CPUs), AllocCPUs: deref(n.AllocCPUs), IdleCPUs: deref(n.IdleCPUs),
-			Partitions: n.Partitions, Reason: n.Reason})
+			Partitions: n.Partitions, Reason: n.Reason, MemMB: max(0, deref(n.RealMemory)), Features: features(n.Features)})
 	}
 	return nodes, nil
 }
 
-func deref(p *int) int {
+func deref[T int | int64](p *T) T {
 	if p == nil {
 		return 0
 	}
 	return *p
+}
+
+// features splits sinfo's comma-separated feature list ("" is none).
+func features(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
