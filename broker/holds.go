@@ -7,7 +7,8 @@ import (
 )
 
 // ApplyHolds removes from each forecast the processors that committing,
-// reserved and running jobs hold on its site. A forecast newer than the
+// reserved and running jobs hold on its site, until the end of their
+// reservations there (the slack a site added included). A forecast newer than the
 // revision a hold was planned on already accounts for the reservation (the
 // agent publishes slots without it), so only forecasts with Seq at or below
 // that revision are changed. Holds that ended by now are ignored. The input
@@ -18,7 +19,7 @@ func ApplyHolds(fcs []forecast.Forecast, holds []Hold, now int64) []forecast.For
 		out[i] = f
 		var mine []Hold
 		for _, h := range holds {
-			if rev, planned := h.Revisions[f.Site]; planned && f.Seq <= rev && h.Alloc.End > now {
+			if rev, planned := h.Revisions[f.Site]; planned && f.Seq <= rev && max(h.Alloc.End, h.Ends[f.Site]) > now {
 				mine = append(mine, h)
 			}
 		}
@@ -41,9 +42,10 @@ func subtractHolds(site string, slots []forecast.Slot, holds []Hold) []forecast.
 		byNode[s.Node] = append(byNode[s.Node], s)
 	}
 	for _, h := range holds {
+		end := max(h.Alloc.End, h.Ends[site])
 		for _, p := range h.Alloc.Parts {
 			if p.Site == site && len(byNode[p.Node]) > 0 {
-				byNode[p.Node] = Subtract(byNode[p.Node], map[string]int{p.Node: p.Procs}, h.Alloc.Start, h.Alloc.End)
+				byNode[p.Node] = Subtract(byNode[p.Node], map[string]int{p.Node: p.Procs}, h.Alloc.Start, end)
 			}
 		}
 	}

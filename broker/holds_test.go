@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"lookahead/forecast"
+	"lookahead/wire"
 )
 
 // capacity is the node's usable processors at instant t (DESIGN.md).
@@ -104,5 +105,34 @@ func TestPlanCycleUsesHoldsAndChecksPlanner(t *testing.T) {
 	out, _ := PlanCycle(CycleInput{Jobs: []forecast.JobRequest{{ID: "g2"}}}, bad)
 	if len(out) != 1 || out[0].Error == "" {
 		t.Fatalf("no fresh sites: %+v", out)
+	}
+}
+
+// A site extends a reservation by its slack past the planned end
+// (docs/agent.md); until its next forecast shows the reservation, the hold
+// keeps the slack too. Without it the next job was planned into the slack
+// and the site refused it as stale (seen on a Slurm site: a 1-minute job
+// reserved until 03:43:07, the next planned at its planned end 03:40:02).
+func TestHoldKeepsTheSlackOfItsReservations(t *testing.T) {
+	j := &Job{Alloc: &forecast.Allocation{Job: "g1", Start: 100, End: 200, Parts: []forecast.Part{
+		{Site: "a", Node: "n1", Procs: 8}, {Site: "b", Node: "m1", Procs: 4}}},
+		Revisions:    map[string]uint64{"a": 5, "b": 7},
+		Reservations: []wire.Reservation{{Site: "a", Start: 100, End: 500}, {Site: "b", Start: 100, End: 200}}}
+	fa := forecast.Forecast{Site: "a", Seq: 5, Slots: []forecast.Slot{{Node: "n1", Procs: 8, Start: 0, End: 1000, Price: 1}}}
+	fb := forecast.Forecast{Site: "b", Seq: 7, Slots: []forecast.Slot{{Node: "m1", Procs: 4, Start: 0, End: 1000, Price: 1}}}
+	got := ApplyHolds([]forecast.Forecast{fa, fb}, []Hold{j.Hold()}, 0)
+	for _, c := range []struct {
+		f    int
+		node string
+		at   int64
+		want int
+	}{{0, "n1", 150, 0}, {0, "n1", 300, 0}, {0, "n1", 500, 8}, {1, "m1", 150, 0}, {1, "m1", 300, 4}} {
+		if n := capacity(got[c.f].Slots, c.node, c.at); n != c.want {
+			t.Errorf("%s at %d: %d procs offered, want %d", c.node, c.at, n, c.want)
+		}
+	}
+	// Past the planned end, in the slack: still held.
+	if n := capacity(ApplyHolds([]forecast.Forecast{fa}, []Hold{j.Hold()}, 300)[0].Slots, "n1", 400); n != 0 {
+		t.Errorf("the slack was offered once the planned end had passed: %d procs", n)
 	}
 }

@@ -353,7 +353,7 @@ func (s *State) Holds() []Hold {
 	var out []Hold
 	for _, j := range s.order {
 		if j.Holds() {
-			out = append(out, Hold{Alloc: *j.Alloc, Revisions: j.Revisions})
+			out = append(out, j.Hold())
 		}
 	}
 	return out
@@ -363,4 +363,24 @@ func (s *State) Holds() []Hold {
 type Hold struct {
 	Alloc     forecast.Allocation
 	Revisions map[string]uint64
+	// Ends are, per site, where its reservations end past Alloc.End: a
+	// site extends a reservation by its slack (docs/agent.md), and until
+	// its next forecast shows that, only this keeps the slack from being
+	// planned for another job (which the site would refuse as stale).
+	Ends map[string]int64
+}
+
+// Hold is j's allocation as a hold (j must have one), with the ends of
+// its reservations past the allocation's end.
+func (j *Job) Hold() Hold {
+	h := Hold{Alloc: *j.Alloc, Revisions: j.Revisions}
+	for _, r := range j.Reservations {
+		if r.End > max(h.Alloc.End, h.Ends[r.Site]) {
+			if h.Ends == nil {
+				h.Ends = map[string]int64{}
+			}
+			h.Ends[r.Site] = r.End
+		}
+	}
+	return h
 }

@@ -86,7 +86,7 @@ func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 		case j.State == wire.JobWaiting:
 			in.Jobs = append(in.Jobs, j.Req)
 		case j.Holds():
-			in.Holds = append(in.Holds, broker.Hold{Alloc: *j.Alloc, Revisions: j.Revisions})
+			in.Holds = append(in.Holds, j.Hold())
 		}
 	}
 	b.mu.Unlock()
