@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,6 +85,7 @@ func BenchmarkPlanningCycle(b *testing.B) {
 func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {
 	placed := 0
 	c0 := cpuTime()
+	stop := profileTimed(b)
 	for i := 0; i < b.N; i++ {
 		allocs, err := broker.PlanCycle(in, plan)
 		if err != nil {
@@ -89,8 +93,31 @@ func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {
 		}
 		placed = countPlaced(allocs)
 	}
+	stop()
 	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(placed), "placed")
+}
+
+// profileTimed writes a CPU profile of what a benchmark times (not its
+// priming) to the folder LOOKAHEADTEST_SCALE_PROFILE names, one file per
+// benchmark, when it is set (do not combine with -cpuprofile); stop ends
+// it.
+func profileTimed(b *testing.B) (stop func()) {
+	dir := os.Getenv("LOOKAHEADTEST_SCALE_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, strings.NewReplacer("/", "_", "=", "-").Replace(b.Name())+".pprof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // cpuTime is the process's user+system CPU time: on a shared machine,
@@ -117,11 +144,13 @@ func benchNext(b *testing.B, in broker.CycleInput, change string) {
 		}
 		next := nextInput(in, allocs, change)
 		c0 := cpuTime()
+		stop := profileTimed(b)
 		b.StartTimer()
 		if _, err := broker.PlanCycle(next, pl.Plan); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		stop()
 		cpu += cpuTime() - c0
 		b.StartTimer()
 		st = pl.TakeStats()
