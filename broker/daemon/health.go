@@ -61,7 +61,10 @@ func (b *Broker) Healthy() (bool, string) {
 		return false, fmt.Sprintf("planning cycle failed: %v", h.cycleErr)
 	}
 	if late := lateCycle(b.cfg); !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
-		return false, fmt.Sprintf("no planning cycle finished for %s", durfmt.Duration(time.Since(h.cycleOK).Round(time.Second)))
+		// the same words for as long as it lasts: the daemon logs a change
+		// of readiness once, not every time it looks
+		return false, fmt.Sprintf("no planning cycle finished since %s (longer than %s)",
+			h.cycleOK.UTC().Format(time.TimeOnly), durfmt.Duration(late))
 	}
 	return true, ""
 }
