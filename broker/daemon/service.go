@@ -322,8 +322,14 @@ func (b *Broker) explainNoFit(id string) string {
 
 // pageBytes is how much of a status reply its jobs may take: the server's
 // max_payload less room for the envelope.
-func (b *Broker) pageBytes() int {
-	return int(max(b.nc.MaxPayload()-64<<10, 64<<10))
+func (b *Broker) pageBytes() int { return statusPageBytes(b.nc.MaxPayload()) }
+
+// statusPageBytes leaves 64 KiB of maxPayload for a status reply's
+// envelope, or a quarter of a smaller one: under 128 KiB a floor of
+// 64 KiB for the jobs made pages bigger than the server takes, and the
+// reply was dropped (lookahead status timed out).
+func statusPageBytes(maxPayload int64) int {
+	return int(maxPayload - min(64<<10, maxPayload/4))
 }
 
 // Plan is the last cycle's plan.
