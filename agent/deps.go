@@ -76,6 +76,15 @@ type Reserver interface {
 	List(ctx context.Context) ([]wire.Reservation, error)
 }
 
+// ACLRestorer is a Reserver that can set a grid reservation's ACL back to
+// what it made in place, its nodes, times and the parts queued in it kept
+// (SlurmSite: a Slurm reservation with jobs queued in it cannot be
+// deleted without cancelling them). The agent's repair of a reservation
+// whose ACL alone was altered tries it before re-creating it.
+type ACLRestorer interface {
+	RestoreACL(ctx context.Context, spec ReserveSpec) (Reserved, error)
+}
+
 // Hold is one reservation of the site that a forecast must leave alone:
 // its processors are not offered and local jobs run around it. Account
 // and User, when set, are what a job is charged to and runs as to run

@@ -60,6 +60,9 @@ type heldCheck struct {
 	Why    string // HeldMissing or HeldAltered
 	Detail string
 	Entry  heldEntry
+	// ACLOnly: altered in its ACL alone (identity or Extra), its nodes,
+	// times and binding as made.
+	ACLOnly bool
 }
 
 // revenants lists the jobs whose reservations the agent released but the
@@ -114,7 +117,7 @@ func checkHeld(l heldLedger, listed []wire.Reservation, now, tol int64) (repair 
 				Detail: "the scheduler no longer lists " + ids(e.Reservations)})
 		default:
 			if d := heldDiff(e.Reservations, have, tol); d != "" {
-				repair = append(repair, heldCheck{Job: job, Why: HeldAltered, Entry: e, Detail: d})
+				repair = append(repair, heldCheck{Job: job, Why: HeldAltered, Entry: e, Detail: d, ACLOnly: aclOnly(e.Reservations, have, tol)})
 			}
 		}
 	}
@@ -147,6 +150,22 @@ func heldDiff(made, have []wire.Reservation, tol int64) string {
 		}
 	}
 	return ""
+}
+
+// aclOnly says whether what the scheduler lists differs from what the
+// agent made (heldDiff said it does) in the ACL alone: the same
+// reservations with the same binding, nodes and times. Pure.
+func aclOnly(made, have []wire.Reservation, tol int64) bool {
+	if len(made) != len(have) {
+		return false
+	}
+	for i, m := range made {
+		h := have[i]
+		if BindOf(m.Submit) != BindOf(h.Submit) || !wire.SameNodes(m, h) || abs(m.Start-h.Start) > tol || abs(m.End-h.End) > tol {
+			return false
+		}
+	}
+	return true
 }
 
 // BindOf is the account a reservation's parts are charged to, read from

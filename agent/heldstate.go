@@ -214,6 +214,9 @@ func (a *Agent) releaseRevenant(ctx context.Context, job string) {
 // the next cycle.
 func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snapshot, now int64) {
 	var cmds [][]string
+	if r.Why == HeldAltered && r.ACLOnly && a.restoreACL(ctx, r) {
+		return
+	}
 	if r.Why == HeldAltered {
 		rel, err := a.deps.Reserver.Release(ctx, r.Job)
 		cmds = append(cmds, rel.Commands...)
@@ -257,6 +260,42 @@ func (a *Agent) repairHeld(ctx context.Context, r heldCheck, snap forecast.Snaps
 	}
 	a.log.Warn().Str("job", r.Job).Str("why", r.Why).Str("detail", r.Detail).Str("now", ids(rs)).Msg("grid reservation repaired")
 	a.Notify(SourceReservation)
+}
+
+// restoreACL sets a reservation whose ACL alone was altered back in place
+// when the reserver can (ACLRestorer: a Slurm site), so the parts queued
+// in it stay, where a release would cancel them. A refusal (slurmctld
+// re-checks the cores on any update and refuses while another job runs on
+// the reservation's nodes) leaves the re-creation to repairHeld, as
+// before. Says whether it was done.
+func (a *Agent) restoreACL(ctx context.Context, r heldCheck) bool {
+	ar, ok := a.deps.Reserver.(ACLRestorer)
+	if !ok {
+		return false
+	}
+	res, err := ar.RestoreACL(ctx, r.Entry.Spec)
+	if err != nil {
+		a.log.Warn().Err(err).Str("job", r.Job).Strs("commands", flat(res.Commands)).
+			Msg("grid reservation's ACL not restored in place: re-creating it")
+		return false
+	}
+	rs := a.stamp(res.Reservations)
+	a.remember(r.Entry.Spec, rs)
+	a.auditRepair(ctx, r.Job, wire.CodeOK, fmt.Sprintf("reservation %s (%s: %s): ACL restored in place, parts queued in it kept",
+		ids(r.Entry.Reservations), r.Why, r.Detail), res.Commands)
+	a.log.Warn().Str("job", r.Job).Str("why", r.Why).Str("detail", r.Detail).Str("now", ids(rs)).
+		Msg("grid reservation repaired: ACL restored in place")
+	a.Notify(SourceReservation)
+	return true
+}
+
+// flat writes commands one a string, for a log line.
+func flat(cmds [][]string) []string {
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = strings.Join(c, " ")
+	}
+	return out
 }
 
 // submitOf is the submit options of a job's first reservation.

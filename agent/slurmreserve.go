@@ -219,6 +219,58 @@ func (s *SlurmSite) judge(spec ReserveSpec, r slurm.Reservation) (wire.Reservati
 	return w, nil
 }
 
+// slurmNarrower is a SlurmClient that can narrow a reservation's ACL in
+// place (slurm.Client; the demo's simulated cluster cannot).
+type slurmNarrower interface {
+	NarrowReservation(ctx context.Context, name string, users, drop []string, partition string) (slurm.Answer, error)
+}
+
+var _ slurmNarrower = (*slurm.Client)(nil)
+
+// RestoreACL sets the job's reservation's ACL back to what spec made, in
+// place (scontrol update: its user alone, no accounts, none of the flags
+// the agent never sets, the configured partition), and reads it back
+// whole. Its nodes, times and the parts queued in it stay; deleting it
+// would need them cancelled first. slurmctld refuses any update while
+// another job runs on the reservation's nodes (nodes_busy, captured): the
+// caller then re-creates it.
+func (s *SlurmSite) RestoreACL(ctx context.Context, spec ReserveSpec) (Reserved, error) {
+	name := s.ResvName(spec.Job)
+	nc, ok := s.Client.(slurmNarrower)
+	if !ok {
+		return Reserved{}, fmt.Errorf("slurm: this client cannot update reservation %s", name)
+	}
+	rs, err := s.Client.Reservations(ctx)
+	if err != nil {
+		return Reserved{}, fmt.Errorf("slurm: %w", err)
+	}
+	i := slices.IndexFunc(rs, func(r slurm.Reservation) bool { return r.Name == name })
+	if i < 0 {
+		return Reserved{}, fmt.Errorf("slurm: reservation %s is not listed", name)
+	}
+	var drop []string
+	for _, f := range rs[i].Flags {
+		if !slices.Contains(slurmOwnFlags, strings.ToUpper(f)) {
+			drop = append(drop, f)
+		}
+	}
+	users := []string{spec.Identity.User}
+	out := Reserved{Commands: [][]string{append([]string{"scontrol"}, slurm.NarrowArgs(name, users, drop, s.Partition)...)}}
+	ans, err := nc.NarrowReservation(ctx, name, users, drop, s.Partition)
+	switch {
+	case err != nil:
+		return out, fmt.Errorf("slurm: %w", err)
+	case ans.Code != slurm.Updated:
+		return out, slurmRefused("slurm refused to restore the ACL of reservation %s (%s): %s", name, ans.Code, ans.Reason)
+	}
+	got, err := s.readBack(ctx, spec, name)
+	if err != nil {
+		return out, err
+	}
+	out.Reservations = []wire.Reservation{got}
+	return out, nil
+}
+
 // Release cancels the job's parts still queued or running in its
 // reservation (a reservation with queued jobs cannot be deleted, and
 // cancelling them is what a release means), then deletes it. Jobs named

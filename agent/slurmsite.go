@@ -79,6 +79,7 @@ var (
 	_ Reserver     = (*SlurmSite)(nil)
 	_ GridJobNamer = (*SlurmSite)(nil)
 	_ HoldLister   = (*SlurmSite)(nil)
+	_ ACLRestorer  = (*SlurmSite)(nil)
 )
 
 func (s *SlurmSite) now() time.Time {

@@ -146,6 +146,26 @@ func TestCreateRefusalsOfTheMultinodeCapture(t *testing.T) {
 	}
 }
 
+// Narrowing a widened reservation in place (users=, accounts=, flags-=):
+// the answers captured for it, and its argument vector.
+func TestNarrowAnswersOfTheMultinodeCapture(t *testing.T) {
+	for file, want := range map[string]Code{
+		"mn-update-narrow.txt":       Updated,
+		"mn-update-uneven-busy.txt":  NodesBusy,
+		"mn-update-unknown-user.txt": NotOperator,
+	} {
+		c := fixtureClient(FixtureRule{[]string{"scontrol", "update"}, file})
+		a, err := c.NarrowReservation(context.Background(), "la.t1", []string{"u"}, []string{"MAGNETIC"}, "")
+		if err != nil || a.Code != want {
+			t.Errorf("%s: %+v, %v; want %s", file, a, err, want)
+		}
+	}
+	got := strings.Join(NarrowArgs("la.t1", []string{"u"}, []string{"MAGNETIC", "FLEX"}, "batch"), " ")
+	if want := "update reservationname=la.t1 users=u accounts= flags-=MAGNETIC,FLEX partition=batch"; got != want {
+		t.Errorf("args %q, want %q", got, want)
+	}
+}
+
 // sbatch --uid takes the number: the job runs as that uid's user.
 func TestSbatchByUID(t *testing.T) {
 	args, err := SbatchArgs(SbatchSpec{User: "lookahead-slurmtest", UID: 999, Name: "p", Reservation: "r",

@@ -36,6 +36,7 @@ type Code string
 const (
 	Created   Code = "created"
 	Deleted   Code = "deleted"
+	Updated   Code = "updated"    // "Reservation updated."
 	NodesBusy Code = "nodes_busy" // "Requested nodes are busy": overlap, or running jobs without ignore_jobs
 	// "Invalid user id": the caller may not create reservations, or
 	// users= names a user slurmctld does not know (the same words).
@@ -132,6 +133,48 @@ func classifyCreate(name string, exit int, msg string) (Answer, error) {
 		return Answer{Code: Exists, Reason: firstLine(msg)}, nil
 	}
 	return Answer{}, fmt.Errorf("scontrol create reservation %s: exit %d: %s", name, exit, msg)
+}
+
+// NarrowArgs is the scontrol argument vector setting reservation name's
+// ACL back to users alone in place: no accounts, the flags drop removed,
+// and partition when given. Its nodes, cores and times are left, and so
+// are the jobs queued in it (a delete is refused while there are any).
+func NarrowArgs(name string, users, drop []string, partition string) []string {
+	args := []string{"update", "reservationname=" + name, "users=" + strings.Join(users, ","), "accounts="}
+	if len(drop) > 0 {
+		args = append(args, "flags-="+strings.Join(drop, ","))
+	}
+	if partition != "" {
+		args = append(args, "partition="+partition)
+	}
+	return args
+}
+
+// NarrowReservation runs NarrowArgs. slurmctld re-checks the cores on any
+// update and refuses it (nodes_busy) while another job runs on the
+// reservation's nodes.
+func (c *Client) NarrowReservation(ctx context.Context, name string, users, drop []string, partition string) (Answer, error) {
+	res, err := c.Run.Run(ctx, "scontrol", NarrowArgs(name, users, drop, partition)...)
+	if err != nil {
+		return Answer{}, fmt.Errorf("scontrol update reservation %s: %w", name, err)
+	}
+	return classifyUpdate(name, res.ExitCode, message(res))
+}
+
+func classifyUpdate(name string, exit int, msg string) (Answer, error) {
+	switch {
+	case exit == 0 && strings.Contains(msg, "Reservation updated"):
+		return Answer{Code: Updated}, nil
+	case exit != 0 && strings.Contains(msg, "Requested nodes are busy"):
+		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Invalid user id"):
+		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Invalid partition name"):
+		return Answer{Code: BadPartition, Reason: firstLine(msg)}, nil
+	case exit != 0 && strings.Contains(msg, "Requested reservation is invalid"):
+		return Answer{Code: NoSuch, Reason: firstLine(msg)}, nil
+	}
+	return Answer{}, fmt.Errorf("scontrol update reservation %s: exit %d: %s", name, exit, msg)
 }
 
 // DeleteReservation asks slurmctld to delete the named reservation.
