@@ -60,7 +60,8 @@ least-held over free time first). least-held: among the allocations
 finishing at most --tolerance × its walltime after the earliest possible
 finish, the one holding the fewest processor-seconds, then the earliest,
 then on the fewest sites, then the cheapest. free-first: the same among the
-allocations on free time alone (the lowest price in the forecasts) when one
+allocations on free time alone (each site's slots at its forecast's
+free_price, else at the lowest price in the forecasts) when one
 finishes at most --free-tolerance × its walltime after the earliest
 possible finish, else among all. The WHY column (and "why" in JSON) says
 why each allocation won.
