@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
 	"lookahead/agent"
@@ -22,13 +23,9 @@ func TestLiveWidenedReservationKeepsItsQueuedPart(t *testing.T) {
 	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 4, Nodes: 2})
 	site := slurmSite(t, c)
 	nc := startNATS(t)
-	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second, HoldState: filepath.Join(t.TempDir(), "holds.json"),
-		Dispatch: agent.DispatchConfig{Users: map[string]string{"alice": slurmtest.User2}}}
 	log := &lockedBuffer{}
-	zl := zerolog.New(log)
-	_, stop := runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Log: &zl, Engine: builtinEngine()})
-	defer stop()
-	waitService(t, nc, "sl")
+	run := slurmAgentRunner(t, nc, site, log)
+	defer run()()
 	r := request[wire.ReserveReply](t, nc, "sl", wire.VerbReserve, wire.ReserveRequest{Type: wire.TypeReserve, Job: "q1", Site: "sl",
 		Start: time.Now().Add(time.Hour).Unix(), Duration: 600, Nodes: []wire.NodeProcs{{Node: "n2", Procs: 2}},
 		Identity: wire.Identity{User: "alice"}, RequestedBy: "broker"})
@@ -59,4 +56,17 @@ func TestLiveWidenedReservationKeepsItsQueuedPart(t *testing.T) {
 		t.Errorf("the agent's log does not say the ACL was restored in place:\n%s", grepLines(l, "repair"))
 	}
 	c.Run("scancel", part)
+}
+
+// slurmAgentRunner starts (each call) agent sl on site polling every
+// second, alice mapped to User2, its log in log, and returns its stop.
+func slurmAgentRunner(t *testing.T, nc *nats.Conn, site *agent.SlurmSite, log *lockedBuffer) (run func() (stop func())) {
+	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second, HoldState: filepath.Join(t.TempDir(), "holds.json"),
+		Dispatch: agent.DispatchConfig{Users: map[string]string{"alice": slurmtest.User2}}}
+	return func() (stop func()) {
+		zl := zerolog.New(log)
+		_, stop = runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Log: &zl, Engine: builtinEngine()})
+		waitService(t, nc, "sl")
+		return stop
+	}
 }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"lookahead/agent"
 	"lookahead/forecast"
 	"lookahead/internal/nsstest"
@@ -147,15 +145,8 @@ func TestLiveSlurmControllerBackWithOldState(t *testing.T) {
 	c := slurmtest.Shared(t, slurmtest.Options{CPUs: 4, Nodes: 2})
 	site := slurmSite(t, c)
 	nc := startNATS(t)
-	cfg := agent.Config{Site: "sl", Debounce: 50 * time.Millisecond, Refresh: time.Second, HoldState: filepath.Join(t.TempDir(), "holds.json"),
-		Dispatch: agent.DispatchConfig{Users: map[string]string{"alice": slurmtest.User2}}}
 	log := &lockedBuffer{}
-	run := func() (stop func()) {
-		zl := zerolog.New(log)
-		_, stop = runAgent(t, cfg, agent.Deps{Conn: nc, Snapshotter: site, Reserver: site, Log: &zl, Engine: builtinEngine()})
-		waitService(t, nc, "sl")
-		return stop
-	}
+	run := slurmAgentRunner(t, nc, site, log)
 	stop := run()
 	start := time.Now().Add(time.Hour).Unix()
 	for _, job := range []string{"k1", "k2"} {

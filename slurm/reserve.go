@@ -123,14 +123,12 @@ func classifyCreate(name string, exit int, msg string) (Answer, error) {
 	switch {
 	case exit == 0 && strings.Contains(msg, "Reservation created: "+name):
 		return Answer{Code: Created}, nil
-	case exit != 0 && strings.Contains(msg, "Requested nodes are busy"):
-		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
-	case exit != 0 && strings.Contains(msg, "Invalid user id"):
-		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
-	case exit != 0 && strings.Contains(msg, "Invalid partition name"):
-		return Answer{Code: BadPartition, Reason: firstLine(msg)}, nil
 	case exit != 0 && strings.Contains(msg, "Duplicate reservation name"):
 		return Answer{Code: Exists, Reason: firstLine(msg)}, nil
+	case exit != 0:
+		if a, ok := refusal(msg); ok {
+			return a, nil
+		}
 	}
 	return Answer{}, fmt.Errorf("scontrol create reservation %s: exit %d: %s", name, exit, msg)
 }
@@ -165,16 +163,27 @@ func classifyUpdate(name string, exit int, msg string) (Answer, error) {
 	switch {
 	case exit == 0 && strings.Contains(msg, "Reservation updated"):
 		return Answer{Code: Updated}, nil
-	case exit != 0 && strings.Contains(msg, "Requested nodes are busy"):
-		return Answer{Code: NodesBusy, Reason: firstLine(msg)}, nil
-	case exit != 0 && strings.Contains(msg, "Invalid user id"):
-		return Answer{Code: NotOperator, Reason: firstLine(msg)}, nil
-	case exit != 0 && strings.Contains(msg, "Invalid partition name"):
-		return Answer{Code: BadPartition, Reason: firstLine(msg)}, nil
 	case exit != 0 && strings.Contains(msg, "Requested reservation is invalid"):
 		return Answer{Code: NoSuch, Reason: firstLine(msg)}, nil
+	case exit != 0:
+		if a, ok := refusal(msg); ok {
+			return a, nil
+		}
 	}
 	return Answer{}, fmt.Errorf("scontrol update reservation %s: exit %d: %s", name, exit, msg)
+}
+
+// refusal classifies the refusals a create and an update share.
+func refusal(msg string) (Answer, bool) {
+	for _, r := range []struct {
+		words string
+		code  Code
+	}{{"Requested nodes are busy", NodesBusy}, {"Invalid user id", NotOperator}, {"Invalid partition name", BadPartition}} {
+		if strings.Contains(msg, r.words) {
+			return Answer{Code: r.code, Reason: firstLine(msg)}, true
+		}
+	}
+	return Answer{}, false
 }
 
 // DeleteReservation asks slurmctld to delete the named reservation.
