@@ -301,13 +301,7 @@ func TestAttackLargeStatus(t *testing.T) {
 	e := newEnv(t)
 	r := e.startBroker(nil)
 	const n = 2500
-	for i := range n {
-		j := job(8, 3600, 1)
-		j.Features = []string{"infiniband", "gpu", "bigmem", "scratch", "avx512", "local-ssd", "rack-a", "rack-b"}
-		if rep := submit(t, r.b, fmt.Sprintf("k%d", i), j); rep.Code != wire.CodeOK {
-			t.Fatalf("submit %d: %+v", i, rep)
-		}
-	}
+	submitWide(t, r.b, n)
 	cl := client.New(connect(t, e.srv), "")
 	st, err := cl.Status(context.Background(), "", false)
 	if err != nil || st.Code != wire.CodeOK {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"lookahead/broker/client"
 	"lookahead/forecast"
-	"lookahead/internal/natsembed"
 	"lookahead/wire"
 )
 
@@ -103,14 +100,7 @@ func TestPlanPagesAreThePlan(t *testing.T) {
 // queue of 1,000 jobs exceeds it, as 100,000 jobs exceed the default
 // 1 MiB.
 func TestPlanBiggerThanMaxPayload(t *testing.T) {
-	conf := filepath.Join(t.TempDir(), "nats.conf")
-	if err := os.WriteFile(conf, []byte("max_payload: 65536\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, natsembed.Options{ConfigFile: conf})
-	if e.nc.MaxPayload() != 64<<10 {
-		t.Fatalf("max_payload %d", e.nc.MaxPayload())
-	}
+	e := newEnvMaxPayload(t, 64<<10)
 	for _, site := range []string{"alpha", "beta"} { // free from tomorrow: nothing is due, nothing commits
 		f := e.siteForecast(site, 1, 8, 8)
 		f.Horizon += 86400

@@ -19,20 +19,10 @@ import (
 // dropped and `lookahead status` timed out (seen live with max_payload
 // 8 KiB and 40 jobs).
 func TestStatusPagesUnderSmallMaxPayload(t *testing.T) {
-	conf := filepath.Join(t.TempDir(), "nats.conf")
-	if err := os.WriteFile(conf, []byte("max_payload: 32768\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, natsembed.Options{ConfigFile: conf})
+	e := newEnvMaxPayload(t, 32<<10)
 	r := e.startBroker(nil)
 	const n = 400
-	for i := range n {
-		j := job(8, 3600, 1)
-		j.Features = []string{"infiniband", "gpu", "bigmem", "scratch", "avx512", "local-ssd", "rack-a", "rack-b"}
-		if rep := submit(t, r.b, fmt.Sprintf("k%d", i), j); rep.Code != wire.CodeOK {
-			t.Fatalf("submit %d: %+v", i, rep)
-		}
-	}
+	submitWide(t, r.b, n)
 	st, err := client.New(connect(t, e.srv), "").Status(context.Background(), "", false)
 	if err != nil || st.Code != wire.CodeOK {
 		t.Fatalf("status of %d jobs: %v %+v", n, err, st.Message)
@@ -42,6 +32,33 @@ func TestStatusPagesUnderSmallMaxPayload(t *testing.T) {
 	}
 	if pages := r.b.StatusAs(broker.Viewer{All: true}, wire.StatusRequest{}); pages.Next == 0 {
 		t.Fatalf("%d jobs in one page: the test tests nothing", len(pages.Jobs))
+	}
+}
+
+// newEnvMaxPayload is newEnv on a server whose max_payload is bytes.
+func newEnvMaxPayload(t *testing.T, bytes int) *env {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(conf, fmt.Appendf(nil, "max_payload: %d\n", bytes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, natsembed.Options{ConfigFile: conf})
+	if e.nc.MaxPayload() != int64(bytes) {
+		t.Fatalf("max_payload %d, want %d", e.nc.MaxPayload(), bytes)
+	}
+	return e
+}
+
+// submitWide submits n jobs whose status is long (eight features each),
+// ids k0, k1, ...
+func submitWide(t *testing.T, b *Broker, n int) {
+	t.Helper()
+	for i := range n {
+		j := job(8, 3600, 1)
+		j.Features = []string{"infiniband", "gpu", "bigmem", "scratch", "avx512", "local-ssd", "rack-a", "rack-b"}
+		if rep := submit(t, b, fmt.Sprintf("k%d", i), j); rep.Code != wire.CodeOK {
+			t.Fatalf("submit %d: %+v", i, rep)
+		}
 	}
 }
 
