@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"lookahead/maui"
 	"lookahead/wire"
 )
 
@@ -138,7 +139,11 @@ func heldDiff(made, have []wire.Reservation, tol int64) string {
 		h := have[i]
 		switch {
 		case m.Identity != h.Identity:
-			return "ACL " + identityString(h.Identity) + ", made " + identityString(m.Identity)
+			d := "ACL " + identityString(h.Identity) + ", made " + identityString(m.Identity)
+			if restoredIdentity(m.Identity, h.Identity) {
+				d += " (restored by a Maui restart, which gives a required name back with a '+': it admits no job of " + m.Identity.User + ")"
+			}
+			return d
 		case BindOf(m.Submit) != BindOf(h.Submit):
 			return "binding account " + BindOf(h.Submit) + ", made " + BindOf(m.Submit)
 		case len(h.Extra) > 0:
@@ -171,6 +176,15 @@ func aclOnly(made, have []wire.Reservation, tol int64) bool {
 // BindOf is the account a reservation's parts are charged to, read from
 // its submit options ("-A la.acct0 -W ..."); "" when none.
 func BindOf(submit string) string { return wire.SubmitAccount(submit) }
+
+// restoredIdentity reports whether listed is the identity made as a Maui
+// restart lists it: its required names (user, group) renamed as
+// maui.Restored says, the plain account as made. Such an ACL admits no
+// job of the user: it is altered all the same, this only says why.
+func restoredIdentity(made, listed wire.Identity) bool {
+	same := func(m, l string) bool { return m == l || maui.Restored(m, l) }
+	return listed != made && same(made.User, listed.User) && same(made.Group, listed.Group) && made.Account == listed.Account
+}
 
 func identityString(id wire.Identity) string {
 	s := "user=" + id.User

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +53,66 @@ func TestCheckHeldAfterMauiRestart(t *testing.T) {
 			t.Errorf("repair %d: %s %s (%s), want %s %s", i, repair[i].Job, repair[i].Why, repair[i].Detail, w.job, w.why)
 		}
 	}
+}
+
+// Captured live (testdata/maui/live-restart-refused): one grid-style
+// reservation (setres -u alice* -a proj1,la.acct9*,la.acct9) before and
+// after a clean Maui restart, which lists it with "USER==alice++*". That
+// restored ACL is not the one made even though its names differ only by
+// Maui's '+': a part submitted as alice with -A la.acct9 and ADVRES on it
+// stayed idle ("rejected : ReserveTime", 10_checkjob_v) and started once
+// the reservation was made again (16_qstat_f). So the agent re-creates
+// it, and the repair says why.
+func TestRestoredACLIsAltered(t *testing.T) {
+	const dir = "testdata/maui/live-restart-refused"
+	r, err := maui.NewFixtureRunner(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nows := readNows(t, dir+"/NOW.txt") // before the restart, after it
+	var now int64
+	res := MauiReserver{Runner: r, Config: maui.ClientConfig{Location: time.UTC, Now: func() time.Time { return time.Unix(now, 0) }}}
+	list := func(at int64) []wire.Reservation {
+		now = at
+		listed, err := res.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return listed
+	}
+	made := list(nows[0])
+	if len(made) != 1 || made[0].Job != "aclp" || made[0].Identity.User != "alice" {
+		t.Fatalf("before the restart Maui lists %+v, want aclp of alice", made)
+	}
+	l := heldLedger{Version: heldLedgerVersion, Jobs: map[string]heldEntry{
+		"aclp": {Spec: ReserveSpec{Job: "aclp", Start: made[0].Start, End: made[0].End, Bind: BindOf(made[0].Submit)}, Reservations: made}}}
+	if repair, _ := checkHeld(l, made, nows[0], heldTol); len(repair) != 0 {
+		t.Fatalf("as made: repairs %+v, want none", repair)
+	}
+	repair, _ := checkHeld(l, list(nows[1]), nows[1], heldTol)
+	if len(repair) != 1 || repair[0].Why != HeldAltered {
+		t.Fatalf("after the restart: repairs %+v, want aclp altered (the restored ACL admits no job of alice)", repair)
+	}
+	want := "ACL user=alice+ account=proj1, made user=alice account=proj1 (restored by a Maui restart, which gives a required name back with a '+': it admits no job of alice)"
+	if repair[0].Detail != want {
+		t.Errorf("detail %q, want %q", repair[0].Detail, want)
+	}
+}
+
+// readNows reads a capture's clock, one Unix time a line.
+func readNows(t *testing.T, path string) []int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -168,6 +168,25 @@ func aclTerm(typ, v string) (ACLEntry, bool) {
 	return ACLEntry{Type: typ, Name: name, Mod: v[len(name):]}, true
 }
 
+// MadeName is the name an ACL entry was made with, from the name Maui
+// lists: a reservation Maui restored from its checkpoint lists a required
+// entry made as "alice" under the name "alice+" (the checkpoint holds
+// "alice+*" and Maui 3.3.1 reads one modifier back, the '*', keeping the
+// '+' in the name; one '+' more at each restart). The one place this rule
+// lives. A restored name is not the name made: Maui compares names whole,
+// so the entry admits no job of alice (seen live: a part submitted as
+// alice with its binding account stayed idle, "rejected: ReserveTime",
+// until the reservation was made again; agent/testdata/maui/
+// live-restart-refused). Use it to know an account a restored reservation
+// still binds, never to take a restored ACL for the one made.
+func MadeName(listed string) string { return strings.TrimRight(listed, "+") }
+
+// Restored reports whether listed is the name made as a Maui restart
+// lists it (MadeName): a different name, which admits no job of made.
+func Restored(made, listed string) bool {
+	return made != "" && listed != made && MadeName(listed) == made
+}
+
 // Required reports whether the entry must match (Maui's '*' flag): a job
 // lacking it is refused whatever else matches.
 func (a ACLEntry) Required() bool { return strings.Contains(a.Mod, "*") }

@@ -380,4 +380,12 @@ func TestParseDiagnoseAfterMauiRestart(t *testing.T) {
 	if !c.Bound(after) || !c.Bound(before) {
 		t.Fatal("a restored reservation is still lookahead's (its binding account, altered)")
 	}
+	// The names as made (a binding account a restored reservation still
+	// holds), and a restored name is not the name made.
+	if MadeName(u) != "alice" || MadeName(b) != "la.acct0" || MadeName("la.acct0++") != "la.acct0" {
+		t.Fatalf("names as made: %q %q %q", MadeName(u), MadeName(b), MadeName("la.acct0++"))
+	}
+	if !Restored("alice", u) || Restored("alice", "alice") || Restored("bob", u) || Restored("", "+") {
+		t.Fatal("Restored: alice+ is alice restored; alice, bob and an empty name are not")
+	}
 }

@@ -52,7 +52,7 @@ func (c *Client) keepBind(st *resState, req ReserveRequest) bool {
 		if !ours || r.Type != "User" || job == req.Job {
 			continue
 		}
-		if _, _, _, b := aclIdentity(st.diag[r.ID]); strings.TrimRight(b, "+") == req.Bind {
+		if _, _, _, b := aclIdentity(st.diag[r.ID]); MadeName(b) == req.Bind {
 			return false
 		}
 	}
@@ -79,7 +79,7 @@ func (st *resState) bindsInUse(extra []string) map[string]bool {
 	for _, d := range st.diag {
 		for _, e := range append(append([]ACLEntry{}, d.ACL...), d.CL...) {
 			if e.Type == "ACCT" {
-				used[strings.TrimRight(e.Name, "+")] = true
+				used[MadeName(e.Name)] = true
 			}
 		}
 	}

@@ -204,7 +204,7 @@ func (c *Client) Release(ctx context.Context, job string) (ReleaseResult, error)
 // release.
 func (c *Client) Bound(d ResDiag) bool {
 	_, _, _, bind := aclIdentity(d)
-	return c.IsBindAccount(strings.TrimRight(bind, "+"))
+	return c.IsBindAccount(MadeName(bind))
 }
 
 func (c *Client) releaseIDs(ctx context.Context, ids []string) (ReleaseResult, error) {
