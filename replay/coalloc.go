@@ -24,12 +24,12 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	}
 	o.FreeWait = sc.Broker.FreeWait.Seconds()
 	switch sc.Broker.Order {
-	case OrderFCFS:
-		o.Order = coalloc.OrderFCFS
+	case OrderPriority:
+		o.Order = coalloc.OrderPrice
 	case OrderAging:
 		o.Order, o.Aging = coalloc.OrderAging, float64(sc.Broker.Aging.Seconds())
-	default:
-		o.Order = coalloc.OrderPrice
+	default: // fcfs, the broker's default (planning.order)
+		o.Order = coalloc.OrderFCFS
 	}
 	return o
 }

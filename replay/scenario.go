@@ -148,10 +148,11 @@ type BrokerSpec struct {
 	// Tiers are coarse speed thresholds for the co-allocation core (empty:
 	// one tier per node speed, exact).
 	Tiers []float64 `yaml:"tiers" json:"tiers,omitempty"`
-	// Order is the lookahead strategies' queue order: "priority" (the
-	// broker's: max price descending, then submit time; the default) or
-	// "fcfs" (submit time, as seeds 002 and 004 plan and as the per-job
-	// strategies always do).
+	// Order is the lookahead strategies' queue order: "fcfs" (submit
+	// time, the broker's default planning.order, as seeds 002 and 004
+	// plan and as the per-job strategies always do; the default),
+	// "priority" (max price descending, then submit time: the broker's
+	// planning.order price) or "aging".
 	Order string `yaml:"order" json:"order,omitempty"`
 	// Aging is order aging's rate: how much earlier than its submit time a
 	// job counts in the queue per credit of its max price.

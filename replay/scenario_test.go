@@ -86,15 +86,17 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-// TestFCFSOrder: broker.order fcfs plans by submit time, then id, whatever
-// the jobs pay; the default (priority) puts the best payer first.
+// TestFCFSOrder: broker.order fcfs (the default) plans by submit time,
+// then id, whatever the jobs pay; priority puts the best payer first.
 func TestFCFSOrder(t *testing.T) {
 	jobs := []forecast.JobRequest{{ID: "b", Submitted: 5, MaxPrice: 1}, {ID: "c", Submitted: 9, MaxPrice: 3}, {ID: "a", Submitted: 5, MaxPrice: 2}}
-	got := queueOrder(coallocOptions(Scenario{Broker: BrokerSpec{Order: OrderFCFS}}))(jobs)
-	if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || jobs[0].ID != "b" {
-		t.Fatalf("fcfs %v (input %v)", got, jobs)
+	for _, sc := range []Scenario{{Broker: BrokerSpec{Order: OrderFCFS}}, {}} {
+		got := queueOrder(coallocOptions(sc))(jobs)
+		if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || jobs[0].ID != "b" {
+			t.Fatalf("order %q: %v (input %v)", sc.Broker.Order, got, jobs)
+		}
 	}
-	if p := queueOrder(coallocOptions(Scenario{}))(jobs); p[0].ID != "c" {
+	if p := queueOrder(coallocOptions(Scenario{Broker: BrokerSpec{Order: OrderPriority}}))(jobs); p[0].ID != "c" {
 		t.Fatalf("priority %v", p)
 	}
 	// aging: 1 s per credit moves nothing across 4 s of submit time; 3 s

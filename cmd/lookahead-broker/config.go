@@ -42,7 +42,7 @@ type Config struct {
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"free-first"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
-		Order          string        `mapstructure:"order" json:"order" default:"price"`
+		Order          string        `mapstructure:"order" json:"order" default:"fcfs"`
 		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
 		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`

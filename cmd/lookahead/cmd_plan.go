@@ -30,6 +30,7 @@ type planOptions struct {
 	criterion       string
 	tolerance       float64
 	freeTolerance   float64
+	order           string
 	conn            client.Conn
 	warn            io.Writer // warnings (slots outside a forecast's window); nil: none
 }
@@ -46,7 +47,8 @@ cost) or why it does not fit yet, the sites planned on and the stale ones.
 allocations, commit).
 
 Offline (what-if), plan reads v1 site forecasts and a JSON array of v1 grid job requests,
-plans the jobs in priority order (max_price descending, then submitted, then
+plans the jobs in the queue order of --order (fcfs, the broker's default:
+submitted, then id; or price: max_price descending, then submitted, then
 id), each on what the jobs before it left, with the broker's co-allocation
 algorithm, and prints one allocation per job in the queue's order.
 
@@ -90,6 +92,8 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
 		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
+	f.StringVar(&opts.order, "order", coalloc.OrderFCFS,
+		"queue order: fcfs (submitted, then id; the broker's default planning.order) or price (max_price descending, then submitted, then id)")
 	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd
@@ -114,9 +118,16 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
 		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)
 	}
+	if opts.order == "" {
+		opts.order = coalloc.OrderFCFS
+	}
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
 		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance,
+		Order: opts.order,
+	}
+	if opts.order != coalloc.OrderFCFS && opts.order != coalloc.OrderPrice {
+		return cli.Usagef("plan: --order %q: must be %q or %q", opts.order, coalloc.OrderFCFS, coalloc.OrderPrice)
 	}
 	if err := copts.Validate(); err != nil {
 		return cli.Usagef("plan: %w", err)

@@ -196,3 +196,34 @@ func TestPlanFreeTolerance(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanOrder: --order fcfs (the default) plans an earlier job first
+// whatever it pays, --order price the better payer: two jobs that each
+// want g1's 48 processors start in turn, in the order's turn.
+func TestPlanOrder(t *testing.T) {
+	queue := filepath.Join(t.TempDir(), "queue.json")
+	os.WriteFile(queue, []byte(`[
+  {"id": "early", "procs": 48, "walltime": 7200, "max_price": 2, "criterion": "earliest-start", "user": "a", "submitted": 1763779000},
+  {"id": "rich", "procs": 48, "walltime": 7200, "max_price": 5, "criterion": "earliest-start", "user": "b", "submitted": 1763779100}
+]`), 0o600)
+	for order, first := range map[string]string{"": "early", "fcfs": "early", "price": "rich"} {
+		opts := examplePlan
+		opts.jobs, opts.order = queue, order
+		var out bytes.Buffer
+		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		var allocs []forecast.Allocation
+		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 2 || !allocs[0].Placed() || !allocs[1].Placed() {
+			t.Fatalf("order %q: %v %+v", order, err, allocs)
+		}
+		if got := map[bool]string{true: "early", false: "rich"}[allocs[0].Start < allocs[1].Start]; got != first {
+			t.Errorf("order %q: %s starts first (%d, %d), want %s", order, got, allocs[0].Start, allocs[1].Start, first)
+		}
+	}
+	opts := examplePlan
+	opts.order = "random"
+	if err := runPlan(context.Background(), opts, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--order") {
+		t.Fatalf("--order random: %v", err)
+	}
+}
