@@ -71,6 +71,8 @@ func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time
 	f.Version = forecast.Version
 	f.Site = a.cfg.Site
 	f.Generated = now.Unix()
+	runs := a.deps.Executor != nil // dispatch on: the broker may plan parts here
+	f.RunsParts = &runs
 	err = f.Validate()
 	if err == nil {
 		err = f.CheckCapacity()

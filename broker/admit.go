@@ -72,7 +72,7 @@ func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) 
 		reply.Code, reply.Message = wire.CodeInvalid, fmt.Sprintf("script of %d bytes exceeds the limit of %d", len(req.Script), wire.MaxScriptBytes)
 		return Event{}, reply
 	}
-	if code, msg := checkRequest(s, p, actor, &job); code != "" {
+	if code, msg := checkRequest(s, p, actor, &job, req.Script != nil); code != "" {
 		reply.Code, reply.Message = code, msg
 		return Event{}, reply
 	}
@@ -85,7 +85,7 @@ func Admit(s *State, p Policy, actor string, req wire.SubmitRequest, now int64) 
 		Script: req.Script}, reply
 }
 
-func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (code, msg string) {
+func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest, scripted bool) (code, msg string) {
 	if msg := checkActor(actor); msg != "" {
 		return wire.CodeInvalid, msg
 	}
@@ -104,11 +104,8 @@ func checkRequest(s *State, p Policy, actor string, job *forecast.JobRequest) (c
 	if p.MaxWalltime > 0 && job.Walltime > p.MaxWalltime {
 		return wire.CodeTooLong, fmt.Sprintf("walltime %s exceeds the broker's maximum %s", durfmt.Seconds(job.Walltime), durfmt.Seconds(p.MaxWalltime))
 	}
-	if msg := p.Grid.Refuse(*job); msg != "" {
-		return wire.CodeNoCapacity, msg
-	}
-	if msg := p.Grid.TooLong(*job); msg != "" {
-		return wire.CodeTooLong, msg
+	if code, msg := p.Grid.check(*job, scripted); code != "" {
+		return code, msg
 	}
 	if msg := checkIdentity(p, actor, job); msg != "" {
 		return wire.CodeForbidden, msg

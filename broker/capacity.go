@@ -31,11 +31,14 @@ type SiteSize struct {
 	Span    int64
 	Fastest float64
 	Speeds  map[float64]int
+	// NoParts: its agent says it does not run grid jobs' parts (a job
+	// with a script cannot use it; forecast.TakesParts).
+	NoParts bool
 }
 
 // sizeOf sums the processors of a site's forecast nodes.
 func sizeOf(f *forecast.Forecast) SiteSize {
-	z := SiteSize{Span: f.Horizon - f.Generated, Speeds: map[float64]int{}}
+	z := SiteSize{Span: f.Horizon - f.Generated, Speeds: map[float64]int{}, NoParts: !f.TakesParts()}
 	for _, node := range f.Nodes {
 		z.Procs += node.Procs
 		z.Fastest = max(z.Fastest, node.Speed)

@@ -9,7 +9,9 @@ import (
 // Planner places a queue of jobs, in the given order, onto the slots of the
 // forecasts, no earlier than notBefore; one allocation per job, in order.
 // The default is the co-allocation core (broker/coalloc) bound in the
-// daemon; tests may pass another.
+// daemon; tests may pass another. It must honour the jobs' requirements
+// (features included: ForParts keeps jobs with a script on the sites that
+// run parts through one).
 type Planner func(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error)
 
 // CycleInput is what one planning cycle sees: the world as it was at Now.
@@ -18,6 +20,10 @@ type CycleInput struct {
 	Forecasts []forecast.Forecast // fresh forecasts only
 	Holds     []Hold              // what committing/reserved/running jobs hold
 	Jobs      []forecast.JobRequest
+	// Scripted holds the IDs of the jobs with a script (the broker
+	// dispatches their parts): they are planned only on sites that run
+	// parts (ForParts).
+	Scripted map[string]bool
 }
 
 // PlanCycle plans every waiting job in the given (priority) order on the
@@ -34,13 +40,15 @@ func PlanCycle(in CycleInput, plan Planner) ([]forecast.Allocation, error) {
 		return out, nil
 	}
 	fcs := ApplyHolds(in.Forecasts, in.Holds, in.Now)
-	allocs, err := plan(fcs, in.Jobs, in.Now)
+	pfcs, jobs, off := ForParts(fcs, in.Jobs, in.Scripted)
+	allocs, err := plan(pfcs, jobs, in.Now)
 	if err != nil {
 		return nil, fmt.Errorf("plan %d jobs over %d sites: %w", len(in.Jobs), len(fcs), err)
 	}
 	if len(allocs) != len(in.Jobs) {
 		return nil, fmt.Errorf("planner returned %d allocations for %d jobs", len(allocs), len(in.Jobs))
 	}
+	notPartsFit(allocs, in.Jobs, in.Scripted, fcs, off)
 	return allocs, nil
 }
 

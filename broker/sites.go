@@ -99,6 +99,7 @@ func SiteStatuses(sites []Site, now, ttl int64) []wire.SiteStatus {
 			Slots: len(f.Slots), Stale: s.Stale(now, ttl), ClockOffset: s.Offset,
 			Problem: s.Problem, Excluded: s.Out(),
 			Unanswered: s.Unanswered, UnansweredSince: s.UnansweredSince, Offline: s.Offline,
+			RunsParts: f.RunsParts,
 		}
 		if s.LastSeen > 0 { // 0: no forecast of the site was ever taken
 			st.Age = now - s.LastSeen

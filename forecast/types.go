@@ -84,7 +84,17 @@ type Forecast struct {
 	// not stated: a planner then takes the site's lowest slot price
 	// (docs/formats.md, "The owner's free price").
 	FreePrice float64 `json:"free_price,omitempty"`
+	// RunsParts (optional) says whether the site's agent runs grid jobs'
+	// parts (its dispatch is on): a job with a script may be planned only
+	// where it does. nil (omitted) means not stated, an agent older than
+	// the field: see TakesParts (docs/formats.md, "Sites that run parts").
+	RunsParts *bool `json:"runs_parts,omitempty"`
 }
+
+// TakesParts reports whether a job whose parts the broker dispatches may
+// be planned on the site: its agent says it runs parts, or says nothing
+// (an older agent, planned for such jobs as before the field).
+func (f *Forecast) TakesParts() bool { return f.RunsParts == nil || *f.RunsParts }
 
 // JobRequest is a grid job as a grid user submits it (v1). Walltime is on
 // the reference CPU; MaxPrice is in credits per CPU-hour; MaxSites 0 means

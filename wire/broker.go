@@ -258,6 +258,12 @@ type SiteStatus struct {
 	// Offline: the site's agent said it stopped or cannot forecast
 	// (Problem says which); out of planning until its next forecast.
 	Offline bool `json:"offline,omitempty"`
+	// RunsParts is what the site's latest forecast says of its agent:
+	// true, it runs grid jobs' parts (dispatch on); false, it does not,
+	// and jobs with a script are not planned there; absent, it does not
+	// say (an older agent: planned as if it did). docs/formats.md, "Sites
+	// that run parts".
+	RunsParts *bool `json:"runs_parts,omitempty"`
 }
 
 // SitesReply lists every site the broker has a forecast of.

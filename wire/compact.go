@@ -47,12 +47,13 @@ type compactHeader struct {
 	// optional: what the forecaster could not model (forecast.Forecast)
 	Unmodelled []string `json:"unmodelled,omitempty"`
 	FreePrice  float64  `json:"free_price,omitempty"`
+	RunsParts  *bool    `json:"runs_parts,omitempty"`
 }
 
 // writeCompact writes the LAC3 form (compact3.go).
 func writeCompact(w io.Writer, f *forecast.Forecast) error {
 	bw := bufio.NewWriter(w)
-	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled, f.FreePrice})
+	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled, f.FreePrice, f.RunsParts})
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,8 @@ func readCompactHeader(br *bufio.Reader) (*forecast.Forecast, error) {
 		return nil, fmt.Errorf("%w: %d nodes, at most %d", ErrTooLarge, len(h.Nodes), MaxForecastNodes)
 	}
 	return &forecast.Forecast{Version: h.Version, Site: h.Site, Seq: h.Seq,
-		Generated: h.Generated, Horizon: h.Horizon, Nodes: h.Nodes, Unmodelled: h.Unmodelled, FreePrice: h.FreePrice}, nil
+		Generated: h.Generated, Horizon: h.Horizon, Nodes: h.Nodes, Unmodelled: h.Unmodelled, FreePrice: h.FreePrice,
+		RunsParts: h.RunsParts}, nil
 }
 
 func readPrices(br *bufio.Reader) ([]float64, error) {

@@ -17,7 +17,7 @@ func encodeLAC2(f *forecast.Forecast) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	bw := bufio.NewWriter(zw)
-	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled, 0}) // no free_price then
+	hdr, err := json.Marshal(compactHeader{f.Version, f.Site, f.Seq, f.Generated, f.Horizon, f.Nodes, f.Unmodelled, 0, nil}) // no free_price, no runs_parts then
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,12 @@ func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 		switch {
 		case j.State == wire.JobWaiting:
 			in.Jobs = append(in.Jobs, j.Req)
+			if j.Script != nil { // its parts are dispatched (lifecycle.go)
+				if in.Scripted == nil {
+					in.Scripted = map[string]bool{}
+				}
+				in.Scripted[j.Req.ID] = true
+			}
 		case j.Holds():
 			in.Holds = append(in.Holds, j.Hold())
 		}

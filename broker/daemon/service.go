@@ -313,7 +313,13 @@ func (b *Broker) explainNoFit(id string) string {
 	if k < 0 || len(in.Forecasts) == 0 {
 		return ""
 	}
-	why := b.cfg.Explain(broker.ApplyHolds(in.Forecasts, in.Holds, in.Now), in.Jobs[k], in.Now)
+	fcs := broker.ApplyHolds(in.Forecasts, in.Holds, in.Now)
+	why := ""
+	if in.Scripted[id] {
+		why = broker.ExplainParts(fcs, func(fcs []forecast.Forecast) string { return b.cfg.Explain(fcs, in.Jobs[k], in.Now) })
+	} else {
+		why = b.cfg.Explain(fcs, in.Jobs[k], in.Now)
+	}
 	if len(stale) > 0 {
 		why += fmt.Sprintf("; not planned on (stale forecast): %s", strings.Join(stale, ", "))
 	}

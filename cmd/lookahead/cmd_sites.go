@@ -44,6 +44,11 @@ broker's, and its state:
 PROBLEM also shows a refused heartbeat, or one naming a revision the broker
 does not hold. OFFLINE: the site's agent said it stopped or cannot forecast.
 
+PARTS says whether the site's agent runs grid jobs' parts (its dispatch is
+on): yes; no (a job submitted with --script is not planned there); ? (its
+agent is older and does not say: planned as yes). -o json: runs_parts,
+absent when the agent does not say.
+
 With many sites, --sort orders them (name; state, the worst first; heard,
 the longest silent first; free, nodes, procs, the most first; clock, the
 farthest from the broker's first), --state keeps the sites in some states
@@ -95,13 +100,25 @@ func writeSites(w io.Writer, reply wire.SitesReply) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tREVISION\tLAST HEARD\tNODES\tPROCS\tSLOTS\tFREE CPU-H\tHORIZON\tCLOCK\tSTATE\tPROBLEM")
+	fmt.Fprintln(tw, "SITE\tREVISION\tLAST HEARD\tNODES\tPROCS\tSLOTS\tFREE CPU-H\tHORIZON\tCLOCK\tPARTS\tSTATE\tPROBLEM")
 	for _, s := range reply.Sites {
 		state, problem := siteState(s, reply.Now)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, lastHeard(s), s.Nodes, s.Procs,
-			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), state, clip(problem, 100))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, lastHeard(s), s.Nodes, s.Procs,
+			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), runsParts(s), state, clip(problem, 100))
 	}
 	return tw.Flush()
+}
+
+// runsParts is the PARTS column: what the site's agent says of running
+// grid jobs' parts, "?" when it does not say (an older agent).
+func runsParts(s wire.SiteStatus) string {
+	switch {
+	case s.RunsParts == nil:
+		return "?"
+	case *s.RunsParts:
+		return "yes"
+	}
+	return "no"
 }
 
 // siteState is a site's STATE column (client.SiteState, upper case when
