@@ -17,14 +17,26 @@ import (
 // buys; ties go to the earlier finish, then fewer sites. When no
 // allocation finishes by the deadline, the earliest finish.
 //
-// The allocations weighed are structured, as least-held's: per sweep
-// (speed tier × site limit) its earliest start, at the free cut and at
-// max_price, each up to the bound. A later start of the same sweep may
-// cost less where prices change over time; the answer is the cheapest of
-// these, not of every start.
+// The allocations weighed are structured: the least-held sweeps (speed
+// tier × site limit), each at its earliest start, at every price level
+// the job could wait for. The first level is the pass's cut (free time,
+// or max_price); then the same sweeps again with every site cut below the
+// dearest price an allocation of the level used, until no sweep finishes
+// by the bound. A lower cut can only start later, and on processors no
+// dearer: that is how a later start that costs less (the cheaper owner's
+// idle time after a local job) is found. Levels between are skipped: there
+// each sweep finds the same start, and stage 2 the same processors (the
+// ones it took are all under the cut, the others only got dearer). A start
+// a sweep found at a higher level is realized once. Not weighed: starts
+// between those (a window sliding off a dear stretch onto a cheap one at
+// the same cut), and site sets stage 2 does not list.
 
 // noWindow keeps every candidate up to the bound (no tolerance).
 func noWindow(forecast.JobRequest, int64) int64 { return math.MaxInt64 }
+
+// cheapestOneLevel weighs the pass's cut only (each sweep's earliest start
+// at the job's price: the rule before): the benchmarks' baseline.
+var cheapestOneLevel = false
 
 // pickCheapest ranks a cheapest job whose least-held candidates at its
 // max price are cands (searched with tiers).
@@ -40,23 +52,101 @@ func (p *Pool) pickCheapest(job forecast.JobRequest, cands []candidate, tiers []
 		return pl
 	}
 	if cut, ok := p.freeCut(job.MaxPrice); ok {
-		p.cut = cut
-		fc, found := p.candidatesBy(job, tiers, bound, noWindow)
-		var pl plan
-		if found {
-			pl = p.pickBy(job, fc, costFirst)
-		}
-		p.cut = nil
-		if found {
+		if pl, n, found := p.cheapestBy(job, tiers, bound, cut); found {
 			pl.why = fmt.Sprintf("cheapest: free time only (%s), the cheapest of %d allocations finishing %s; %s",
-				p.freePrices(pl), len(fc), what, p.costNote(job, pl, e))
+				p.freePrices(pl), n, what, p.costNote(job, pl, e))
 			return pl
 		}
 	}
-	all, _ := p.candidatesBy(job, tiers, bound, noWindow)
-	pl := p.pickBy(job, all, costFirst)
-	pl.why = fmt.Sprintf("cheapest: the cheapest of %d allocations finishing %s (free time alone cannot); %s", len(all), what, p.costNote(job, pl, e))
+	pl, n, _ := p.cheapestBy(job, tiers, bound, nil)
+	pl.why = fmt.Sprintf("cheapest: the cheapest of %d allocations finishing %s (free time alone cannot); %s", n, what, p.costNote(job, pl, e))
 	return pl
+}
+
+// cheapestBy is the cheapest of the allocations the sweeps find at every
+// price level under base (the cut per site; nil: max_price everywhere)
+// that finish by bound, and how many were weighed.
+func (p *Pool) cheapestBy(job forecast.JobRequest, tiers []float64, bound int64, base []int32) (plan, int, bool) {
+	defer func() { p.cut = nil }()
+	type seenKey struct {
+		start, dur int64
+		sites      int
+		tier       float64
+	}
+	// the starts realized: the dearest rank each one's allocation used
+	dearest := map[seenKey]int32{}
+	var best ranked
+	n := 0
+	level := p.maxRank(job.MaxPrice)
+	if base != nil {
+		level = maxOf(base)
+	}
+	for first := true; level >= 0; first = false {
+		p.cut = levelCut(base, level, first, len(p.sites))
+		cands, ok := p.candidatesBy(job, tiers, bound, noWindow)
+		if !ok {
+			break
+		}
+		next := int32(-1)
+		for _, c := range cands {
+			k := seenKey{c.start, c.dur, c.sites, c.tier}
+			u, seen := dearest[k]
+			if !seen || u > level { // (at a cut under u stage 2 may choose otherwise)
+				n++
+				pl := p.choose(job, c)
+				r := ranked{pl: pl, cost: p.planCost(job, pl), sites: p.planSites(pl)}
+				if n == 1 || costFirst(r, best) < 0 {
+					best = r
+				}
+				u = p.dearestUsed(job, c, pl)
+				dearest[k] = u
+			}
+			next = max(next, min(u, level)-1)
+		}
+		if cheapestOneLevel {
+			break
+		}
+		level = next
+	}
+	return best.pl, n, n > 0
+}
+
+// levelCut is the cut per site at price rank level under base: nil on the
+// first level of the max_price pass (the plain search).
+func levelCut(base []int32, level int32, first bool, sites int) []int32 {
+	if base == nil && first {
+		return nil
+	}
+	cut := make([]int32, sites)
+	for s := range cut {
+		cut[s] = level
+		if base != nil {
+			cut[s] = min(base[s], level)
+		}
+	}
+	return cut
+}
+
+func maxOf(xs []int32) int32 {
+	m := int32(-1)
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// dearestUsed is the rank of the dearest price the plan's processors take
+// over candidate c's window (the one its sweep and stage 2 judged): at
+// that cut and above, c's sweep finds the same start.
+func (p *Pool) dearestUsed(job forecast.JobRequest, c candidate, pl plan) int32 {
+	u := int32(-1)
+	for _, t := range pl.takes {
+		pcs, _ := takeCheapest(p.profile(t.node, c.start, addSat(c.start, c.dur), job.MaxPrice), t.procs)
+		for _, pc := range pcs {
+			u = max(u, p.rankOf(pc.price))
+		}
+	}
+	return u
 }
 
 // costNote says what the plan costs and how much later than the earliest

@@ -235,3 +235,67 @@ func freeOnly(fcs []forecast.Forecast, maxPrice float64, free map[string]float64
 	}
 	return out
 }
+
+// checkCheapest checks a cheapest allocation against the oracle's
+// placements at every price the job could wait for. The bound is its
+// deadline, else the free tolerance after the earliest finish; when
+// nothing finishes by the deadline, the answer is the earliest finish.
+// Otherwise it ends by the bound, on free time only when some placement
+// on free time alone does, and for every price c (the slot prices up to
+// max_price) and every placement on the slots priced at most c that ends
+// by the bound (every site subset and speed threshold, each at its
+// earliest start), it costs no more than that placement's processors
+// would at c over its hold: the planner weighs each sweep's earliest start
+// at every such price, and none of those allocations costs more.
+func checkCheapest(before []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, opts Options, free map[string]float64, finish int64) error {
+	bound := finish + int64(math.Floor(opts.FreeTolerance*float64(job.Walltime)))
+	if job.Deadline > 0 {
+		bound = job.Deadline
+	}
+	if bound < finish {
+		if a.End != finish {
+			return fmt.Errorf("nothing finishes by the deadline %d: ends %d, the earliest finish is %d", bound, a.End, finish)
+		}
+		return nil
+	}
+	if a.End > bound {
+		return fmt.Errorf("ends %d, after the bound %d", a.End, bound)
+	}
+	judged := before
+	if cut := freeOnly(before, job.MaxPrice, free); len(placementsBy(cut, job, opts, bound)) > 0 {
+		judged = cut
+	}
+	var prices []float64
+	for _, f := range judged {
+		for _, sl := range f.Slots {
+			if sl.Price <= job.MaxPrice {
+				prices = append(prices, sl.Price)
+			}
+		}
+	}
+	slices.Sort(prices)
+	for _, c := range slices.Compact(prices) {
+		for _, pl := range placementsBy(capPrice(judged, c), job, opts, bound) {
+			if most := c * float64(job.Procs) * float64(pl.held) / 3600; a.Cost > most && !costEqual(a.Cost, most) {
+				return fmt.Errorf("cost %v, but on slots priced at most %v sites %b hold [%d,%d) by the bound %d for at most %v",
+					a.Cost, c, pl.mask, pl.start, pl.end, bound, most)
+			}
+		}
+	}
+	return nil
+}
+
+// placementsBy are the oracle's placements on fcs that end by bound.
+func placementsBy(fcs []forecast.Forecast, job forecast.JobRequest, opts Options, bound int64) []oPlacement {
+	return slices.DeleteFunc(oraclePlacements(fcs, job, opts), func(pl oPlacement) bool { return pl.end > bound })
+}
+
+// capPrice is the forecasts with only their slots priced at most c.
+func capPrice(fcs []forecast.Forecast, c float64) []forecast.Forecast {
+	out := make([]forecast.Forecast, len(fcs))
+	for i, f := range fcs {
+		out[i] = f
+		out[i].Slots = slices.DeleteFunc(slices.Clone(f.Slots), func(sl forecast.Slot) bool { return sl.Price > c })
+	}
+	return out
+}

@@ -39,6 +39,15 @@ func TestPriceCases(t *testing.T) {
 		fcs[0].FreePrice = free
 		return fcs
 	}
+	// live: the live check of 2026-11-29 in small: vm (its owner's base 1)
+	// is held by a queued local job (its forecast time, price 2) until 300,
+	// beta (base 1.5) is idle from now.
+	live := func() []forecast.Forecast {
+		vm := mkSite("vm", []forecast.Node{nd("n1", 8, 1)}, sl("n1", 8, 0, 300, 2), sl("n1", 8, 300, 10000, 1))
+		beta := mkSite("beta", []forecast.Node{nd("m1", 8, 1)}, sl("m1", 8, 0, 10000, 1.5))
+		vm.FreePrice, beta.FreePrice = 1, 1.5
+		return []forecast.Forecast{vm, beta}
+	}
 	cases := []struct {
 		name  string
 		fcs   []forecast.Forecast
@@ -167,6 +176,16 @@ func TestPriceCases(t *testing.T) {
 			name: "cheapest: a far deadline waits for free time past the free window",
 			fcs:  queued(90), job: withDeadline(withCrit(jb("j", 4, 100, 2), forecast.Cheapest), 1000), opts: tol,
 			start: 90, end: 190, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "cheapest: the cheaper owner's idle time after a local job, within the deadline",
+			fcs:  live(), job: withDeadline(withCrit(jb("j", 8, 600, 3), forecast.Cheapest), 3600), opts: tol,
+			start: 300, end: 900, parts: "vm/n1:8", cost: 8 * 600.0 / 3600,
+		},
+		{
+			name: "cheapest: the cheaper owner's idle time would miss the deadline, so the dearer owner's now",
+			fcs:  live(), job: withDeadline(withCrit(jb("j", 8, 600, 3), forecast.Cheapest), 800), opts: tol,
+			start: 0, end: 600, parts: "beta/m1:8", cost: 8 * 600.0 * 1.5 / 3600,
 		},
 		{
 			name: "free-first: free time 40 s later is past a free wait of 30 s",
