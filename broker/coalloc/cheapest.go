@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"lookahead/forecast"
 )
@@ -18,18 +20,22 @@ import (
 // allocation finishes by the deadline, the earliest finish.
 //
 // The allocations weighed are structured: the least-held sweeps (speed
-// tier × site limit), each at its earliest start, at every price level
-// the job could wait for. The first level is the pass's cut (free time,
-// or max_price); then the same sweeps again with every site cut below the
-// dearest price an allocation of the level used, until no sweep finishes
-// by the bound. A lower cut can only start later, and on processors no
-// dearer: that is how a later start that costs less (the cheaper owner's
-// idle time after a local job) is found. Levels between are skipped: there
-// each sweep finds the same start, and stage 2 the same processors (the
-// ones it took are all under the cut, the others only got dearer). A start
-// a sweep found at a higher level is realized once. Not weighed: starts
-// between those (a window sliding off a dear stretch onto a cheap one at
-// the same cut), and site sets stage 2 does not list.
+// tier × site limit), each at its earliest start, at the price levels the
+// job could wait for. The first level is the pass's cut (free time, or
+// max_price), every sweep's start weighed there; then the same sweeps
+// again with every site cut below the dearest price an allocation of the
+// level used: a lower cut can only start later, on processors no dearer,
+// which is how a later start that costs less (the cheaper owner's idle
+// time after a local job) is found. Levels between are skipped: there each
+// sweep finds the same start, and stage 2 the same processors (those it
+// took are all under the cut, the others only got dearer). A sweep goes
+// down only to prices at which its processors over its hold would cost
+// less than the cheapest allocation so far, and stops once it finds no
+// start by the bound; a start it found at a higher level is realized once.
+// The winner, when found under the pass's cut, is realized again at that
+// cut at its start (its sites' cheapest processors there). Not weighed:
+// starts between those (a window sliding off a dear stretch onto a cheap
+// one at the same cut), and site sets stage 2 does not list.
 
 // noWindow keeps every candidate up to the bound (no tolerance).
 func noWindow(forecast.JobRequest, int64) int64 { return math.MaxInt64 }
@@ -63,52 +69,107 @@ func (p *Pool) pickCheapest(job forecast.JobRequest, cands []candidate, tiers []
 	return pl
 }
 
-// cheapestBy is the cheapest of the allocations the sweeps find at every
-// price level under base (the cut per site; nil: max_price everywhere)
-// that finish by bound, and how many were weighed.
+// cheapestBy is the cheapest of the allocations the sweeps find at the
+// price levels under base (the cut per site; nil: max_price everywhere)
+// that finish by bound, and how many were weighed. Below the first level
+// a sweep runs only while its processors at the level's price over its
+// hold would cost less than the cheapest so far (else that one is no
+// dearer than waiting for that price could be), and only until it finds
+// no start by the bound. The next level is the dearest, over the sweeps,
+// under what the sweep's allocation used and under that price.
 func (p *Pool) cheapestBy(job forecast.JobRequest, tiers []float64, bound int64, base []int32) (plan, int, bool) {
 	defer func() { p.cut = nil }()
-	type seenKey struct {
-		start, dur int64
-		sites      int
-		tier       float64
+	type sweepKey struct {
+		dur   int64
+		sites int
+		tier  float64
 	}
-	// the starts realized: the dearest rank each one's allocation used
-	dearest := map[seenKey]int32{}
+	type startKey struct {
+		sweepKey
+		start int64
+	}
+	dearest := map[startKey]int32{} // the starts realized: the dearest rank each one's allocation used
+	dead := map[sweepKey]bool{}     // sweeps that found no start by the bound at a cut
 	var best ranked
+	var won candidate // best's
+	wonFirst := false
 	n := 0
-	level := p.maxRank(job.MaxPrice)
-	if base != nil {
-		level = maxOf(base)
+	// below is the dearest rank under r at which P processors over a hold
+	// of dur would cost less than the cheapest so far.
+	below := func(r int32, dur int64) int32 {
+		x := best.cost * 3600 / (float64(job.Procs) * float64(dur))
+		return min(r, int32(sort.SearchFloat64s(p.prices, x))) - 1
 	}
+	top := p.maxRank(job.MaxPrice)
+	if base != nil {
+		top = maxOf(base)
+	}
+	level := top
 	for first := true; level >= 0; first = false {
 		p.cut = levelCut(base, level, first, len(p.sites))
-		cands, ok := p.candidatesBy(job, tiers, bound, noWindow)
-		if !ok {
-			break
-		}
 		next := int32(-1)
+		var specs []sweepSpec
+		for _, sp := range p.allSpecs(job, tiers) {
+			switch k := (sweepKey{sp.dur, sp.sites, sp.tier}); {
+			case dead[k]:
+			case first || below(level+1, sp.dur) == level:
+				specs = append(specs, sp)
+				dead[k] = true // until it finds a start
+			default:
+				next = max(next, below(level, sp.dur))
+			}
+		}
+		cands, _ := p.candidatesOf(job, specs, bound, noWindow)
 		for _, c := range cands {
-			k := seenKey{c.start, c.dur, c.sites, c.tier}
+			k := startKey{sweepKey{c.dur, c.sites, c.tier}, c.start}
+			dead[k.sweepKey] = false
 			u, seen := dearest[k]
 			if !seen || u > level { // (at a cut under u stage 2 may choose otherwise)
 				n++
 				pl := p.choose(job, c)
 				r := ranked{pl: pl, cost: p.planCost(job, pl), sites: p.planSites(pl)}
 				if n == 1 || costFirst(r, best) < 0 {
-					best = r
+					best, won, wonFirst = r, c, first
 				}
 				u = p.dearestUsed(job, c, pl)
 				dearest[k] = u
 			}
-			next = max(next, min(u, level)-1)
+			next = max(next, below(min(u, level), c.dur))
 		}
 		if cheapestOneLevel {
 			break
 		}
 		level = next
 	}
+	if n > 0 && !wonFirst {
+		p.cut = levelCut(base, top, true, len(p.sites))
+		if r, ok := p.rechoose(job, won); ok && costFirst(r, best) < 0 {
+			best = r
+		}
+	}
 	return best.pl, n, n > 0
+}
+
+// rechoose realizes candidate c, found at a lower cut, at the pass's cut
+// (p.cut): the same start, with the node capacities there, so that the
+// allocation takes the cheapest processors its sites offer over the
+// window (a node whose price rises within it counts again).
+func (p *Pool) rechoose(job forecast.JobRequest, c candidate) (ranked, bool) {
+	i := slices.IndexFunc(p.specs(job, c.tier), func(sp sweepSpec) bool { return sp.sites == c.sites && sp.dur == c.dur })
+	if i < 0 {
+		return ranked{}, false
+	}
+	sp := p.specs(job, c.tier)[i]
+	floor := p.floor
+	defer func() { p.floor = floor }()
+	p.floor, sp.limit = max(floor, c.start), c.start
+	t, ok := p.stage1(sp)
+	if !ok || t != c.start {
+		return ranked{}, false
+	}
+	c.caps = p.stage1Caps()
+	pl := p.choose(job, c)
+	return ranked{pl: pl, cost: p.planCost(job, pl), sites: p.planSites(pl)}, true
 }
 
 // levelCut is the cut per site at price rank level under base: nil on the

@@ -94,3 +94,66 @@ func BenchmarkFreePrice(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheapestLevels: cheapest weighing each sweep's earliest start at
+// every price level it could wait for (since the live check of
+// 2026-11-29) against the pass's cut only (the rule before,
+// cheapestOneLevel), in the same run, on BenchmarkFreePrice's pool: one
+// 256-processor job without a deadline and with one a day after now, and
+// a 1,000-job queue of cheapest jobs planned from scratch.
+func BenchmarkCheapestLevels(b *testing.B) {
+	fcs := synthForecasts(100_000, 1)
+	for i := range fcs {
+		fcs[i].FreePrice = fcs[i].Slots[0].Price
+	}
+	opts := Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance}
+	rules := []struct {
+		name     string
+		oneLevel bool
+	}{{"one-level", true}, {"levels", false}}
+	for _, deadline := range []int64{0, synthNow + 86400} {
+		for _, r := range rules {
+			b.Run(fmt.Sprintf("one-job/slots=100k/deadline=%t/%s", deadline > 0, r.name), func(b *testing.B) {
+				cheapestOneLevel = r.oneLevel
+				defer func() { cheapestOneLevel = false }()
+				p, err := NewPool(fcs, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				job := synthJob()
+				job.Criterion, job.Deadline = forecast.Cheapest, deadline
+				pl, reason := p.selectJob(job)
+				if reason != "" {
+					b.Fatal(reason)
+				}
+				loopCPU(b, func() { p.selectJob(job) })
+				b.ReportMetric(p.planCost(job, pl), "cost")
+				b.ReportMetric(float64(pl.end-synthNow)/3600, "end-h")
+			})
+		}
+	}
+	jobs := synthQueue(1000, 1)
+	for _, r := range rules {
+		b.Run("queue/jobs=1000/slots=100k/"+r.name, func(b *testing.B) {
+			cheapestOneLevel = r.oneLevel
+			defer func() { cheapestOneLevel = false }()
+			q := make([]forecast.JobRequest, len(jobs))
+			for i, j := range jobs {
+				j.Criterion = forecast.Cheapest
+				q[i] = j
+			}
+			var cost float64
+			loopCPU(b, func() {
+				as, err := PlanQueue(fcs, q, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cost = 0
+				for _, a := range as {
+					cost += a.Cost
+				}
+			})
+			b.ReportMetric(cost, "cost")
+		})
+	}
+}

@@ -85,7 +85,11 @@ func (p *Pool) heldCandidates(job forecast.JobRequest, tiers []float64, last int
 // candidatesBy is heldCandidates with the window of a candidate ending at
 // end given by window (math.MaxInt64: every start up to last).
 func (p *Pool) candidatesBy(job forecast.JobRequest, tiers []float64, last int64, window func(forecast.JobRequest, int64) int64) ([]candidate, bool) {
-	specs := p.allSpecs(job, tiers)
+	return p.candidatesOf(job, p.allSpecs(job, tiers), last, window)
+}
+
+// candidatesOf is candidatesBy over the given sweeps of the job.
+func (p *Pool) candidatesOf(job forecast.JobRequest, specs []sweepSpec, last int64, window func(forecast.JobRequest, int64) int64) ([]candidate, bool) {
 	var from *startState
 	if len(specs) > 1 {
 		ok := false
