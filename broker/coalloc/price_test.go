@@ -188,6 +188,21 @@ func TestPriceCases(t *testing.T) {
 			start: 0, end: 600, parts: "beta/m1:8", cost: 8 * 600.0 * 1.5 / 3600,
 		},
 		{
+			// the cut below 2.5 finds the later start (on y, 1.9 throughout,
+			// as x's price rises to 3 within the window); at that start x
+			// costs less: 0.5 for 50 s, then 3
+			name: "cheapest: a later start found under a lower price, then its cheapest processors at max_price",
+			fcs: func() []forecast.Forecast {
+				now := mkSite("now", []forecast.Node{nd("n", 1, 1)}, sl("n", 1, 0, 10000, 2.5))
+				later := mkSite("later", []forecast.Node{nd("x", 1, 1), nd("y", 1, 1)},
+					sl("x", 1, 100, 150, 0.5), sl("x", 1, 150, 10000, 3), sl("y", 1, 100, 10000, 1.9))
+				now.FreePrice, later.FreePrice = 3, 3 // no free pass: every price is the owners' base
+				return []forecast.Forecast{now, later}
+			}(),
+			job: withDeadline(withCrit(jb("j", 1, 100, 3), forecast.Cheapest), 1000), opts: tol,
+			start: 100, end: 200, parts: "later/x:1", cost: (50*0.5 + 50*3) / 3600.0,
+		},
+		{
 			name: "free-first: free time 40 s later is past a free wait of 30 s",
 			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: Options{Tolerance: 0.5, FreeTolerance: 2, FreeWait: 30},
 			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
