@@ -39,11 +39,7 @@ func BenchmarkPlaceCriterion(b *testing.B) {
 // whose 32 owners state base prices 0.8-2: one 256-processor job
 // (PlaceCriterion's), and a 1,000-job queue planned from scratch.
 func BenchmarkFreePrice(b *testing.B) {
-	fcs := synthForecasts(100_000, 1)
-	for i := range fcs {
-		fcs[i].FreePrice = fcs[i].Slots[0].Price // the site's base (its first slot is free time)
-	}
-	opts := Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance}
+	fcs, opts := ownerPriced100k()
 	rules := []struct {
 		name     string
 		crit     string
@@ -53,17 +49,9 @@ func BenchmarkFreePrice(b *testing.B) {
 		b.Run("one-job/slots=100k/"+r.name, func(b *testing.B) {
 			freeGridWide = r.gridWide
 			defer func() { freeGridWide = false }()
-			p, err := NewPool(fcs, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
 			job := synthJob()
 			job.Criterion = r.crit
-			pl, reason := p.selectJob(job)
-			if reason != "" {
-				b.Fatal(reason)
-			}
-			loopCPU(b, func() { p.selectJob(job) })
+			_, pl := benchOneJob(b, fcs, opts, job)
 			b.ReportMetric(float64(pl.end-synthNow)/3600, "end-h")
 		})
 	}
@@ -72,41 +60,25 @@ func BenchmarkFreePrice(b *testing.B) {
 		b.Run("queue/jobs=1000/slots=100k/"+r.name, func(b *testing.B) {
 			freeGridWide = r.gridWide
 			defer func() { freeGridWide = false }()
-			q := make([]forecast.JobRequest, len(jobs))
-			for i, j := range jobs {
-				j.Criterion = r.crit
-				q[i] = j
+			placed := 0
+			for _, a := range benchQueue(b, fcs, withCriterion(jobs, r.crit), opts) {
+				if a.Placed() {
+					placed++
+				}
 			}
-			var placed int
-			loopCPU(b, func() {
-				as, err := PlanQueue(fcs, q, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				placed = 0
-				for _, a := range as {
-					if a.Placed() {
-						placed++
-					}
-				}
-			})
 			b.ReportMetric(float64(placed), "placed")
 		})
 	}
 }
 
 // BenchmarkCheapestLevels: cheapest weighing each sweep's earliest start at
-// every price level it could wait for (since the live check of
-// 2026-11-29) against the pass's cut only (the rule before,
-// cheapestOneLevel), in the same run, on BenchmarkFreePrice's pool: one
-// 256-processor job without a deadline and with one a day after now, and
-// a 1,000-job queue of cheapest jobs planned from scratch.
+// the price levels it could wait for (since the live check of 2026-11-29)
+// against the pass's cut only (the rule before, cheapestOneLevel), in the
+// same run, on BenchmarkFreePrice's pool: one 256-processor job without a
+// deadline and with one a day after now, and a 1,000-job queue of
+// cheapest jobs planned from scratch.
 func BenchmarkCheapestLevels(b *testing.B) {
-	fcs := synthForecasts(100_000, 1)
-	for i := range fcs {
-		fcs[i].FreePrice = fcs[i].Slots[0].Price
-	}
-	opts := Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance}
+	fcs, opts := ownerPriced100k()
 	rules := []struct {
 		name     string
 		oneLevel bool
@@ -116,17 +88,9 @@ func BenchmarkCheapestLevels(b *testing.B) {
 			b.Run(fmt.Sprintf("one-job/slots=100k/deadline=%t/%s", deadline > 0, r.name), func(b *testing.B) {
 				cheapestOneLevel = r.oneLevel
 				defer func() { cheapestOneLevel = false }()
-				p, err := NewPool(fcs, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
 				job := synthJob()
 				job.Criterion, job.Deadline = forecast.Cheapest, deadline
-				pl, reason := p.selectJob(job)
-				if reason != "" {
-					b.Fatal(reason)
-				}
-				loopCPU(b, func() { p.selectJob(job) })
+				p, pl := benchOneJob(b, fcs, opts, job)
 				b.ReportMetric(p.planCost(job, pl), "cost")
 				b.ReportMetric(float64(pl.end-synthNow)/3600, "end-h")
 			})
@@ -137,23 +101,62 @@ func BenchmarkCheapestLevels(b *testing.B) {
 		b.Run("queue/jobs=1000/slots=100k/"+r.name, func(b *testing.B) {
 			cheapestOneLevel = r.oneLevel
 			defer func() { cheapestOneLevel = false }()
-			q := make([]forecast.JobRequest, len(jobs))
-			for i, j := range jobs {
-				j.Criterion = forecast.Cheapest
-				q[i] = j
-			}
 			var cost float64
-			loopCPU(b, func() {
-				as, err := PlanQueue(fcs, q, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				cost = 0
-				for _, a := range as {
-					cost += a.Cost
-				}
-			})
+			for _, a := range benchQueue(b, fcs, withCriterion(jobs, forecast.Cheapest), opts) {
+				cost += a.Cost
+			}
 			b.ReportMetric(cost, "cost")
 		})
 	}
+}
+
+// ownerPriced100k is the synthetic 100k-slot pool whose owners state their
+// base as their free price (each site's first slot is free time), with the
+// options of the criterion benchmarks.
+func ownerPriced100k() ([]forecast.Forecast, Options) {
+	fcs := synthForecasts(100_000, 1)
+	for i := range fcs {
+		fcs[i].FreePrice = fcs[i].Slots[0].Price
+	}
+	return fcs, Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance}
+}
+
+// benchOneJob plans job on a pool of fcs again and again (nothing is
+// taken), and returns the pool and the plan.
+func benchOneJob(b *testing.B, fcs []forecast.Forecast, opts Options, job forecast.JobRequest) (*Pool, plan) {
+	b.Helper()
+	p, err := NewPool(fcs, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, reason := p.selectJob(job)
+	if reason != "" {
+		b.Fatal(reason)
+	}
+	loopCPU(b, func() { p.selectJob(job) })
+	return p, pl
+}
+
+// benchQueue plans the queue q on fcs from scratch again and again, and
+// returns the last answers.
+func benchQueue(b *testing.B, fcs []forecast.Forecast, q []forecast.JobRequest, opts Options) []forecast.Allocation {
+	b.Helper()
+	var as []forecast.Allocation
+	loopCPU(b, func() {
+		var err error
+		if as, err = PlanQueue(fcs, q, opts); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return as
+}
+
+// withCriterion is jobs, each with criterion crit.
+func withCriterion(jobs []forecast.JobRequest, crit string) []forecast.JobRequest {
+	q := make([]forecast.JobRequest, len(jobs))
+	for i, j := range jobs {
+		j.Criterion = crit
+		q[i] = j
+	}
+	return q
 }
