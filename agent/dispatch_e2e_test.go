@@ -147,8 +147,11 @@ func TestDispatchRunsPartAndReportsIt(t *testing.T) {
 		t.Fatalf("finished: %+v", ev)
 	}
 	var qsub *wire.AuditRecord
-	for _, r := range auditRecords(t, mustJS(t, nc)) {
-		if r.Action == wire.VerbDispatch && r.Code == wire.CodeOK && r.Command != nil && r.Command[0] == "qsub" {
+	isQsub := func(r wire.AuditRecord) bool {
+		return r.Action == wire.VerbDispatch && r.Code == wire.CodeOK && r.Command != nil && r.Command[0] == "qsub"
+	}
+	for _, r := range auditRecordsWhen(t, mustJS(t, nc), func(recs []wire.AuditRecord) bool { return slices.ContainsFunc(recs, isQsub) }) {
+		if isQsub(r) {
 			qsub = &r
 			break
 		}
@@ -202,10 +205,10 @@ func TestStopDeletesRunningPart(t *testing.T) {
 	if again := request[wire.StopReply](t, nc, "alpha", wire.VerbStop, wire.StopRequest{Type: wire.TypeStop, Job: "g2", Site: "alpha"}); again.Code != wire.CodeOK || len(again.Deleted) != 0 || again.Note == "" {
 		t.Fatalf("stop again: %+v", again)
 	}
-	found := false
-	for _, r := range auditRecords(t, mustJS(t, nc)) {
-		found = found || (r.Action == "qdel" && slices.Equal(r.Command, []string{"qdel", reply.LocalID}))
+	isQdel := func(r wire.AuditRecord) bool {
+		return r.Action == "qdel" && slices.Equal(r.Command, []string{"qdel", reply.LocalID})
 	}
+	found := slices.ContainsFunc(auditRecordsWhen(t, mustJS(t, nc), func(recs []wire.AuditRecord) bool { return slices.ContainsFunc(recs, isQdel) }), isQdel)
 	if !found {
 		t.Fatal("no audit record of the qdel with its argv")
 	}

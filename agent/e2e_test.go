@@ -213,7 +213,16 @@ func TestReserveRetryStaleReleaseAndAudit(t *testing.T) {
 	}
 
 	codes := map[string][]string{}
-	for _, rec := range auditRecords(t, fx.js) {
+	releases := func(recs []wire.AuditRecord) int {
+		n := 0
+		for _, rec := range recs {
+			if rec.Action == wire.VerbRelease && rec.Job == "g1" {
+				n++
+			}
+		}
+		return n
+	}
+	for _, rec := range auditRecordsWhen(t, fx.js, func(recs []wire.AuditRecord) bool { return releases(recs) >= 2 }) {
 		if rec.Origin != "gamma" || rec.Type != wire.TypeAudit {
 			t.Fatalf("audit record %+v", rec)
 		}
@@ -305,12 +314,16 @@ func TestHostileIdentitiesRefusedBeforeAnyCommand(t *testing.T) {
 	if fx.res.calls() != 0 {
 		t.Fatalf("%d hostile requests reached the reserver", fx.res.calls())
 	}
-	invalid := 0
-	for _, rec := range auditRecords(t, fx.js) {
-		if rec.Code == wire.CodeInvalid {
-			invalid++
+	countInvalid := func(recs []wire.AuditRecord) int {
+		invalid := 0
+		for _, rec := range recs {
+			if rec.Code == wire.CodeInvalid {
+				invalid++
+			}
 		}
+		return invalid
 	}
+	invalid := countInvalid(auditRecordsWhen(t, fx.js, func(recs []wire.AuditRecord) bool { return countInvalid(recs) >= sent }))
 	if invalid < sent {
 		t.Fatalf("%d invalid requests audited, %d sent", invalid, sent)
 	}

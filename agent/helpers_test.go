@@ -210,6 +210,24 @@ func request[T any](t *testing.T, nc *nats.Conn, site, verb string, req any) T {
 	return out
 }
 
+// auditRecordsWhen reads the audit stream until ok holds for its records
+// or 10 s have passed, and returns what it read last. An agent answers a
+// request before the server has stored its outcome record (it awaits the
+// append's acknowledgement after answering), so a test that counts records
+// right after its last answer waits for them here; the caller still
+// asserts on what it got.
+func auditRecordsWhen(t *testing.T, js jetstream.JetStream, ok func([]wire.AuditRecord) bool) []wire.AuditRecord {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		recs := auditRecords(t, js)
+		if ok(recs) || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // auditRecords reads every record of the audit stream.
 func auditRecords(t *testing.T, js jetstream.JetStream) []wire.AuditRecord {
 	t.Helper()
