@@ -177,11 +177,7 @@ func (a *Agent) submitPart(ctx context.Context, req wire.DispatchRequest, u Loca
 	a.recordDispatched(id, req.Job)
 	reply.Code, reply.LocalID, reply.Output, reply.Error = wire.CodeOK, id, plan.Spec.Output, plan.Spec.Error
 	reply.Message = strings.TrimSpace("submitted into reservation " + res.ID + ". " + plan.Cut)
-	if a.cfg.Dispatch.OutputStays {
-		reply.Output, reply.Error = StayPaths(u.Home, id, isDir(u.Home+"/.pbs_spool"))
-		reply.Message += " Output: this site's pbs_mom does not deliver to the -o/-e paths (Torque built with --disable-spool, " +
-			"no $spool_as_final_name): it stays at the paths given."
-	}
+	reply.Message += a.outputNote(u.Home, id)
 	a.Notify(SourceDispatch)
 	return cmds
 }

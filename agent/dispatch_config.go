@@ -33,24 +33,12 @@ type DispatchConfig struct {
 	// long as the reservation never starts (default 30 s; at least the
 	// scheduler's poll interval).
 	StartSlack time.Duration
-	// OutputStays, set when the site's pbs_mom is known not to deliver a
-	// job's output to its -o/-e paths (Torque built with --disable-spool,
-	// no $spool_as_final_name: torque.Delivery), makes the dispatch reply
-	// name where the output really is (StayPaths), so `lookahead status`
-	// shows it.
-	OutputStays bool
-}
-
-// StayPaths is where a part's stdout and stderr stay on a pbs_mom that
-// does not deliver them (torque.Delivery): in the local user's home as
-// <id>.OU and <id>.ER, or in ~/.pbs_spool/ when that directory exists
-// (pbsSpool). Pure.
-func StayPaths(home, localID string, pbsSpool bool) (out, errPath string) {
-	dir := home
-	if pbsSpool {
-		dir += "/.pbs_spool"
-	}
-	return dir + "/" + localID + ".OU", dir + "/" + localID + ".ER"
+	// OutputCopied, set when the site's pbs_mom writes a job's output
+	// in the user's ~/.pbs_spool and copies it to the -o/-e paths at the
+	// job's end (Torque built with --disable-spool, no
+	// $spool_as_final_name: torque.Delivery), makes a dispatch reply say
+	// when the output will stay out of those paths (outputNote).
+	OutputCopied bool
 }
 
 // Defaults of DispatchConfig.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"lookahead/torque"
 	"lookahead/wire"
@@ -16,6 +17,9 @@ type partTracker struct {
 	dispatched map[string]string
 	reported   map[string]string
 	loaded     bool
+	// kept is the last completed part's note when its output was not at
+	// its -o/-e paths, "" when it was (or none was looked at yet).
+	kept string
 }
 
 // PartOf is the grid job of a part this agent dispatched.
@@ -39,10 +43,11 @@ func (t *partTracker) HasParts(job string) bool {
 // first time has started; one seen completed has finished (exit status
 // 0), or failed (another exit status, or none: deleted or aborted before
 // it ran). A completed part is reported once, with its real start, end
-// and exit status, also when its start was never seen. Other jobs, named
-// like parts or not, are not parts. Parts no longer listed are forgotten.
-// Site is left to the caller.
-func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent {
+// and exit status, also when its start was never seen, and with where its
+// output is (locate, when not nil). Other jobs, named like parts or not,
+// are not parts. Parts no longer listed are forgotten. Site is left to the
+// caller.
+func (t *partTracker) observe(jobs []torque.BatchJob, now int64, locate func(torque.BatchJob) PartOutput) []wire.JobEvent {
 	if t.reported == nil {
 		t.reported = map[string]string{}
 	}
@@ -57,6 +62,9 @@ func (t *partTracker) observe(jobs []torque.BatchJob, now int64) []wire.JobEvent
 		ev, ok := partEvent(j, job, now)
 		if !ok || t.reported[j.ID] == ev.State {
 			continue
+		}
+		if j.Done() && locate != nil && (j.Started != 0 || j.ExitStatus != nil) { // it ran: it has output somewhere
+			withOutput(&ev, locate(j))
 		}
 		out = append(out, ev)
 	}
@@ -104,6 +112,15 @@ func partEvent(j torque.BatchJob, job string, now int64) (wire.JobEvent, bool) {
 	return ev, true
 }
 
+// withOutput puts where a completed part's output is into its event: the
+// files found, and a note when they are not at the -o/-e paths.
+func withOutput(ev *wire.JobEvent, po PartOutput) {
+	ev.Output, ev.Error = po.Output, po.Error
+	if po.Note != "" {
+		ev.Message = strings.TrimPrefix(ev.Message+"; "+po.Note, "; ")
+	}
+}
+
 // followParts reports what changed for dispatched parts since the last
 // build, from the Executor's job list. An event counts as reported once
 // the broker answered that it took it (publishJobEvent); what was
@@ -123,7 +140,7 @@ func (a *Agent) followParts(ctx context.Context, now int64) {
 	a.resMu.Lock()
 	defer a.resMu.Unlock()
 	a.loadPartState()
-	evs := a.parts.observe(jobs, now)
+	evs := a.parts.observe(jobs, now, a.outputLocator())
 	var sent []wire.JobEvent
 	for _, ev := range evs {
 		if a.publishJobEvent(ev) != nil {

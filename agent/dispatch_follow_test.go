@@ -32,7 +32,7 @@ func liveParts() *partTracker {
 // nothing is reported twice.
 func TestPartTrackerOnLiveCaptures(t *testing.T) {
 	tr := liveParts()
-	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030)
+	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030, nil)
 	tr.markReported(evs)
 	got := map[string]wire.JobEvent{}
 	for _, ev := range evs {
@@ -42,10 +42,10 @@ func TestPartTrackerOnLiveCaptures(t *testing.T) {
 		got["7.vm"].Job != "dispatch-f1" {
 		t.Fatalf("running: %+v", evs)
 	}
-	if again := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545031); len(again) != 0 {
+	if again := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545031, nil); len(again) != 0 {
 		t.Fatalf("reported twice: %+v", again)
 	}
-	evs = tr.observe(capturedJobs(t, "24_qstat_f_x_all_final.out"), 1795545060)
+	evs = tr.observe(capturedJobs(t, "24_qstat_f_x_all_final.out"), 1795545060, nil)
 	tr.markReported(evs)
 	got = map[string]wire.JobEvent{}
 	for _, ev := range evs {
@@ -59,14 +59,14 @@ func TestPartTrackerOnLiveCaptures(t *testing.T) {
 	if bad.State != "failed" || bad.ExitStatus == nil || *bad.ExitStatus != 3 || bad.Message == "" {
 		t.Fatalf("7.vm: %+v", bad)
 	}
-	if tr.observe(nil, 1795545100); len(tr.reported) != 0 {
+	if tr.observe(nil, 1795545100, nil); len(tr.reported) != 0 {
 		t.Fatalf("parts no longer listed are remembered: %v", tr.reported)
 	}
 }
 
 func TestPartTrackerDeletedBeforeItRan(t *testing.T) {
 	tr := liveParts()
-	evs := tr.observe(capturedJobs(t, "17_qstat_f_x_deleted_queued.out"), 1795545500)
+	evs := tr.observe(capturedJobs(t, "17_qstat_f_x_deleted_queued.out"), 1795545500, nil)
 	if len(evs) != 1 || evs[0].State != "failed" || evs[0].ExitStatus != nil || evs[0].Job != "dispatch-p4" {
 		t.Fatalf("deleted queued part: %+v", evs)
 	}
@@ -76,7 +76,7 @@ func TestPartTrackerDeletedBeforeItRan(t *testing.T) {
 // is not a part: only the ids the agent dispatched are followed.
 func TestPartTrackerFollowsOnlyWhatItDispatched(t *testing.T) {
 	tr := &partTracker{dispatched: map[string]string{"4.vm": "dispatch-p1"}}
-	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030)
+	evs := tr.observe(capturedJobs(t, "11_qstat_f_x_all_running.out"), 1795545030, nil)
 	if len(evs) != 1 || evs[0].LocalID != "4.vm" {
 		t.Fatalf("events %+v, want 4.vm's only (7.vm is named la.dispatch-f1.0 but was not dispatched by this agent)", evs)
 	}

@@ -235,6 +235,12 @@ type JobEvent struct {
 	End        int64  `json:"end,omitempty"`
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Output and Error, on the event of a part that ended, are where its
+	// stdout and stderr are: found by the site on the host they are
+	// delivered to, at the -o/-e paths or where the batch system left
+	// them; "" when not found (Message says where it looked).
+	Output string `json:"output,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Until, on a "foreign" event (a local job that is not the part runs
 	// in the job's reservation), is the latest time that job leaves: its
 	// start plus its walltime limit. The part's processors are taken

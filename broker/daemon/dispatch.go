@@ -130,6 +130,9 @@ func answerNews(j *broker.Job, site string, e broker.Event) bool {
 	return e.State != wire.PartFailed && p.LocalUser == "" && e.Part.LocalUser != ""
 }
 
+// maxPath bounds an output path a site reports (PATH_MAX).
+const maxPath = 4096
+
 // siteEvent turns a site's job event into the event to record for job j,
 // ok false when it does not apply. For a dispatched job the event carries
 // the part's detail; a report that a part ended without an exit status or
@@ -154,7 +157,8 @@ func siteEvent(j *broker.Job, site string, je wire.JobEvent, now int64) (broker.
 	if je.State != broker.SiteStarted && je.LocalID == "" && je.ExitStatus == nil {
 		return e, false
 	}
-	e.Part = &wire.PartStatus{LocalID: je.LocalID, Start: je.Start, End: je.End, ExitStatus: je.ExitStatus}
+	e.Part = &wire.PartStatus{LocalID: je.LocalID, Start: je.Start, End: je.End, ExitStatus: je.ExitStatus,
+		Output: wire.Clip(je.Output, maxPath), Error: wire.Clip(je.Error, maxPath)}
 	switch j.State {
 	case wire.JobReserved, wire.JobDispatched, wire.JobRunning:
 		return e, true

@@ -63,7 +63,7 @@ func runRun(ctx context.Context, c Config, warnings ...string) error {
 	defer nc.Drain()
 	natsconn.LogEvents(nc, base.With().Str("site", c.Site).Str("component", "nats").Logger())
 	ac, _ := c.agentConfig()
-	ac.Dispatch.OutputStays = logOutputDelivery(ctx, c, log)
+	ac.Dispatch.OutputCopied = logOutputDelivery(ctx, c, log)
 	deps := agent.Deps{Conn: nc, Snapshotter: snapshotter(c, ""), Engine: engine(c), Metrics: met, Log: &base,
 		JobEnds: jobEnds(c)}
 	if c.Engine == "maui" {

@@ -19,13 +19,16 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// Warn marks a check that passed with a caveat: printed "warn" with
+	// its fix; not a failure.
+	Warn bool `json:"warn,omitempty"`
 	// Unreachable marks a failure to reach a service (NATS): when every
 	// failed check is one, the command exits 3, not 1.
 	Unreachable bool `json:"unreachable,omitempty"`
 }
 
-// PrintChecks writes checks as a table ("ok"/"FAIL", name, detail, and a
-// "fix:" line under each failure that has one) or, with format json, as
+// PrintChecks writes checks as a table ("ok"/"warn"/"FAIL", name, detail,
+// and a "fix:" line under each that has one) or, with format json, as
 // a JSON array.
 func PrintChecks(w io.Writer, format string, checks []Check) error {
 	if format == FormatJSON {
@@ -34,8 +37,11 @@ func PrintChecks(w io.Writer, format string, checks []Check) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range checks {
 		mark := "ok"
-		if !r.OK {
+		switch {
+		case !r.OK:
 			mark = "FAIL"
+		case r.Warn:
+			mark = "warn"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, r.Name, oneLine(r.Detail))
 		if r.Fix != "" {
