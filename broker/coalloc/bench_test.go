@@ -167,20 +167,7 @@ func BenchmarkPlanQueue(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			dequeSweep = strings.HasSuffix(c.name, "sweep=deque")
 			defer func() { dequeSweep = false }()
-			var placed int
-			loopCPU(b, func() {
-				as, err := c.plan(fcs, jobs, c.opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				placed = 0
-				for _, a := range as {
-					if a.Placed() {
-						placed++
-					}
-				}
-			})
-			b.ReportMetric(float64(placed), "placed")
+			loopPlan(b, c.plan, fcs, jobs, c.opts)
 		})
 	}
 }

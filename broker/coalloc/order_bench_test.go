@@ -1,6 +1,10 @@
 package coalloc
 
-import "testing"
+import (
+	"testing"
+
+	"lookahead/forecast"
+)
 
 // BenchmarkQueueOrder: a 1,000-job free-first queue over the 100k-slot
 // pool whose owners state their own free prices, planned from scratch in
@@ -16,20 +20,27 @@ func BenchmarkQueueOrder(b *testing.B) {
 		b.Run("queue/jobs=1000/slots=100k/order="+order, func(b *testing.B) {
 			opts := Options{NotBefore: synthNow, MultiSiteFactor: 1.2, Tolerance: DefaultTolerance,
 				FreeTolerance: DefaultFreeTolerance, Order: order}
-			var placed int
-			loopCPU(b, func() {
-				as, err := PlanQueue(fcs, jobs, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				placed = 0
-				for _, a := range as {
-					if a.Placed() {
-						placed++
-					}
-				}
-			})
-			b.ReportMetric(float64(placed), "placed")
+			loopPlan(b, PlanQueue, fcs, jobs, opts)
 		})
 	}
+}
+
+// loopPlan times plan on the queue (loopCPU) and reports how many jobs it
+// placed.
+func loopPlan(b *testing.B, plan func([]forecast.Forecast, []forecast.JobRequest, Options) ([]forecast.Allocation, error),
+	fcs []forecast.Forecast, jobs []forecast.JobRequest, opts Options) {
+	var placed int
+	loopCPU(b, func() {
+		as, err := plan(fcs, jobs, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		placed = 0
+		for _, a := range as {
+			if a.Placed() {
+				placed++
+			}
+		}
+	})
+	b.ReportMetric(float64(placed), "placed")
 }
