@@ -63,6 +63,11 @@ func checkOutput(ctx context.Context, c Config) (checkResult, bool) {
 	if !ok {
 		return checkResult{}, false
 	}
+	return outputCheck(d), true
+}
+
+// outputCheck is the check line for d. Pure.
+func outputCheck(d torque.OutputDelivery) checkResult {
 	r := checkResult{Name: "torque output", OK: d.Holds, Detail: d.Why}
 	switch {
 	case !d.Holds:
@@ -76,7 +81,7 @@ func checkOutput(ctx context.Context, c Config) (checkResult, bool) {
 			"restart pbs_mom rather than send it SIGHUP (or add `$usecp *:/home /home`). Either way `lookahead status` shows where " +
 			"each part's output is once it ends (docs/dispatch.md)"
 	}
-	return r, true
+	return r
 }
 
 // logOutputDelivery warns at start when parts' output may not go where
