@@ -1,6 +1,7 @@
 package torque
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -16,22 +17,15 @@ func openLiveOutput(t *testing.T, name string) *os.File {
 	return f
 }
 
-func liveMomConfig(t *testing.T, name string) *MomConfig {
+// parseLive parses a live-output capture with parse, failing the test on
+// an error.
+func parseLive[T any](t *testing.T, name string, parse func(io.Reader) (T, error)) *T {
 	t.Helper()
-	c, err := ParseMomConfig(openLiveOutput(t, name))
+	v, err := parse(openLiveOutput(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &c
-}
-
-func liveMomDiag(t *testing.T, name string) *MomDiag {
-	t.Helper()
-	d, err := ParseMomDiag(openLiveOutput(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &d
+	return &v
 }
 
 // The live stack's pbs_mom (Torque 6.1.3 built with --disable-spool), its
@@ -45,8 +39,8 @@ func TestOutputDeliveryOnTheLiveStack(t *testing.T) {
 	if err != nil || !b.DisableSpool || b.Package != "torque 6.1.3" {
 		t.Fatalf("build %+v %v", b, err)
 	}
-	plain, final, usecp := liveMomConfig(t, "mom_config"), liveMomConfig(t, "mom_config_final_name"), liveMomConfig(t, "mom_config_usecp")
-	fresh, hup := liveMomDiag(t, "momctl_d3_fresh.out"), liveMomDiag(t, "momctl_d3_after_hup.out")
+	plain, final, usecp := parseLive(t, "mom_config", ParseMomConfig), parseLive(t, "mom_config_final_name", ParseMomConfig), parseLive(t, "mom_config_usecp", ParseMomConfig)
+	fresh, hup := parseLive(t, "momctl_d3_fresh.out", ParseMomDiag), parseLive(t, "momctl_d3_after_hup.out", ParseMomDiag)
 	if fresh.Host != "vm" || fresh.CopyCommand != "/usr/bin/scp -rpB" || fresh.Lost() || !hup.Lost() || hup.Host != "" || hup.CopyCommand != "" {
 		t.Fatalf("momctl -d 3: fresh %+v, after SIGHUP %+v", fresh, hup)
 	}

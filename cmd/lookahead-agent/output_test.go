@@ -14,35 +14,19 @@ import (
 // knows its copy command (it delivers from ~/.pbs_spool), a failure once
 // a SIGHUP made it lose it, ok with $spool_as_final_name.
 func TestCheckOutputOnLiveCaptures(t *testing.T) {
-	dir := "../../torque/testdata/torque-6.1.3/live-output/"
-	open := func(name string) *os.File {
-		f, err := os.Open(dir + name)
+	parse := func(name string) *os.File {
+		f, err := os.Open("../../torque/testdata/torque-6.1.3/live-output/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	b, err := torque.ParseMomAbout(open("pbs_mom_about.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := torque.ParseMomConfig(open("mom_config"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	final, err := torque.ParseMomConfig(open("mom_config_final_name"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := torque.ParseMomDiag(open("momctl_d3_fresh.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hup, err := torque.ParseMomDiag(open("momctl_d3_after_hup.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[torque.MomBuild](t)(torque.ParseMomAbout(parse("pbs_mom_about.out")))
+	cfg := must[torque.MomConfig](t)(torque.ParseMomConfig(parse("mom_config")))
+	final := must[torque.MomConfig](t)(torque.ParseMomConfig(parse("mom_config_final_name")))
+	fresh := must[torque.MomDiag](t)(torque.ParseMomDiag(parse("momctl_d3_fresh.out")))
+	hup := must[torque.MomDiag](t)(torque.ParseMomDiag(parse("momctl_d3_after_hup.out")))
 	if r := outputCheck(torque.Delivery(&b, &cfg, &fresh)); !r.OK || !r.Warn || !strings.Contains(r.Fix, "$spool_as_final_name true") {
 		t.Errorf("fresh pbs_mom: %+v, want a warning with the fix", r)
 	}
@@ -51,5 +35,16 @@ func TestCheckOutputOnLiveCaptures(t *testing.T) {
 	}
 	if r := outputCheck(torque.Delivery(&b, &final, &hup)); !r.OK || r.Warn || r.Fix != "" {
 		t.Errorf("$spool_as_final_name: %+v, want ok", r)
+	}
+}
+
+// must returns a parser's value, failing the test on its error.
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }
