@@ -113,12 +113,16 @@ func partEvent(j torque.BatchJob, job string, now int64) (wire.JobEvent, bool) {
 }
 
 // withOutput puts where a completed part's output is into its event: the
-// files found, and a note when they are not at the -o/-e paths.
+// files found, and a note saying whether they are at the -o/-e paths
+// (it replaces the dispatch answer's note, which may have said the output
+// could stay elsewhere).
 func withOutput(ev *wire.JobEvent, po PartOutput) {
 	ev.Output, ev.Error = po.Output, po.Error
-	if po.Note != "" {
-		ev.Message = strings.TrimPrefix(ev.Message+"; "+po.Note, "; ")
+	note := po.Note
+	if note == "" {
+		note = "output found at the paths given"
 	}
+	ev.Message = strings.TrimPrefix(ev.Message+"; "+note, "; ")
 }
 
 // followParts reports what changed for dispatched parts since the last

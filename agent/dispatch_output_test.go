@@ -78,7 +78,7 @@ func TestFinishedPartReportsWhereItsOutputIs(t *testing.T) {
 	placeFiles(t, home, "oF1.out", "oF1.err")
 	a.parts.dispatched["39.vm"] = "d2"
 	evs = a.parts.observe([]torque.BatchJob{delivered}, 1795925900, a.locatePartOutput)
-	if len(evs) != 1 || evs[0].Output != home+"/oF1.out" || evs[0].Error != home+"/oF1.err" || evs[0].Message != "" {
+	if len(evs) != 1 || evs[0].Output != home+"/oF1.out" || evs[0].Error != home+"/oF1.err" || evs[0].Message != "output found at the paths given" {
 		t.Fatalf("delivered output: %+v", evs)
 	}
 	if note := a.outputNote(home, "42.vm"); note != "" {
