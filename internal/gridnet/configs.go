@@ -76,6 +76,25 @@ func (n *Net) gridConf(sites []string) (string, error) {
 // route and leaf node addresses moved to free loopback ports, its store
 // and TLS files to the network's directory — beside grid, and starts them.
 func (n *Net) startHub(grid string) error {
+	var err error
+	for attempt := range 3 {
+		if err = n.startHubOnce(grid, attempt); err == nil {
+			return nil
+		}
+		for i := range n.hub {
+			n.StopHub(i)
+		}
+		n.hub = nil
+	}
+	return err
+}
+
+// startHubOnce picks the three servers' ports free before any of them
+// starts, so another process (or the first server's own route dials, from
+// ephemeral ports) can take one in between, and the server that cannot
+// listen is never ready; startHub then starts the grid again on new ports
+// in new folders.
+func (n *Net) startHubOnce(grid string, attempt int) error {
 	conf, err := n.packaged("cluster.conf")
 	if err != nil {
 		return err
@@ -91,6 +110,9 @@ func (n *Net) startHub(grid string) error {
 	}
 	for _, h := range n.hub {
 		dir := mkdir(n.dir, h.name)
+		if attempt > 0 {
+			dir = mkdir(n.dir, fmt.Sprintf("%s-%d", h.name, attempt))
+		}
 		pairs := []string{"0.0.0.0:4222", addr(h.client), "0.0.0.0:6222", addr(h.route), "0.0.0.0:7422", addr(h.leaf),
 			"/var/lib/nats/jetstream", filepath.Join(dir, "js"),
 			"/etc/nats/server.pem", n.pki.ServerCert, "/etc/nats/server-key.pem", n.pki.ServerKey, "/etc/nats/grid-ca.pem", n.pki.CA}
