@@ -86,10 +86,9 @@ func (c *Cluster) Start(i int) error {
 	if err != nil {
 		return fmt.Errorf("cluster server n%d: %w", i+1, err)
 	}
-	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	if err := run(s); err != nil {
 		s.Shutdown()
-		return fmt.Errorf("cluster server n%d: not ready after 10s", i+1)
+		return fmt.Errorf("cluster server n%d: %w", i+1, err)
 	}
 	c.servers[i] = s
 	return nil

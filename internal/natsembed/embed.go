@@ -5,7 +5,6 @@ package natsembed
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -50,10 +49,9 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
 	s.Server = ns
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
+	if err := run(ns); err != nil {
 		s.Shutdown()
-		return nil, fmt.Errorf("embedded nats: not ready after 10s")
+		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
 	return s, nil
 }

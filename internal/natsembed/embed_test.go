@@ -2,7 +2,11 @@ package natsembed
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,4 +122,24 @@ func allCurrent(peers []*jetstream.PeerInfo) bool {
 		}
 	}
 	return true
+}
+
+// TestStartOnATakenPortSaysSo: a server that cannot listen (its port held
+// by another listener) fails with the listen error, naming the port, not
+// after a wait with "not ready".
+func TestStartOnATakenPortSaysSo(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	s, err := Start(Options{Port: port, StoreDir: t.TempDir()})
+	if err == nil {
+		s.Shutdown()
+		t.Fatalf("started on taken port %d", port)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d", port)) || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("error %q: want the listen error on 127.0.0.1:%d (address in use)", err, port)
+	}
 }
