@@ -112,6 +112,10 @@ type Config struct {
 	// planned from notBefore and what would help (Planner.Explain):
 	// status of one waiting job that did not fit shows it as the plan's why.
 	Explain func(fcs []forecast.Forecast, job forecast.JobRequest, notBefore int64) string
+	// ExplainLater, when set, says why a job planned at a.Start, later
+	// than notBefore, cannot start at notBefore (Planner.ExplainLater):
+	// status of one waiting job planned later shows it before the plan's why.
+	ExplainLater func(fcs []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, notBefore int64) string
 	// PlanStats, when set, says what the planner re-planned in the cycle
 	// just run and why (Planner.TakeStats): logged and counted per cycle.
 	PlanStats func() coalloc.Stats

@@ -39,3 +39,36 @@ func TestStatusExplainsAJobThatDoesNotFit(t *testing.T) {
 		t.Errorf("queue %+v, want 2 of 2 in price order (the job paying 3 is planned first)", q)
 	}
 }
+
+// A waiting job planned later than now (its processors free only when a
+// local job ends) says in status what is short now, then how the plan
+// was chosen.
+func TestStatusSaysWhatIsShortNowForAJobPlannedLater(t *testing.T) {
+	e := newEnv(t)
+	for _, f := range laterSites(e.clock.Now().Unix(), 0) {
+		e.putForecast(f.Site, f)
+	}
+	planner := NewPlanner(PlannerOptions{})
+	r := e.startBroker(func(c *Config) {
+		c.Planner, c.Explain, c.ExplainLater = planner.Plan, planner.Explain, planner.ExplainLater
+	})
+	e.waitSites(r.b, 2)
+	rep := submit(t, r.b, "k1", job(18, 3600, 2))
+	if rep.Code != wire.CodeOK {
+		t.Fatalf("submit: %+v", rep)
+	}
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := status(t, r.b, rep.Job)
+	if st.State != wire.JobWaiting || st.Plan == nil || !st.Plan.Placed() || st.Plan.Start != e.clock.Now().Unix()+2*3600 {
+		t.Fatalf("status %+v, want a waiting job planned 2h ahead", st)
+	}
+	want := "cannot start now: at max_price 2 only 17 of its 18 processors are free together now for its walltime of 1h (beta 8, delta 9)"
+	if !strings.HasPrefix(st.Plan.Why, want) || !strings.Contains(st.Plan.Why, "; planned at ") {
+		t.Errorf("why %q\nwant it to start with %q, then say when it is planned", st.Plan.Why, want)
+	}
+	if plan := r.b.Plan(); len(plan.Allocations) != 1 || !strings.HasSuffix(st.Plan.Why, "; "+plan.Allocations[0].Why) {
+		t.Errorf("why %q\nwant it to end with the planner's why %+v", st.Plan.Why, plan.Allocations)
+	}
+}

@@ -58,6 +58,15 @@ func (p *Planner) Explain(fcs []forecast.Forecast, job forecast.JobRequest, notB
 	return coalloc.Explain(fcs, job, o)
 }
 
+// ExplainLater says why a job planned at a.Start, later than notBefore,
+// cannot start at notBefore (explainLater with the planner's options).
+// Safe for concurrent use (it reads only the options).
+func (p *Planner) ExplainLater(fcs []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, notBefore int64) string {
+	o := p.opts
+	o.NotBefore = notBefore
+	return explainLater(fcs, job, a, o)
+}
+
 // Plan is a broker.Planner.
 func (p *Planner) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
 	p.mu.Lock()

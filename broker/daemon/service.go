@@ -287,7 +287,7 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 			return nil
 		}
 		pl := &broker.Planned{Alloc: a, Queue: wire.QueuePlace{Position: b.queuePos[id] + 1, Of: len(b.plan.Allocations), Order: order}}
-		if id == sr.Job && !a.Placed() && why != "" {
+		if id == sr.Job && why != "" {
 			pl.Alloc.Why = why
 		}
 		return pl
@@ -299,14 +299,17 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 
 // explainNoFit says why the job did not fit in the last cycle and what
 // would help (Config.Explain on that cycle's forecasts less what reserved
-// jobs hold), naming the sites left out as stale; "" when the job is not a
-// waiting job without an allocation, or no explainer is configured.
+// jobs hold), or, for a job planned to start later than the cycle's now
+// plus the start margin, why it cannot start then (Config.ExplainLater),
+// naming the sites left out as stale or out of planning; "" when the job
+// is not a waiting one of the last cycle, or no explainer is configured.
 func (b *Broker) explainNoFit(id string) string {
 	b.mu.Lock()
 	a, ok := b.planned[id]
-	in, stale := b.lastIn, slices.Clone(b.plan.Stale)
+	in, stale, out := b.lastIn, slices.Clone(b.plan.Stale), slices.Clone(b.plan.Excluded)
 	b.mu.Unlock()
-	if !ok || a.Placed() || b.cfg.Explain == nil {
+	later := a.Placed() && a.Start > in.Now
+	if !ok || (a.Placed() && !later) || (!later && b.cfg.Explain == nil) || (later && b.cfg.ExplainLater == nil) {
 		return ""
 	}
 	k := slices.IndexFunc(in.Jobs, func(j forecast.JobRequest) bool { return j.ID == id })
@@ -314,14 +317,24 @@ func (b *Broker) explainNoFit(id string) string {
 		return ""
 	}
 	fcs := broker.ApplyHolds(in.Forecasts, in.Holds, in.Now)
+	explain := func(fcs []forecast.Forecast) string { return b.cfg.Explain(fcs, in.Jobs[k], in.Now) }
+	if later {
+		explain = func(fcs []forecast.Forecast) string { return b.cfg.ExplainLater(fcs, in.Jobs[k], a, in.Now) }
+	}
 	why := ""
 	if in.Scripted[id] {
-		why = broker.ExplainParts(fcs, func(fcs []forecast.Forecast) string { return b.cfg.Explain(fcs, in.Jobs[k], in.Now) })
+		why = broker.ExplainParts(fcs, explain)
 	} else {
-		why = b.cfg.Explain(fcs, in.Jobs[k], in.Now)
+		why = explain(fcs)
 	}
 	if len(stale) > 0 {
 		why += fmt.Sprintf("; not planned on (stale forecast): %s", strings.Join(stale, ", "))
+	}
+	if len(out) > 0 {
+		why += fmt.Sprintf("; not planned on (out of planning): %s", strings.Join(out, ", "))
+	}
+	if later && a.Why != "" {
+		why += "; " + a.Why
 	}
 	return why
 }

@@ -186,6 +186,6 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, JSDomain: cfg.NATS.JSDomain, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
-		Planner: planner.Plan, PlanStats: planner.TakeStats, Explain: planner.Explain, Order: p.Order,
+		Planner: planner.Plan, PlanStats: planner.TakeStats, Explain: planner.Explain, ExplainLater: planner.ExplainLater, Order: p.Order,
 	}
 }

@@ -1,0 +1,64 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"lookahead/forecast"
+)
+
+// laterSites is the black-box run's grid: delta's three 4-processor nodes
+// with 9 free now (a local job holds 2 of n3 for 2 h) and beta's two
+// nodes, all free, at price 1; n3's 2 held processors are offered at
+// dearPrice until the local job ends (0: not offered).
+func laterSites(now int64, dearPrice float64) []forecast.Forecast {
+	h, free := now+6*3600, now+2*3600
+	node := func(n string) forecast.Node { return forecast.Node{Name: n, Procs: 4, Speed: 1, MemMB: 2000} }
+	delta := forecast.Forecast{Version: 1, Site: "delta", Seq: 1, Generated: now, Horizon: h,
+		Nodes: []forecast.Node{node("n1"), node("n2"), node("n3")},
+		Slots: []forecast.Slot{{Node: "n1", Procs: 3, Start: now, End: h, Price: 1}, {Node: "n2", Procs: 4, Start: now, End: h, Price: 1},
+			{Node: "n3", Procs: 2, Start: now, End: h, Price: 1}, {Node: "n3", Procs: 2, Start: free, End: h, Price: 1}}}
+	if dearPrice > 0 {
+		delta.Slots = append(delta.Slots, forecast.Slot{Node: "n3", Procs: 2, Start: now, End: free, Price: dearPrice})
+	}
+	beta := forecast.Forecast{Version: 1, Site: "beta", Seq: 1, Generated: now, Horizon: h,
+		Nodes: []forecast.Node{node("b1"), node("b2")},
+		Slots: []forecast.Slot{{Node: "b1", Procs: 4, Start: now, End: h, Price: 1}, {Node: "b2", Procs: 4, Start: now, End: h, Price: 1}}}
+	return []forecast.Forecast{delta, beta}
+}
+
+// An 18-processor job with 17 free now is planned when delta frees a node;
+// its why says what is short now (17 of 18, by site), what would let it
+// start now, and when it is planned — not only how the plan was chosen.
+func TestExplainLaterSaysWhatIsShortNow(t *testing.T) {
+	now := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC).Unix()
+	job := forecast.JobRequest{ID: "j18", Procs: 18, Walltime: 3600, MaxPrice: 2}
+	for _, tc := range []struct {
+		name string
+		dear float64
+		want []string
+	}{
+		{"busy cores not offered", 0, []string{"cannot start now: at max_price 2 only 17 of its 18 processors are free together now for its walltime of 1h (delta 9, beta 8)",
+			"; planned at 06:00 UTC (in 2h) on delta "}},
+		{"busy cores dearer", 3, []string{"only 17 of its 18", "max_price 3 would let it start now"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fcs := laterSites(now, tc.dear)
+			p := NewPlanner(PlannerOptions{})
+			allocs, err := p.Plan(fcs, []forecast.JobRequest{job}, now)
+			if err != nil || len(allocs) != 1 || !allocs[0].Placed() || allocs[0].Start != now+2*3600 {
+				t.Fatalf("plan %+v %v, want the job placed when n3 frees, 2h from now", allocs, err)
+			}
+			why := p.ExplainLater(fcs, job, allocs[0], now)
+			for _, w := range tc.want {
+				if !strings.Contains(why, w) {
+					t.Errorf("why %q\nwant it to contain %q", why, w)
+				}
+			}
+			if got := p.ExplainLater(fcs, job, allocs[0], allocs[0].Start); got != "" {
+				t.Errorf("why at its planned start %q, want none (it starts then)", got)
+			}
+		})
+	}
+}
