@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"lookahead/forecast"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/maui"
 	"lookahead/torque"
 	"lookahead/wire"
@@ -23,16 +23,7 @@ import (
 // site vm on it, answering each as the broker does (taken).
 func eventsOf(t *testing.T, job string) (*nats.Conn, *brokerEvents) {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	_, nc := natstest.Start(t)
 	ev := &brokerEvents{ch: make(chan *nats.Msg, 64)}
 	ack, _ := json.Marshal(wire.JobEventAck{Type: wire.TypeJobEventAck, Code: wire.CodeOK})
 	sub, err := nc.Subscribe(wire.JobEventSubject("vm", job), func(m *nats.Msg) {

@@ -16,7 +16,7 @@ import (
 	"lookahead/agent/simsite"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -33,16 +33,7 @@ func (c *clock) Add(d time.Duration) { c.t.Add(int64(d.Seconds())) }
 
 func startNATS(t testing.TB) *nats.Conn {
 	t.Helper()
-	s, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Shutdown)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	_, nc := natstest.Start(t)
 	return nc
 }
 

@@ -20,7 +20,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/slurm/slurmtest"
 )
 
@@ -54,19 +54,8 @@ func startSlurmGrid(t *testing.T, c *slurmtest.Cluster, o gridOptions) *slurmGri
 	if o.commitLead == 0 {
 		o.commitLead = time.Hour
 	}
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	connect := func() *nats.Conn {
-		nc, err := nats.Connect(srv.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	srv := natstest.Server(t)
+	connect := func() *nats.Conn { return natstest.Connect(t, srv) }
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	g := &slurmGrid{t: t, c: c, slLog: &lockedBuffer{}}

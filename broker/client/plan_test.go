@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"lookahead/forecast"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -19,19 +19,10 @@ import (
 // of five; cycle says which cycle's plan each request gets.
 func pagedBroker(t *testing.T, cycle func(request int) uint64) *Client {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	_, nc := natstest.Start(t)
 	var mu sync.Mutex
 	requests := 0
-	_, err = nc.Subscribe(wire.BrokerSubject(wire.VerbPlan), func(m *nats.Msg) {
+	_, err := nc.Subscribe(wire.BrokerSubject(wire.VerbPlan), func(m *nats.Msg) {
 		var req wire.PlanRequest
 		if err := wire.DecodeStrict(m.Data, &req); err != nil {
 			t.Errorf("plan request %q: %v", m.Data, err)

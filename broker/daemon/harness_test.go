@@ -16,6 +16,7 @@ import (
 	"lookahead/broker/brokertest"
 	"lookahead/forecast"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -53,11 +54,7 @@ func newEnv(t testing.TB) *env {
 func newEnvWith(t testing.TB, o natsembed.Options) *env {
 	t.Helper()
 	o.StoreDir = t.TempDir()
-	srv, err := natsembed.Start(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	srv := natstest.ServerWith(t, o)
 	nc := connect(t, srv)
 	js, _ := jetstream.New(nc)
 	kv, err := js.CreateKeyValue(context.Background(), jetstream.KeyValueConfig{Bucket: wire.ForecastBucket, History: 1})
@@ -67,14 +64,8 @@ func newEnvWith(t testing.TB, o natsembed.Options) *env {
 	return &env{t: t, srv: srv, nc: nc, js: js, kv: kv, clock: &testClock{t: time.Unix(t0, 0)}}
 }
 
-func connect(t testing.TB, srv *natsembed.Server) *nats.Conn {
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
-}
+// connect is the test's connection to srv, closed at its end.
+var connect = natstest.Connect
 
 // publish puts a forecast of nodes×procs free from now to now+horizon.
 func (e *env) publish(site string, seq uint64, nodes, procs int, price float64) forecast.Forecast {

@@ -17,7 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"lookahead/broker/brokertest"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -41,12 +41,7 @@ func TestAttackBombRSS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/self/status")
 	}
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	nc := connect(t, srv)
+	srv, nc := natstest.Start(t)
 	js, _ := jetstream.New(nc)
 	kv, err := js.CreateKeyValue(context.Background(), jetstream.KeyValueConfig{Bucket: wire.ForecastBucket, History: 1})
 	if err != nil {

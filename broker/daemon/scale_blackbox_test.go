@@ -24,6 +24,7 @@ import (
 	"lookahead/broker/client"
 	"lookahead/forecast"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -47,16 +48,8 @@ func TestScaleBlackBox(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(dir, "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	srv := natstest.ServerWith(t, natsembed.Options{StoreDir: filepath.Join(dir, "nats")})
+	nc := natstest.Connect(t, srv)
 
 	g := scaleGrid{sites: scaleSites, nodes: scaleNodes, jobs: scaleJobs}
 	if os.Getenv("LOOKAHEADTEST_SCALE_BLACKBOX") == "small" { // a rehearsal of the run

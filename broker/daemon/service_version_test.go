@@ -5,7 +5,7 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/internal/version"
 )
 
@@ -15,12 +15,7 @@ import (
 // with it (micro refuses a version that is not SemVer, and the broker
 // with it), keeping the binary's version when micro can carry it.
 func TestServiceVersionMicroAccepts(t *testing.T) {
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc := connect(t, srv)
+	_, nc := natstest.Start(t)
 	for v, want := range map[string]string{
 		"0.0.0-0.812.g1a2b3c4d5e":            "0.0.0-0.812.g1a2b3c4d5e",
 		"1.4.0-1":                            "1.4.0-1",

@@ -18,6 +18,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -44,21 +45,11 @@ type grid struct {
 
 func newGrid(t testing.TB) *grid {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return &grid{t: t, srv: srv, clock: &clock{t: time.Now().Truncate(time.Second)}}
+	return &grid{t: t, srv: natstest.Server(t), clock: &clock{t: time.Now().Truncate(time.Second)}}
 }
 
 func (g *grid) connect() *nats.Conn {
-	nc, err := nats.Connect(g.srv.ClientURL())
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	g.t.Cleanup(nc.Close)
-	return nc
+	return natstest.Connect(g.t, g.srv)
 }
 
 func (g *grid) log() *zerolog.Logger {

@@ -16,7 +16,7 @@ import (
 	"lookahead/agent/simsite"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/torque"
 )
 
@@ -139,12 +139,7 @@ func TestForecastOnceJSON(t *testing.T) {
 }
 
 func startServer(t *testing.T) string {
-	s, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Shutdown)
-	return s.ClientURL()
+	return natstest.Server(t).ClientURL()
 }
 
 func TestStatusOfARunningAgent(t *testing.T) {

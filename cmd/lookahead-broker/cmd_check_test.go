@@ -13,6 +13,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 )
 
 // check against a real embedded NATS without authentication: before the
@@ -20,11 +21,7 @@ import (
 // broker creates them itself in that setup, docs/broker.md); after init
 // everything is present; a busy metrics address fails.
 func TestCheckBeforeAndAfterInit(t *testing.T) {
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv := natstest.Server(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,18 +78,14 @@ func TestCheckAuthenticatedNeedsInit(t *testing.T) {
 	if err := os.WriteFile(conf, []byte("authorization { token: s3cret }\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir(), ConfigFile: conf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv := natstest.ServerWith(t, natsembed.Options{ConfigFile: conf})
 	t.Setenv("LOOKAHEAD_NATS_TOKEN", "s3cret")
 	cmd := newRootCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
 	cmd.SetArgs([]string{"check", "--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(), "--metrics-listen", "off"})
-	err = cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(context.Background())
 	if s := out.String(); err == nil || !strings.Contains(s, "FAIL  LOOKAHEAD_AUDIT") || !strings.Contains(s, "lookahead-broker init") {
 		t.Fatalf("authenticated, before init: %v\n%s", err, s)
 	}

@@ -8,31 +8,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
 	"lookahead/broker/brokertest"
 	"lookahead/broker/daemon"
 	"lookahead/internal/natsconn"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
 // TestStatusAndStepDown: `status` lists the active broker and the standby;
 // `step-down` hands over, and the standby becomes active at a newer epoch.
 func TestStatusAndStepDown(t *testing.T) {
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv := natstest.Server(t)
 	run := func(name string) (*daemon.Broker, chan error) {
-		nc, err := nats.Connect(srv.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		b, err := daemon.New(nc, daemon.Config{Name: name, CycleInterval: time.Hour, Planner: brokertest.Planner,
+		b, err := daemon.New(natstest.Connect(t, srv), daemon.Config{Name: name, CycleInterval: time.Hour, Planner: brokertest.Planner,
 			LeaseTTL: 3 * time.Second, Log: zerolog.Nop()})
 		if err != nil {
 			t.Fatal(err)

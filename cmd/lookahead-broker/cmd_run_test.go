@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"lookahead/internal/logtest"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 )
 
 // TestRunServesAndStops runs the daemon against a real embedded NATS with
@@ -20,11 +20,7 @@ func TestRunServesAndStops(t *testing.T) {
 	logs := &logtest.Buffer{}
 	logOutput = logs
 	defer func() { logOutput = os.Stderr }()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv := natstest.Server(t)
 	cmd := subcommand("run")
 	addr := freePort(t) // not a fixed port: a live broker may hold 19465 on a shared machine
 	cmd.Flags().Parse([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),

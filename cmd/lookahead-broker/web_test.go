@@ -22,7 +22,7 @@ import (
 
 	"lookahead/internal/cli"
 	"lookahead/internal/logtest"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 )
 
 func freePort(t *testing.T) string {
@@ -39,11 +39,7 @@ func freePort(t *testing.T) string {
 // returns the result channel and the stop function.
 func startRun(t *testing.T, args ...string) (chan error, context.CancelFunc) {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	srv := natstest.Server(t)
 	cmd := subcommand("run")
 	if err := cmd.Flags().Parse(append([]string{"--config", "../../packaging/config/broker.yaml", "--nats-url", srv.ClientURL(),
 		"--metrics-listen", "off"}, args...)); err != nil {

@@ -18,7 +18,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -26,19 +26,8 @@ import (
 // the broker; it returns the NATS URL.
 func grid(t *testing.T) string {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn := func() *nats.Conn {
-		nc, err := nats.Connect(srv.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	srv := natstest.Server(t)
+	conn := func() *nats.Conn { return natstest.Connect(t, srv) }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 2)
 	t.Cleanup(func() { cancel(); <-done; <-done })

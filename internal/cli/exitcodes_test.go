@@ -14,7 +14,7 @@ import (
 
 	"lookahead/internal/cli"
 	"lookahead/internal/cli/clitest"
-	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 )
 
 // TestExitCodesOfEveryBinary builds the three binaries and runs them as a
@@ -246,10 +246,5 @@ func TestNobodyAnswersSaysWhoAndHow(t *testing.T) {
 // and returns its URL.
 func natsServer(t *testing.T) string {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return srv.ClientURL()
+	return natstest.Server(t).ClientURL()
 }
