@@ -24,6 +24,19 @@ const (
 // SiteStates lists the states from the worst.
 var SiteStates = []string{SiteSilent, SiteExcluded, SiteOffline, SiteStale, SiteFresh}
 
+// RunsParts is what a site's agent says of running grid jobs' parts (its
+// dispatch is on): "yes", "no", or "?" when it does not say (an agent
+// older than the field, planned as yes).
+func RunsParts(s wire.SiteStatus) string {
+	switch {
+	case s.RunsParts == nil:
+		return "?"
+	case *s.RunsParts:
+		return "yes"
+	}
+	return "no"
+}
+
 // SiteState is the one rule for a site's state: not answering requests
 // first (it holds the site out whatever it publishes), then a refused
 // forecast, a stopped agent, silence.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -88,5 +89,35 @@ func TestLocalQueue(t *testing.T) {
 	}
 	if _, err := ParseLocalQueue("bad", []byte(`{`)); err == nil {
 		t.Error("a broken status taken")
+	}
+}
+
+// partsBroker's sites say yes, no and nothing of running parts.
+type partsBroker struct{ fakeBroker }
+
+func (partsBroker) Sites() wire.SitesReply {
+	yes, no := true, false
+	return wire.SitesReply{Now: 100, TTL: 300, Sites: []wire.SiteStatus{
+		{Site: "a", RunsParts: &yes}, {Site: "b", RunsParts: &no}, {Site: "c"}}}
+}
+
+// TestOverviewSaysWhetherASiteRunsParts: each site of the Sites tab
+// says whether its agent runs grid jobs' parts, as `lookahead sites`
+// PARTS does (yes, no, ? not said), and the tab has the column.
+func TestOverviewSaysWhetherASiteRunsParts(t *testing.T) {
+	got := map[string]string{}
+	for _, s := range overview(t, partsBroker{}).Sites {
+		got[s.Site] = s.Parts
+	}
+	if want := map[string]string{"a": "yes", "b": "no", "c": "?"}; !maps.Equal(got, want) {
+		t.Errorf("parts %v, want %v", got, want)
+	}
+	s, err := New(Config{Listen: "127.0.0.1:9466"}, partsBroker{}, Streams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, js := serve(t, s, "GET", "/", nil).Body.String(), serve(t, s, "GET", "/app.js", nil).Body.String()
+	if !strings.Contains(page, ">runs parts</th>") || !strings.Contains(js, `td(s.parts, "parts")`) {
+		t.Errorf("the Sites table has no runs-parts column drawn from the overview's parts")
 	}
 }

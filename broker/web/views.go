@@ -22,6 +22,9 @@ type SiteView struct {
 	ForecastAge  int64    `json:"forecast_age"`
 	HeartbeatAge int64    `json:"heartbeat_age"`
 	Unmodelled   []string `json:"unmodelled"`
+	// Parts is client.RunsParts's: whether the site's agent runs grid
+	// jobs' parts (yes, no, ? not said), as `lookahead sites` PARTS.
+	Parts string `json:"parts"`
 }
 
 // ViewSites joins the sites endpoint's summaries with what only the
@@ -34,7 +37,7 @@ func ViewSites(rep wire.SitesReply, held []broker.Site) []SiteView {
 	out := make([]SiteView, 0, len(rep.Sites))
 	for _, st := range rep.Sites {
 		v := SiteView{SiteStatus: st, ForecastAge: rep.Now - st.Generated, HeartbeatAge: st.Age,
-			Unmodelled: append([]string{}, by[st.Site].Forecast.Unmodelled...), State: client.SiteState(st)}
+			Unmodelled: append([]string{}, by[st.Site].Forecast.Unmodelled...), State: client.SiteState(st), Parts: client.RunsParts(st)}
 		v.Reason = siteReason(v.State, st, rep.Now)
 		out = append(out, v)
 	}

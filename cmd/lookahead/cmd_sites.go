@@ -104,21 +104,9 @@ func writeSites(w io.Writer, reply wire.SitesReply) error {
 	for _, s := range reply.Sites {
 		state, problem := siteState(s, reply.Now)
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\n", s.Site, s.Seq, lastHeard(s), s.Nodes, s.Procs,
-			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), runsParts(s), state, clip(problem, 100))
+			s.Slots, s.FreeProcHours, fmtDur(max(0, s.Horizon-reply.Now)), fmtOffset(s.ClockOffset), client.RunsParts(s), state, clip(problem, 100))
 	}
 	return tw.Flush()
-}
-
-// runsParts is the PARTS column: what the site's agent says of running
-// grid jobs' parts, "?" when it does not say (an older agent).
-func runsParts(s wire.SiteStatus) string {
-	switch {
-	case s.RunsParts == nil:
-		return "?"
-	case *s.RunsParts:
-		return "yes"
-	}
-	return "no"
 }
 
 // siteState is a site's STATE column (client.SiteState, upper case when

@@ -102,7 +102,7 @@ function drawOverview(o) {
     name.append(el("a", { href: "#gantt/" + encodeURIComponent(s.site), title: "the forecast Gantt of " + s.site }, s.site));
     tr.append(name, td(s.state, "state"), td(s.reason || ""), td(s.seq, "num"), td(s.nodes, "num"), td(s.procs, "num"),
       td(s.free_proc_hours.toFixed(1), "num"), td(dur(s.forecast_age), "num"), td(dur(s.heartbeat_age), "num"),
-      td(dur(s.clock_offset), "num"), td(when(s.horizon), "when"), td(s.unmodelled.join("; ") || "none"));
+      td(dur(s.clock_offset), "num"), td(s.parts, "parts"), td(when(s.horizon), "when"), td(s.unmodelled.join("; ") || "none"));
     return tr;
   }));
   for (const th of $("sites").tHead.rows[0].cells) th.classList.toggle("sorted", th.dataset.sort === view.sort);
