@@ -60,6 +60,10 @@ func (a *Agent) snapshot(ctx context.Context) (forecast.Snapshot, error) {
 	return snap, nil
 }
 
+// runsParts: the agent runs grid jobs' parts (dispatch on), so the
+// broker may plan parts here.
+func (a *Agent) runsParts() bool { return a.deps.Executor != nil }
+
 // forecastOf runs eng on snap, stamping the site and generation time.
 func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time.Time, eng Engine) (built, error) {
 	var b built
@@ -71,7 +75,7 @@ func (a *Agent) forecastOf(ctx context.Context, snap forecast.Snapshot, now time
 	f.Version = forecast.Version
 	f.Site = a.cfg.Site
 	f.Generated = now.Unix()
-	runs := a.deps.Executor != nil // dispatch on: the broker may plan parts here
+	runs := a.runsParts()
 	f.RunsParts = &runs
 	err = f.Validate()
 	if err == nil {

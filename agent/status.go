@@ -26,6 +26,9 @@ type Status struct {
 	// predicted start (queue.go); QueueTotal counts them all.
 	Queue      []QueuedJob `json:"queue,omitempty"`
 	QueueTotal int         `json:"queue_total"`
+	// RunsParts says whether the agent runs grid jobs' parts (its
+	// dispatch is on), as its forecasts say (forecast.RunsParts).
+	RunsParts bool `json:"runs_parts"`
 }
 
 // Status returns a copy of the agent's current status.
@@ -39,6 +42,7 @@ func (a *Agent) Status() Status {
 	s.Queue = slices.Clone(a.state.Queue)
 	a.mu.Unlock()
 	s.Accuracy = a.acc.Summary()
+	s.RunsParts = a.runsParts()
 	return s
 }
 

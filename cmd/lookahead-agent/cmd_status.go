@@ -32,7 +32,8 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Use:   "status",
 		Short: "Show the running agent's status and forecast accuracy",
 		Long: `Ask the running agent of this site (over NATS) for its status: the last
-forecast (revision, age, nodes, slots, size), publications, reservation
+forecast (revision, age, nodes, slots, size), publications, whether it
+runs grid jobs' parts (dispatch on; -o json: runs_parts), reservation
 requests by result, the accuracy of its start-time forecasts for local
 jobs (error of the first prediction against the real start, as a
 histogram), and every local job waiting in the queue with the start the
@@ -95,6 +96,7 @@ func printStatus(w io.Writer, st agent.Status, now time.Time) error {
 			durfmt.Duration(now.Sub(time.Unix(st.Generated, 0)).Round(time.Second)), st.Nodes, st.Slots, st.Bytes)
 	}
 	fmt.Fprintf(tw, "published\t%d forecasts, %d heartbeats\n", st.Forecasts, st.Heartbeats)
+	fmt.Fprintf(tw, "runs parts\t%s\n", runsParts(st.RunsParts))
 	if st.LastError != "" {
 		fmt.Fprintf(tw, "last error\t%s\n", st.LastError)
 	}
@@ -118,6 +120,14 @@ func printStatus(w io.Writer, st agent.Status, now time.Time) error {
 		return err
 	}
 	return printQueue(w, st.Queue, st.QueueTotal, now.Unix())
+}
+
+// runsParts says whether the agent runs grid jobs' parts.
+func runsParts(on bool) string {
+	if on {
+		return "yes (dispatch on: the broker may plan jobs with a script here)"
+	}
+	return "no (dispatch off: jobs with a script are not planned here)"
 }
 
 // queueRows bounds the waiting jobs the table lists; -o json has up to
