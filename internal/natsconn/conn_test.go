@@ -14,6 +14,7 @@ import (
 	"lookahead/internal/gridnet"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 )
 
 func TestValidate(t *testing.T) {
@@ -46,12 +47,7 @@ func startWithConfig(t *testing.T, conf string) *natsembed.Server {
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := natsembed.Start(natsembed.Options{ConfigFile: path, StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Shutdown)
-	return s
+	return natstest.ServerWith(t, natsembed.Options{ConfigFile: path})
 }
 
 func connect(t *testing.T, cfg natsconn.Config) error {

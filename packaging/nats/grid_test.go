@@ -19,6 +19,7 @@ import (
 	"lookahead/broker/daemon"
 	"lookahead/internal/natsconn"
 	"lookahead/internal/natsembed"
+	"lookahead/internal/natstest"
 	"lookahead/wire"
 )
 
@@ -51,12 +52,7 @@ type conn struct {
 
 func startGrid(t *testing.T) *natsembed.Server {
 	t.Helper()
-	s, err := natsembed.Start(natsembed.Options{ConfigFile: "grid.conf", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("start nats-server from grid.conf: %v", err)
-	}
-	t.Cleanup(s.Shutdown)
-	return s
+	return natstest.ServerWith(t, natsembed.Options{ConfigFile: "grid.conf"})
 }
 
 func dial(t *testing.T, s *natsembed.Server, cfg natsconn.Config) (*conn, error) {
