@@ -23,7 +23,7 @@ const VerbStatus = wire.VerbAgentStatus
 // list and status endpoints on wire.AgentSubject(site, verb).
 func (a *Agent) startService(ctx context.Context) error {
 	svc, err := micro.AddService(a.deps.Conn, micro.Config{
-		Name: wire.AgentServiceName, Version: "1.0.0",
+		Name: wire.AgentServiceName, Version: version.Service(),
 		Description: "lookahead site agent: reservations for grid jobs",
 		Metadata:    map[string]string{"site": a.cfg.Site, "version": version.String()},
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +25,7 @@ import (
 // permissions make trustworthy.
 func (b *Broker) serve() (micro.Service, error) {
 	svc, err := micro.AddService(b.nc, micro.Config{
-		Name: wire.BrokerServiceName, Version: serviceVersion(version.String()),
+		Name: wire.BrokerServiceName, Version: version.Service(),
 		Description: "lookahead broker: grid queue, plan, sites, audit",
 	})
 	if err != nil {
@@ -53,21 +52,6 @@ func (b *Broker) serve() (micro.Service, error) {
 		}
 	}
 	return svc, nil
-}
-
-// semVer is what a micro service's version must look like (SemVer 2.0
-// without build metadata, which a "+dirty" build has).
-var semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
-
-// serviceVersion is the broker service's version: the binary's v when it
-// is SemVer (a package's stamp, Go's module or pseudo-version), else 0.0.0
-// (a modified tree, a bare revision, version.Unknown), which micro
-// accepts where it refuses the service for a version it cannot read.
-func serviceVersion(v string) string {
-	if v = strings.TrimPrefix(v, "v"); semVer.MatchString(v) {
-		return v
-	}
-	return "0.0.0"
 }
 
 // actor is the NATS user a request came from: the subject's token after

@@ -27,9 +27,9 @@ func TestServiceVersionMicroAccepts(t *testing.T) {
 		version.Unknown:                            "0.0.0",
 		"":                                         "0.0.0",
 	} {
-		got := serviceVersion(v)
+		got := version.SemVer(v)
 		if got != want {
-			t.Errorf("serviceVersion(%q) = %q, want %q", v, got, want)
+			t.Errorf("version.SemVer(%q) = %q, want %q", v, got, want)
 		}
 		svc, err := micro.AddService(nc, micro.Config{Name: "versioncheck", Version: got})
 		if err != nil {

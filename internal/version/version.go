@@ -2,7 +2,9 @@
 package version
 
 import (
+	"regexp"
 	"runtime/debug"
+	"strings"
 	"sync"
 )
 
@@ -65,3 +67,22 @@ func fromInfo(info *debug.BuildInfo) string {
 	}
 	return "dev-" + rev + dirty
 }
+
+// semVer is what a NATS micro service's version must look like (SemVer
+// 2.0 without build metadata, which a "+dirty" build has).
+var semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// SemVer is v as a micro service may carry it: v without a leading "v"
+// when that is SemVer (a package's stamp, Go's module or pseudo-version),
+// else 0.0.0 (a modified tree, a bare revision, Unknown), which micro
+// accepts where it refuses the service for a version it cannot read.
+func SemVer(v string) string {
+	if v = strings.TrimPrefix(v, "v"); semVer.MatchString(v) {
+		return v
+	}
+	return "0.0.0"
+}
+
+// Service is this binary's version for its NATS micro service (the broker's
+// and the agent's): String as SemVer.
+func Service() string { return SemVer(String()) }
