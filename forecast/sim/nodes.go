@@ -99,18 +99,23 @@ func (e *Engine) pick(j *job, end int64, in func(int) bool, prefer []int) ([]hos
 	var hosts []hostUse
 	need := j.Procs
 	for i := range e.pickWalk(j, order, in, prefer) {
-		f := e.chunkCap(j, e.nodeAllows(j, i, end))
-		if f <= 0 {
-			continue
-		}
-		take := min(f, need)
-		hosts = append(hosts, hostUse{node: i, procs: take})
-		need -= take
-		if need == 0 {
+		if hosts, need = e.takeOn(j, i, end, hosts, need); need == 0 {
 			return slices.Clone(hosts), true // one allocation, of its size
 		}
 	}
 	return nil, false
+}
+
+// takeOn adds node i to a starting job's hosts with what it can take
+// there (its chunks, up to need) and returns the hosts and what is still
+// needed; a node that allows none adds nothing.
+func (e *Engine) takeOn(j *job, i int, end int64, hosts []hostUse, need int) ([]hostUse, int) {
+	f := e.chunkCap(j, e.nodeAllows(j, i, end))
+	if f <= 0 {
+		return hosts, need
+	}
+	take := min(f, need)
+	return append(hosts, hostUse{node: i, procs: take}), need - take
 }
 
 // pickWalk is the nodes pick may take j onto, in order: those with free
@@ -188,14 +193,7 @@ func (e *Engine) pickFree(j *job, end int64) ([]hostUse, bool) {
 	for k, word := range e.freeBits {
 		for ; word != 0; word &= word - 1 {
 			i := e.order[k<<6|bits.TrailingZeros64(word)]
-			f := e.chunkCap(j, e.nodeAllows(j, i, end))
-			if f <= 0 {
-				continue
-			}
-			take := min(f, need)
-			hosts = append(hosts, hostUse{node: i, procs: take})
-			need -= take
-			if need == 0 {
+			if hosts, need = e.takeOn(j, i, end, hosts, need); need == 0 {
 				return slices.Clone(hosts), true // one allocation, of its size
 			}
 		}
@@ -215,14 +213,7 @@ func (e *Engine) pickCand(j *job, cand []bfNode) ([]hostUse, bool) {
 		if !c.in || n.used >= n.procs || !j.can(c.i) {
 			continue
 		}
-		f := e.chunkCap(j, e.nodeAllows(j, c.i, end))
-		if f <= 0 {
-			continue
-		}
-		take := min(f, need)
-		hosts = append(hosts, hostUse{node: c.i, procs: take})
-		need -= take
-		if need == 0 {
+		if hosts, need = e.takeOn(j, c.i, end, hosts, need); need == 0 {
 			return slices.Clone(hosts), true
 		}
 	}
