@@ -1,10 +1,12 @@
 package gridnet
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nkeys"
@@ -78,8 +80,8 @@ func (n *Net) gridConf(sites []string) (string, error) {
 func (n *Net) startHub(grid string) error {
 	var err error
 	for attempt := range 3 {
-		if err = n.startHubOnce(grid, attempt); err == nil {
-			return nil
+		if err = n.startHubOnce(grid, attempt); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			return err
 		}
 		for i := range n.hub {
 			n.StopHub(i)
@@ -92,8 +94,8 @@ func (n *Net) startHub(grid string) error {
 // startHubOnce picks the three servers' ports free before any of them
 // starts, so another process (or the first server's own route dials, from
 // ephemeral ports) can take one in between, and the server that cannot
-// listen is never ready; startHub then starts the grid again on new ports
-// in new folders.
+// listen fails (natsembed returns its listen error); startHub then starts
+// the grid again on new ports in new folders, for that error only.
 func (n *Net) startHubOnce(grid string, attempt int) error {
 	conf, err := n.packaged("cluster.conf")
 	if err != nil {
