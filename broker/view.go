@@ -74,11 +74,7 @@ func (s *State) StatusEncoded(p Policy, v Viewer, req wire.StatusRequest, planne
 		if j.State == wire.JobWaiting && planned != nil {
 			pl = planned(j.Req.ID)
 		}
-		st := j.Status(pl.alloc())
-		if pl != nil && pl.Queue.Of > 0 {
-			q := pl.Queue
-			st.Queue = &q
-		}
+		st := j.StatusPlanned(pl)
 		st.Criterion = plannedCriterion(j.Req, p.Criterion)
 		st, data := renderable(st)
 		if len(reply.Jobs) > 0 && (len(reply.Jobs) >= limit || (pg.Bytes > 0 && size+len(data) > pg.Bytes)) {
@@ -114,7 +110,21 @@ type Planned struct {
 	Queue wire.QueuePlace
 }
 
-func (p *Planned) alloc() *forecast.Allocation {
+// StatusPlanned is j's status with what the last cycle says of it (pl:
+// nil when it planned nothing for j): its plan and its place in the
+// queue. The status endpoint and the web view both render a waiting job
+// through it.
+func (j *Job) StatusPlanned(pl *Planned) wire.JobStatus {
+	st := j.Status(pl.Allocation())
+	if pl != nil && pl.Queue.Of > 0 {
+		q := pl.Queue
+		st.Queue = &q
+	}
+	return st
+}
+
+// Allocation is p's allocation (nil when p is nil).
+func (p *Planned) Allocation() *forecast.Allocation {
 	if p == nil {
 		return nil
 	}

@@ -201,6 +201,9 @@ type Plan struct {
 	Commit []string `json:"commit,omitempty"`
 	// Micros is how long planning took, in microseconds.
 	Micros int64 `json:"micros"`
+	// Order is the queue order the broker plans in (QueuePlace's Order):
+	// Allocations are in it. Absent from brokers before this field.
+	Order string `json:"order,omitempty"`
 	// Total is how many allocations the whole plan has. A plan too big
 	// for one NATS message is sent in pages: Allocations are those from
 	// the request's After on, as many as fit, and Next is where the next

@@ -111,7 +111,7 @@ func (b *Broker) siteList() []broker.Site {
 func (b *Broker) publishPlan(in broker.CycleInput, stale, excluded []string, allocs []forecast.Allocation, now int64, took time.Duration) wire.Plan {
 	b.mu.Lock()
 	plan := wire.Plan{Type: wire.TypePlan, Cycle: b.plan.Cycle + 1, Time: now, Stale: stale, Excluded: excluded,
-		Allocations: allocs, Micros: took.Microseconds()}
+		Allocations: allocs, Micros: took.Microseconds(), Order: b.order()}
 	for _, f := range in.Forecasts {
 		plan.Sites = append(plan.Sites, f.Site)
 	}

@@ -261,17 +261,9 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	order := b.cfg.Order
-	if order == "" {
-		order = coalloc.OrderPrice
-	}
 	planned := func(id string) *broker.Planned {
-		a, ok := b.planned[id]
-		if !ok {
-			return nil
-		}
-		pl := &broker.Planned{Alloc: a, Queue: wire.QueuePlace{Position: b.queuePos[id] + 1, Of: len(b.plan.Allocations), Order: order}}
-		if id == sr.Job && why != "" {
+		pl := b.plannedFor(id)
+		if pl != nil && id == sr.Job && why != "" {
 			pl.Alloc.Why = why
 		}
 		return pl
@@ -279,6 +271,26 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 	reply, jobs := b.state.StatusEncoded(b.cfg.Policy, v, sr, planned, broker.Page{Bytes: b.pageBytes()}, b.now())
 	reply.Leader = b.Leadership()
 	return reply, jobs
+}
+
+// plannedFor is what the last cycle says of job id: its allocation and
+// its place in the cycle's queue order; nil when the cycle planned
+// nothing for it. Under mu. Status and the web view both read it.
+func (b *Broker) plannedFor(id string) *broker.Planned {
+	a, ok := b.planned[id]
+	if !ok {
+		return nil
+	}
+	return &broker.Planned{Alloc: a, Queue: wire.QueuePlace{Position: b.queuePos[id] + 1, Of: len(b.plan.Allocations), Order: b.order()}}
+}
+
+// order is the queue order the broker plans in (Config.Order, "" being
+// coalloc.OrderPrice).
+func (b *Broker) order() string {
+	if b.cfg.Order == "" {
+		return coalloc.OrderPrice
+	}
+	return b.cfg.Order
 }
 
 // explainNoFit says why the job did not fit in the last cycle and what
@@ -340,7 +352,7 @@ func (b *Broker) Plan() wire.Plan {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := b.plan
-	p.Type = wire.TypePlan
+	p.Type, p.Order = wire.TypePlan, b.order()
 	if p.Allocations == nil {
 		p.Allocations = []forecast.Allocation{}
 	}

@@ -71,15 +71,15 @@ func (b *Broker) Jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, 
 	all := b.state.Jobs()
 	jobs = []wire.JobStatus{}
 	for _, j := range all {
-		var plan *forecast.Allocation
-		if a, ok := b.planned[j.Req.ID]; ok && j.State == wire.JobWaiting {
-			plan = &a
+		var pl *broker.Planned
+		if j.State == wire.JobWaiting {
+			pl = b.plannedFor(j.Req.ID)
 		}
-		if keep != nil && !keep(j, plan) {
+		if keep != nil && !keep(j, pl.Allocation()) {
 			continue
 		}
 		if found++; limit <= 0 || len(jobs) < limit {
-			jobs = append(jobs, j.Status(plan))
+			jobs = append(jobs, j.StatusPlanned(pl))
 		}
 	}
 	return jobs, found, len(all), b.now()

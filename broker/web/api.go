@@ -111,17 +111,27 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit := min(max(int(intParam(q.Get("limit"), DefaultJobs)), 1), MaxJobs)
 	jobs, found, total, now := s.b.Jobs(jobFilter(q.Get("state"), q.Get("match")), limit)
-	stale := s.b.Plan().Stale
-	out := struct {
-		Now   int64     `json:"now"`
-		Total int       `json:"total"`
-		Found int       `json:"found"`
-		Jobs  []JobView `json:"jobs"`
-	}{Now: now, Total: total, Found: found, Jobs: make([]JobView, 0, len(jobs))}
+	p := s.b.Plan()
+	out := JobsView{Now: now, Total: total, Found: found, Order: p.Order, Jobs: make([]JobView, 0, len(jobs))}
+	if p.Order != "" {
+		out.OrderMeaning = client.OrderMeaning(p.Order)
+	}
 	for _, j := range jobs {
-		out.Jobs = append(out.Jobs, ViewJob(j, stale, now))
+		out.Jobs = append(out.Jobs, ViewJob(j, p.Stale, now))
 	}
 	writeJSON(w, out)
+}
+
+// JobsView is /api/jobs: the jobs the query keeps (Found of Total), and
+// the queue order the broker plans waiting jobs in (the plan's, as each
+// waiting job's Queue names it) with what it plans first.
+type JobsView struct {
+	Now          int64     `json:"now"`
+	Total        int       `json:"total"`
+	Found        int       `json:"found"`
+	Order        string    `json:"order,omitempty"`
+	OrderMeaning string    `json:"order_meaning,omitempty"`
+	Jobs         []JobView `json:"jobs"`
 }
 
 // jobFilter keeps the jobs in one of states (a comma list; "" is every

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"lookahead/broker/client"
 	"lookahead/broker/web"
 	"lookahead/forecast/sim"
 	"lookahead/wire"
@@ -79,7 +80,7 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 	if !strings.Contains(why, "no-fit") {
 		t.Errorf("why %s is not placed: %q", never, why)
 	}
-	wideSites := eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"]').children[5].textContent`, wide))
+	wideSites := eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.sites').textContent`, wide))
 	if !strings.Contains(wideSites, "alpha") || !strings.Contains(wideSites, "beta") {
 		t.Errorf("%s sites %q, want alpha and beta", wide, wideSites)
 	}
@@ -87,6 +88,7 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 		t.Fatalf("broker: %s is %s, plan %+v", later, st.State, st.Plan)
 	}
 	checkHeaderCycle(t, br)
+	checkQueueOrder(t, g, br, []string{later, never}, []string{small, wide})
 
 	// A job whose parts ran by hand: its sites report it started, then
 	// finished; the queue shows when it started, not a plan.
@@ -200,6 +202,35 @@ func checkHeaderCycle(t *testing.T, br *browser) {
 	br.waitTrue(t, "cycle shown", `document.getElementById("cycle").textContent.includes("4 jobs planned in")`)
 	if got := eval[[]string](t, br, `[micros(0), micros(999), micros(1500), micros(2500000)]`); strings.Join(got, "|") != "under 1 µs|999 µs|1.5 ms|2.50 s" {
 		t.Errorf("cycle durations %q", got)
+	}
+}
+
+// checkQueueOrder: the queue tab says the order the broker plans in and
+// what it means, and each waiting job's place in it is the one `lookahead
+// status` gives; a reserved job has none.
+func checkQueueOrder(t *testing.T, g *grid, br *browser, waiting, reserved []string) {
+	t.Helper()
+	br.waitTrue(t, "the queue order", `document.getElementById("job-order").dataset.order === "price"`)
+	line := eval[string](t, br, `document.getElementById("job-order").textContent`)
+	if !strings.Contains(line, "price order: "+client.OrderMeaning("price")) {
+		t.Errorf("the queue tab's order line %q", line)
+	}
+	place := func(id string) string {
+		return eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.queue').textContent`, id))
+	}
+	for _, id := range waiting {
+		q := g.b.Status(wire.StatusRequest{Job: id}).Jobs[0].Queue
+		if q == nil {
+			t.Fatalf("broker: waiting %s has no queue place", id)
+		}
+		if got, want := place(id), fmt.Sprintf("%d of %d", q.Position, q.Of); got != want {
+			t.Errorf("waiting %s's queue place %q, want %q as status says", id, got, want)
+		}
+	}
+	for _, id := range reserved {
+		if got := place(id); got != "" {
+			t.Errorf("reserved %s's queue place %q, want none", id, got)
+		}
 	}
 }
 

@@ -41,6 +41,9 @@ type grid struct {
 	b     *daemon.Broker
 	web   *web.Server
 	url   string
+	// order is the queue order its brokers plan in ("": the daemon's
+	// default).
+	order string
 }
 
 func newGrid(t testing.TB) *grid {
@@ -139,7 +142,7 @@ func (g *grid) runBroker(name string) (*daemon.Broker, chan error) {
 	g.t.Helper()
 	b, err := daemon.New(g.connect(), daemon.Config{Name: name, CycleInterval: time.Hour, Debounce: time.Hour, CommitLead: 10 * time.Minute,
 		ReserveTimeout: 5 * time.Second, ForecastTTL: 5 * time.Minute, StartMargin: time.Minute, Clock: g.clock,
-		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{}), Log: *g.log()})
+		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{Order: g.order}), Order: g.order, Log: *g.log()})
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -32,6 +32,10 @@ type JobView struct {
 	Why       string   `json:"why,omitempty"`
 	Message   string   `json:"message,omitempty"`
 	Releasing []string `json:"releasing,omitempty"`
+	// Queue is a waiting job's place in the last cycle's queue order, as
+	// `lookahead status` says it (absent for other jobs, and for one
+	// submitted since the cycle).
+	Queue *wire.QueuePlace `json:"queue,omitempty"`
 }
 
 // held are the states whose plan is backed by reservations.
@@ -43,7 +47,7 @@ func ViewJob(st wire.JobStatus, stale []string, now int64) JobView {
 	j := st.Job
 	v := JobView{ID: j.ID, State: st.State, User: j.User, Account: j.Account, Procs: j.Procs, Walltime: j.Walltime,
 		MaxPrice: j.MaxPrice, Sites: []string{}, Cost: st.Cost, WorstCost: st.WorstCost, Attempts: st.Attempts,
-		Submitted: j.Submitted, Updated: st.Updated, Message: st.Message, Releasing: st.Releasing, Reserved: held[st.State]}
+		Submitted: j.Submitted, Updated: st.Updated, Message: st.Message, Releasing: st.Releasing, Reserved: held[st.State], Queue: st.Queue}
 	if p := st.Plan; p != nil && p.Placed() {
 		v.Sites, v.Start, v.End, v.StartKind = p.Sites(), p.Start, p.End, "reserved"
 		if st.State == wire.JobWaiting || st.State == wire.JobCommitting {

@@ -92,15 +92,9 @@ func runStatus(ctx context.Context, w io.Writer, o *statusOptions, id string) er
 	return writeLeader(w, reply.Leader)
 }
 
-// orderText says what a queue order means.
+// orderText names a queue order and says what it plans first.
 func orderText(order string) string {
-	switch order {
-	case "fcfs":
-		return "fcfs order (submit time)"
-	case "aging":
-		return "aging order (submit time, moved earlier per credit of max_price)"
-	}
-	return "price order (max_price, then submit time)"
+	return order + " order (" + client.OrderMeaning(order) + ")"
 }
 
 func writeJobTable(w io.Writer, jobs []wire.JobStatus, now int64) error {

@@ -289,17 +289,29 @@ function drawJobs(d) {
   let count = d.found === d.total ? plural(d.total, "job") : d.found + " of " + plural(d.total, "job") + " match";
   if (d.jobs.length < d.found) count += ", the first " + d.jobs.length + " shown: narrow the list with the filters";
   $("job-count").textContent = count;
+  drawOrder(d);
   const body = $("jobs").tBodies[0];
   body.replaceChildren(...d.jobs.map(j => {
     const tr = el("tr", { "data-job": j.id, "data-state": j.state });
     if (j.id === view.job) tr.classList.add("selected");
     const start = j.start ? when(j.start) + (START_KIND[j.start_kind] || "") : "";
-    tr.append(td(j.id), td(j.state), td(j.user + " / " + j.account), td(j.procs, "num"), td(dur(j.walltime), "num"),
-      td(j.sites.join(", ")), td(start, "start"), td(j.cost.toFixed(2) + " / " + j.worst_cost.toFixed(2), "num"), td(j.attempts, "num"),
+    const queue = j.queue ? j.queue.position + " of " + j.queue.of : "";
+    tr.append(td(j.id), td(j.state), td(queue, "queue num"), td(j.user + " / " + j.account), td(j.procs, "num"), td(dur(j.walltime), "num"),
+      td(j.sites.join(", "), "sites"), td(start, "start"), td(j.cost.toFixed(2) + " / " + j.worst_cost.toFixed(2), "num"), td(j.attempts, "num"),
       td(j.why || j.message || "", "why"));
     tr.addEventListener("click", () => { view.job = j.id; view.jobUpdated = j.updated; loadEvents().catch(showError); drawSelected(); });
     return tr;
   }));
+}
+
+// drawOrder says which queue order the broker plans waiting jobs in and
+// what that order plans first (the queue column's places are in it).
+function drawOrder(d) {
+  const p = $("job-order");
+  p.hidden = !d.order;
+  p.dataset.order = d.order || "";
+  p.textContent = d.order ? "Waiting jobs are planned in " + d.order + " order: " + d.order_meaning +
+    ". The queue column is each waiting job's place in that order at the last planning cycle (1 is planned first)." : "";
 }
 
 function drawSelected() {
