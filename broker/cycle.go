@@ -26,7 +26,7 @@ type CycleInput struct {
 	Scripted map[string]bool
 }
 
-// PlanCycle plans every waiting job in the given (priority) order on the
+// PlanCycle plans every waiting job in the given (queue) order on the
 // forecasts minus the holds. It returns one allocation per job, in order.
 func PlanCycle(in CycleInput, plan Planner) ([]forecast.Allocation, error) {
 	if len(in.Jobs) == 0 {

@@ -110,18 +110,3 @@ func (j *Job) Status(plan *forecast.Allocation) wire.JobStatus {
 func WorstCost(r forecast.JobRequest) float64 {
 	return r.MaxPrice * float64(r.Procs) * float64(r.Walltime) / 3600
 }
-
-// byPriority orders jobs the way the planner does: max price descending,
-// then submission time, then id.
-func byPriority(jobs []*Job) {
-	sort.SliceStable(jobs, func(a, b int) bool {
-		x, y := jobs[a].Req, jobs[b].Req
-		if x.MaxPrice != y.MaxPrice {
-			return x.MaxPrice > y.MaxPrice
-		}
-		if x.Submitted != y.Submitted {
-			return x.Submitted < y.Submitted
-		}
-		return x.ID < y.ID
-	})
-}

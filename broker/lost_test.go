@@ -34,8 +34,8 @@ func TestLostReservationPlansTheJobAgain(t *testing.T) {
 	if !strings.Contains(j.Message, "lost on a") {
 		t.Fatalf("message %q", j.Message)
 	}
-	if len(s.Waiting()) != 1 {
-		t.Fatalf("waiting jobs %d, want the lost one", len(s.Waiting()))
+	if w := s.InState(wire.JobWaiting); len(w) != 1 {
+		t.Fatalf("waiting jobs %d, want the lost one", len(w))
 	}
 }
 

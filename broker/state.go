@@ -72,18 +72,6 @@ func (s *State) add(j *Job) {
 	s.ledger.add(j, shareOf(j), +1)
 }
 
-// Waiting returns the waiting jobs in priority order (the planner's order).
-func (s *State) Waiting() []*Job {
-	var out []*Job
-	for _, j := range s.order {
-		if j.State == wire.JobWaiting {
-			out = append(out, j)
-		}
-	}
-	byPriority(out)
-	return out
-}
-
 // InState returns the jobs in the given state, in submission order.
 func (s *State) InState(state string) []*Job {
 	var out []*Job

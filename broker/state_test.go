@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"strings"
 	"testing"
 
 	"lookahead/forecast"
@@ -128,21 +127,6 @@ func TestReplayRebuildsTheSameState(t *testing.T) {
 	}
 	if b.ByRequest("req-g2").Req.ID != "g2" {
 		t.Fatal("request id not remembered")
-	}
-}
-
-func TestWaitingInPriorityOrder(t *testing.T) {
-	s := NewState()
-	mustApply(t, s, submitted(req("g1", 1, 60, 1), 10))
-	mustApply(t, s, submitted(req("g2", 1, 60, 5), 20))
-	mustApply(t, s, submitted(req("g3", 1, 60, 5), 15))
-	var ids []string
-	for _, j := range s.Waiting() {
-		ids = append(ids, j.Req.ID)
-	}
-	// g2 and g3 share the price; Submitted is 0 in these requests, so id breaks the tie.
-	if strings.Join(ids, ",") != "g2,g3,g1" {
-		t.Fatalf("order %v", ids)
 	}
 }
 

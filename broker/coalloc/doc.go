@@ -10,7 +10,7 @@
 // plans one job (stage 1: earliest feasible start by a sweep over the slots
 // sorted by time; stage 2: node choice and slot splitting) and removes what
 // the job used, so the next job sees only what is left. PlanQueue plans a
-// whole queue in priority order (SortQueue). Incremental plans the queue
+// whole queue in the options' queue order (SortQueue; fcfs by default). Incremental plans the queue
 // cycle after cycle with the answers PlanQueue would give from scratch,
 // re-planning only the jobs whose answer may have changed (what it caches
 // and what invalidates it: incremental.go). See docs/coalloc.md for the

@@ -55,7 +55,8 @@ type Options struct {
 	// the earliest finish (and within FreeTolerance × walltime).
 	FreeWait int64
 	// Order is the queue order jobs are planned in, each on what the jobs
-	// before it left: OrderPrice ("" too), OrderFCFS or OrderAging.
+	// before it left: OrderFCFS ("" too, DefaultOrder), OrderPrice or
+	// OrderAging.
 	Order string
 	// Aging is OrderAging's exchange rate, in seconds of waiting per credit
 	// per CPU-hour of max_price (> 0 with OrderAging).
@@ -64,10 +65,11 @@ type Options struct {
 
 // Queue orders (Options.Order).
 const (
-	// OrderPrice: max_price descending, then submitted, then id (the
-	// default): a job paying more is planned first.
+	// OrderPrice: max_price descending, then submitted, then id: a job
+	// paying more is planned first.
 	OrderPrice = "price"
-	// OrderFCFS: submitted, then id, whatever the price.
+	// OrderFCFS: submitted, then id, whatever the price (the default,
+	// DefaultOrder).
 	OrderFCFS = "fcfs"
 	// OrderAging: submitted − Aging × max_price, then submitted, then id:
 	// paying Δ credits per CPU-hour more puts a job before the jobs
@@ -80,12 +82,12 @@ const (
 // jobCmp is the comparison of the options' queue order.
 func (o Options) jobCmp() func(a, b forecast.JobRequest) int {
 	switch o.Order {
-	case OrderFCFS:
-		return fcfsCmp
+	case OrderPrice:
+		return queueCmp
 	case OrderAging:
 		return agingCmp(o.Aging)
 	}
-	return queueCmp
+	return fcfsCmp // DefaultOrder
 }
 
 func agingCmp(rate float64) func(a, b forecast.JobRequest) int {

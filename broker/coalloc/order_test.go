@@ -8,8 +8,9 @@ import (
 	"lookahead/forecast"
 )
 
-// TestQueueOrder: with Order fcfs the job submitted first is planned first
-// whatever the others pay; by default (price) the job paying more is.
+// TestQueueOrder: with Order fcfs, and by default (""), the job submitted
+// first is planned first whatever the others pay; with price the job
+// paying more is.
 func TestQueueOrder(t *testing.T) {
 	fc := forecast.Forecast{Version: 1, Site: "a", Horizon: 1000,
 		Nodes: []forecast.Node{{Name: "n", Procs: 1, Speed: 1}},
@@ -18,7 +19,7 @@ func TestQueueOrder(t *testing.T) {
 		{ID: "early", Procs: 1, Walltime: 100, MaxPrice: 1, Submitted: 1},
 		{ID: "rich", Procs: 1, Walltime: 100, MaxPrice: 3, Submitted: 2},
 	}
-	for order, first := range map[string]string{"": "rich", OrderPrice: "rich", OrderFCFS: "early"} {
+	for order, first := range map[string]string{"": "early", OrderPrice: "rich", OrderFCFS: "early"} {
 		out, err := PlanQueue([]forecast.Forecast{fc}, jobs, Options{Order: order})
 		if err != nil {
 			t.Fatal(err)
@@ -28,6 +29,9 @@ func TestQueueOrder(t *testing.T) {
 				t.Errorf("order %q: %s starts at %d, want %s first", order, a.Job, a.Start, first)
 			}
 		}
+	}
+	if got := (Options{}).QueueOrder(); got != OrderFCFS {
+		t.Errorf("the default queue order is %q, want %q", got, OrderFCFS)
 	}
 	if err := (Options{Order: "random"}).Validate(); err == nil {
 		t.Error("order random: no error")

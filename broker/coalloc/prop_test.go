@@ -36,7 +36,9 @@ func randInstance(r *rand.Rand) ([]forecast.Forecast, Options) {
 		}
 		fcs = append(fcs, f)
 	}
-	opts := Options{NotBefore: []int64{0, 5, 15}[r.IntN(3)]}
+	// price order, the order these properties were written in (fcfs, the
+	// default: TestFCFSIncrementalSameAnswers)
+	opts := Options{NotBefore: []int64{0, 5, 15}[r.IntN(3)], Order: OrderPrice}
 	if r.IntN(3) == 0 {
 		opts.MultiSiteFactor = 1.5
 	}

@@ -7,17 +7,24 @@ import (
 	"lookahead/forecast"
 )
 
-// SortQueueBy orders jobs in place in the queue order the planner plans
-// them in with Options.Order order: OrderPrice ("" too) as SortQueue,
-// OrderFCFS by submitted, then id.
-func SortQueueBy(jobs []forecast.JobRequest, order string) {
-	slices.SortStableFunc(jobs, Options{Order: order}.jobCmp())
+// DefaultOrder is the queue order of an empty Options.Order, and so of the
+// broker, `lookahead plan` and the replay unless told otherwise: first
+// come, first served (docs/replay.md, "Issue 33's study", says why).
+const DefaultOrder = OrderFCFS
+
+// QueueOrder is the queue order the options plan in: Order, or
+// DefaultOrder when it is empty.
+func (o Options) QueueOrder() string {
+	if o.Order == "" {
+		return DefaultOrder
+	}
+	return o.Order
 }
 
 // SortQueue orders jobs in place in the options' queue order (Order and
 // Aging), the order PlanQueue and Incremental plan them in; jobs equal on
-// its keys keep their order. The default, price order, is max_price
-// descending, then submitted ascending, then id ascending.
+// its keys keep their order. The default, fcfs, is submitted ascending,
+// then id ascending.
 func (o Options) SortQueue(jobs []forecast.JobRequest) {
 	slices.SortStableFunc(jobs, o.jobCmp())
 }
@@ -33,7 +40,7 @@ func queueCmp(a, b forecast.JobRequest) int {
 }
 
 // PlanQueue builds a pool from the forecasts, plans the jobs in the
-// options' queue order (Options.Order; by default priority, SortQueue)
+// options' queue order (Options.Order; by default fcfs, SortQueue)
 // each on what the jobs before it left, and returns one
 // allocation per job in the input order. The error is for bad forecasts or
 // options only; jobs that do not fit get Allocation.Error.

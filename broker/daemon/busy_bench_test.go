@@ -38,7 +38,7 @@ func busyBroker(b *testing.B, sites, nodes, n int) (*env, *brokerRun) {
 	}
 	r := e.startBroker(func(c *Config) {
 		c.Log = c.Log.Level(zerolog.ErrorLevel)
-		c.Planner = CoallocPlanner(PlannerOptions{})
+		c.UsePlanner(NewPlanner(benchPlanner))
 		c.StartMargin, c.CommitLead = time.Hour, time.Second // plan everything, reserve nothing
 	})
 	e.waitSites(r.b, sites)
@@ -215,7 +215,7 @@ func busyPlanning(b *testing.B) (*env, *brokerRun, *client.Client) {
 	}
 	r := e.startBroker(func(c *Config) {
 		c.Log = c.Log.Level(zerolog.ErrorLevel)
-		c.Planner = eachPlanner
+		c.Planner, c.Queue = eachPlanner, NewPlanner(benchPlanner)
 		c.Clock = WallClock
 		c.StartMargin, c.CommitLead = time.Hour, time.Second // plan everything, reserve nothing
 	})

@@ -103,11 +103,13 @@ type Config struct {
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
-	// Order is the queue order the planner plans in (coalloc.OrderPrice,
-	// "" too, or coalloc.OrderFCFS; PlannerOptions.Order): a cycle's
-	// allocations are committed in it too, so a job planned first is
-	// also reserved first (it wins a budget both cannot fit in).
-	Order string
+	// Queue is the queue order Planner plans in: the *Planner itself
+	// (UsePlanner sets both; PlannerOptions.Order and Aging are the one
+	// setting); nil is the default planner's order, fcfs. A cycle's
+	// allocations are committed in it too, so a job planned first is also
+	// reserved first (it wins a budget both cannot fit in), and status,
+	// the plan and the web view name it.
+	Queue Queue
 	// Explain, when set, says why a job gets no allocation on forecasts
 	// planned from notBefore and what would help (Planner.Explain):
 	// status of one waiting job that did not fit shows it as the plan's why.
@@ -158,6 +160,16 @@ func (c *Config) setDefaults() {
 	if c.Clock == nil {
 		c.Clock = WallClock
 	}
+	if c.Queue == nil {
+		c.Queue = NewPlanner(PlannerOptions{})
+	}
+}
+
+// Queue is a queue order: its name (coalloc's Order* constants) and the
+// sort that puts jobs in it. *Planner is one.
+type Queue interface {
+	Order() string
+	SortQueue(jobs []forecast.JobRequest)
 }
 
 // Validate reports settings that cannot work.
@@ -171,9 +183,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Planner == nil {
 		return fmt.Errorf("no planner configured")
-	}
-	if err := (coalloc.Options{Order: c.Order}).Validate(); err != nil {
-		return fmt.Errorf("planning order: %w", err)
 	}
 	if c.Policy.MaxWalltime < 0 {
 		return fmt.Errorf("max_walltime: %d, must not be negative", c.Policy.MaxWalltime)

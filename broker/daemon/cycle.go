@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"lookahead/broker"
-	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/wire"
 )
@@ -72,9 +71,9 @@ func countPlaced(allocs []forecast.Allocation) int {
 }
 
 // snapshot takes the cycle's input under the lock: fresh forecasts, holds
-// and the waiting jobs, in the planner's queue order (Config.Order;
+// and the waiting jobs, in the planner's queue order (Config.Queue;
 // sorted after the lock is released, from one pass over the jobs in
-// submission order; in price order that is State.Waiting's). Cycle
+// submission order). Cycle
 // commits in this order. Planned starts are kept at least StartMargin
 // ahead.
 func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
@@ -96,7 +95,7 @@ func (b *Broker) snapshot(now int64) (broker.CycleInput, []string, []string) {
 		}
 	}
 	b.mu.Unlock()
-	coalloc.SortQueueBy(in.Jobs, b.cfg.Order) // stable: price order is State.Waiting's
+	b.cfg.Queue.SortQueue(in.Jobs)
 	return in, stale, excluded
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"lookahead/broker/coalloc"
 	"lookahead/wire"
 )
 
@@ -15,8 +16,8 @@ func TestStatusExplainsAJobThatDoesNotFit(t *testing.T) {
 	e := newEnv(t)
 	e.startSite("alpha")
 	e.publish("alpha", 1, 4, 8, 2) // 32 procs, all at price 2
-	planner := NewPlanner(PlannerOptions{})
-	r := e.startBroker(func(c *Config) { c.Planner, c.Explain = planner.Plan, planner.Explain })
+	planner := NewPlanner(PlannerOptions{Order: coalloc.OrderPrice})
+	r := e.startBroker(func(c *Config) { c.UsePlanner(planner) })
 	e.waitSites(r.b, 1)
 	cheap := submit(t, r.b, "k1", job(16, 3600, 1)) // nothing is that cheap
 	dear := submit(t, r.b, "k2", job(16, 3600, 3))  // pays more: planned first

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -12,16 +13,21 @@ import (
 )
 
 // TestCommitsFollowThePlanningOrder: a cycle reserves its due jobs in the
-// order the planner planned them (planning.order): with fcfs the job
-// submitted first is reserved first though the later one pays more; with
-// the default price order the dearer one is.
+// order the planner planned them (planning.order) and the plan names that
+// order: with fcfs, and with an in-process broker's defaults (no order,
+// no Queue: the demo's), the job submitted first is reserved first though
+// the later one pays more; with price the dearer one is; with aging at
+// 1 s per credit the later one's 2 credits more outweigh its second.
 func TestCommitsFollowThePlanningOrder(t *testing.T) {
 	for _, tc := range []struct {
 		order string
+		aging float64
 		want  []string
 	}{
-		{coalloc.OrderFCFS, []string{"early-cheap", "late-dear"}},
-		{"", []string{"late-dear", "early-cheap"}},
+		{coalloc.OrderFCFS, 0, []string{"early-cheap", "late-dear"}},
+		{"", 0, []string{"early-cheap", "late-dear"}},
+		{coalloc.OrderPrice, 0, []string{"late-dear", "early-cheap"}},
+		{coalloc.OrderAging, 1, []string{"late-dear", "early-cheap"}},
 	} {
 		t.Run("order="+tc.order, func(t *testing.T) {
 			e := newEnv(t)
@@ -30,8 +36,11 @@ func TestCommitsFollowThePlanningOrder(t *testing.T) {
 			var mu sync.Mutex
 			var intents []string
 			r := e.startBroker(func(c *Config) {
-				c.Order = tc.order
-				c.Planner = NewPlanner(PlannerOptions{Order: tc.order}).Plan
+				if tc.order == "" {
+					c.Planner = CoallocPlanner(PlannerOptions{})
+				} else {
+					c.UsePlanner(NewPlanner(PlannerOptions{Order: tc.order, Aging: tc.aging}))
+				}
 				c.appendHook = func(_ context.Context, ev broker.Event) {
 					if ev.Kind == broker.EvIntent {
 						mu.Lock()
@@ -64,6 +73,10 @@ func TestCommitsFollowThePlanningOrder(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("commit intents in the order %v, want %v (the plan's order)", got, tc.want)
+			}
+			want := cmp.Or(tc.order, coalloc.OrderFCFS)
+			if got := r.b.Plan().Order; got != want {
+				t.Errorf("the plan names the order %q, want %q", got, want)
 			}
 		})
 	}

@@ -21,13 +21,16 @@ type PlannerOptions struct {
 	// FreeTolerance is free-first's window for free time, a fraction of a
 	// job's walltime.
 	FreeTolerance float64
-	// Order is the queue order (coalloc.OrderPrice, the default, or
-	// coalloc.OrderFCFS).
+	// Order is the queue order (coalloc.Options.Order: "" is
+	// coalloc.DefaultOrder, fcfs); Aging is OrderAging's rate in seconds
+	// of waiting per credit (coalloc.Options.Aging). The broker commits
+	// and names the order the planner plans in (Config.Queue).
 	Order string
+	Aging float64
 }
 
 // Planner is the co-allocation core bound as the broker's planner: the
-// whole queue is planned in the options' order (priority by default) on
+// whole queue is planned in the options' order (fcfs by default) on
 // one pool of every fresh
 // site's slots, no allocation starting before notBefore. It keeps the
 // last cycle's answers (coalloc.Incremental), so a cycle re-plans only
@@ -44,7 +47,8 @@ type Planner struct {
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
 	opts := coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, Order: o.Order}
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance,
+		Order: o.Order, Aging: o.Aging}
 	inc, err := coalloc.NewIncremental(opts)
 	return &Planner{opts: opts, inc: inc, err: err}
 }
@@ -67,6 +71,13 @@ func (p *Planner) ExplainLater(fcs []forecast.Forecast, job forecast.JobRequest,
 	return explainLater(fcs, job, a, o)
 }
 
+// Order is the queue order the planner plans in (a Queue): its options'
+// Order, coalloc.DefaultOrder when empty.
+func (p *Planner) Order() string { return p.opts.QueueOrder() }
+
+// SortQueue orders jobs in place in the planner's queue order (a Queue).
+func (p *Planner) SortQueue(jobs []forecast.JobRequest) { p.opts.SortQueue(jobs) }
+
 // Plan is a broker.Planner.
 func (p *Planner) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, error) {
 	p.mu.Lock()
@@ -87,6 +98,14 @@ func (p *Planner) TakeStats() coalloc.Stats {
 	st := p.last
 	p.last = coalloc.Stats{}
 	return st
+}
+
+// UsePlanner makes p the broker's planner: it plans (Planner), says why
+// (Explain, ExplainLater), counts what it re-planned (PlanStats) and is
+// the queue order the broker commits in and names (Queue), so that none
+// of them can disagree with another.
+func (c *Config) UsePlanner(p *Planner) {
+	c.Planner, c.Explain, c.ExplainLater, c.PlanStats, c.Queue = p.Plan, p.Explain, p.ExplainLater, p.TakeStats, p
 }
 
 // CoallocPlanner is NewPlanner(o).Plan: the co-allocation core as a

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"lookahead/broker/coalloc"
 )
 
 // replanMetrics records what the broker counts of its re-planning.
@@ -99,33 +101,42 @@ func TestCycleReportsReplans(t *testing.T) {
 	}
 }
 
-// TestSnapshotKeepsThePriorityOrder: the cycle's input lists the waiting
-// jobs in State.Waiting's order and the holds State.Holds lists.
-func TestSnapshotKeepsThePriorityOrder(t *testing.T) {
-	e := newEnv(t)
-	e.publish("a", 1, 2, 8, 1)
-	r := e.startBroker(nil)
-	e.waitSites(r.b, 1)
-	for i, price := range []float64{1, 3, 2, 3, 1, 2.5} {
-		j := job(8, 3600, price)
-		j.Submitted = int64(100 - i%3)
-		if rep := submit(t, r.b, fmt.Sprintf("p-%d", i), j); rep.Code != "ok" {
-			t.Fatalf("submit: %+v", rep)
+// TestSnapshotKeepsTheQueueOrder: the cycle's input lists the waiting
+// jobs in the planner's queue order (by default fcfs: submitted, then
+// id; price: max_price descending first, then submitted) and the holds
+// State.Holds lists.
+func TestSnapshotKeepsTheQueueOrder(t *testing.T) {
+	for order, want := range map[string][]string{
+		"":                 {"p-0", "p-1", "p-2", "p-3", "p-4", "p-5"},
+		coalloc.OrderPrice: {"p-1", "p-3", "p-5", "p-2", "p-0", "p-4"},
+	} {
+		e := newEnv(t)
+		e.publish("a", 1, 2, 8, 1)
+		r := e.startBroker(func(c *Config) {
+			if order != "" {
+				c.Queue = NewPlanner(PlannerOptions{Order: order})
+			}
+		})
+		e.waitSites(r.b, 1)
+		name := map[string]string{}
+		for i, price := range []float64{1, 3, 2, 3, 1, 2.5} {
+			rep := submit(t, r.b, fmt.Sprintf("p-%d", i), job(8, 3600, price))
+			if rep.Code != "ok" {
+				t.Fatalf("submit: %+v", rep)
+			}
+			name[rep.Job] = fmt.Sprintf("p-%d", i)
+			e.clock.Add(time.Second)
 		}
-	}
-	in, _, _ := r.b.snapshot(r.b.now())
-	r.b.mu.Lock()
-	var want []string
-	for _, j := range r.b.state.Waiting() {
-		want = append(want, j.Req.ID)
-	}
-	holds := r.b.state.Holds()
-	r.b.mu.Unlock()
-	var got []string
-	for _, j := range in.Jobs {
-		got = append(got, j.ID)
-	}
-	if !slices.Equal(got, want) || len(in.Holds) != len(holds) {
-		t.Fatalf("snapshot order %v, State.Waiting %v; holds %d, want %d", got, want, len(in.Holds), len(holds))
+		in, _, _ := r.b.snapshot(r.b.now())
+		r.b.mu.Lock()
+		holds := r.b.state.Holds()
+		r.b.mu.Unlock()
+		var got []string
+		for _, j := range in.Jobs {
+			got = append(got, name[j.ID])
+		}
+		if !slices.Equal(got, want) || len(in.Holds) != len(holds) {
+			t.Fatalf("order %q: snapshot order %v, want %v; holds %d, want %d", order, got, want, len(in.Holds), len(holds))
+		}
 	}
 }

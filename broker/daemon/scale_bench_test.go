@@ -96,7 +96,7 @@ func BenchmarkScaleCycle(b *testing.B) {
 	name := fmt.Sprintf("sites=%d/nodes=%d/slots=%d/jobs=%d", scaleSites, scaleNodes, slots, scaleJobs)
 	b.Run(name+"/algo=first", func(b *testing.B) {
 		benchCycle(b, in, func(f []forecast.Forecast, j []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
-			return NewPlanner(PlannerOptions{}).Plan(f, j, nb)
+			return NewPlanner(benchPlanner).Plan(f, j, nb)
 		})
 		b.ReportMetric(float64(peakRSS())/1024, "peak-rss-MB")
 	})

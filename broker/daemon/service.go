@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"lookahead/broker"
-	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/version"
 	"lookahead/wire"
@@ -284,14 +283,8 @@ func (b *Broker) plannedFor(id string) *broker.Planned {
 	return &broker.Planned{Alloc: a, Queue: wire.QueuePlace{Position: b.queuePos[id] + 1, Of: len(b.plan.Allocations), Order: b.order()}}
 }
 
-// order is the queue order the broker plans in (Config.Order, "" being
-// coalloc.OrderPrice).
-func (b *Broker) order() string {
-	if b.cfg.Order == "" {
-		return coalloc.OrderPrice
-	}
-	return b.cfg.Order
-}
+// order is the queue order the broker plans in (Config.Queue's).
+func (b *Broker) order() string { return b.cfg.Queue.Order() }
 
 // explainNoFit says why the job did not fit in the last cycle and what
 // would help (Config.Explain on that cycle's forecasts less what reserved

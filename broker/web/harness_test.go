@@ -41,8 +41,8 @@ type grid struct {
 	b     *daemon.Broker
 	web   *web.Server
 	url   string
-	// order is the queue order its brokers plan in ("": the daemon's
-	// default).
+	// order is the queue order its brokers plan in ("": the planner's
+	// default, fcfs).
 	order string
 }
 
@@ -140,9 +140,11 @@ func (g *grid) startBroker() {
 // standby while another broker holds the lease.
 func (g *grid) runBroker(name string) (*daemon.Broker, chan error) {
 	g.t.Helper()
-	b, err := daemon.New(g.connect(), daemon.Config{Name: name, CycleInterval: time.Hour, Debounce: time.Hour, CommitLead: 10 * time.Minute,
+	cfg := daemon.Config{Name: name, CycleInterval: time.Hour, Debounce: time.Hour, CommitLead: 10 * time.Minute,
 		ReserveTimeout: 5 * time.Second, ForecastTTL: 5 * time.Minute, StartMargin: time.Minute, Clock: g.clock,
-		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{Order: g.order}), Order: g.order, Log: *g.log()})
+		Log: *g.log()}
+	cfg.UsePlanner(daemon.NewPlanner(daemon.PlannerOptions{Order: g.order}))
+	b, err := daemon.New(g.connect(), cfg)
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -180,12 +180,14 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 	p := cfg.Planning
 	planner := daemon.NewPlanner(daemon.PlannerOptions{
 		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
-		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance, Order: p.Order})
-	return daemon.Config{
+		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance,
+		Order: p.Order, Aging: p.Aging.Seconds()})
+	c := daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,
 		MaxClockSkew: p.MaxClockSkew, Retain: cfg.Jobs.Retain, SnapshotInterval: cfg.Jobs.SnapshotInterval,
 		Name: cfg.Leadership.Name, Replicas: cfg.Replicas, JSDomain: cfg.NATS.JSDomain, LeaseTTL: cfg.Leadership.LeaseTTL, Policy: cfg.Policy(), Log: log, Metrics: m,
-		Planner: planner.Plan, PlanStats: planner.TakeStats, Explain: planner.Explain, ExplainLater: planner.ExplainLater, Order: p.Order,
 	}
+	c.UsePlanner(planner)
+	return c
 }

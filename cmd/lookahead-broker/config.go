@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/viper"
 
 	"lookahead/broker"
-	"lookahead/broker/coalloc"
+	"lookahead/broker/client"
 	"lookahead/broker/web"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -43,8 +43,11 @@ type Config struct {
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
 		Order          string        `mapstructure:"order" json:"order" default:"fcfs"`
-		StagingDelay   time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
-		MaxClockSkew   time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
+		// Aging is order aging's rate: the wait one credit per CPU-hour
+		// of max_price is worth (required with it, refused without).
+		Aging        time.Duration `mapstructure:"aging" json:"aging,omitempty"`
+		StagingDelay time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
+		MaxClockSkew time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
 	Jobs struct {
 		MaxWalltime         time.Duration `mapstructure:"max_walltime" json:"max_walltime" default:"168h" min:"1s"`
@@ -205,8 +208,8 @@ func (c Config) Validate() error {
 	if !forecast.IsCriterion(c.Planning.Criterion) {
 		errs = append(errs, fmt.Errorf("planning.criterion %q: must be one of %v", c.Planning.Criterion, forecast.Criteria()))
 	}
-	if o := c.Planning.Order; o != coalloc.OrderPrice && o != coalloc.OrderFCFS {
-		errs = append(errs, fmt.Errorf("planning.order %q: must be %q or %q", o, coalloc.OrderPrice, coalloc.OrderFCFS))
+	if err := client.CheckOrder("planning.order", c.Planning.Order, "planning.aging", c.Planning.Aging); err != nil {
+		errs = append(errs, err)
 	}
 	if t := c.Planning.Tolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.tolerance %v: must be at most 100", t))

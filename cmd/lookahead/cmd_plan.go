@@ -31,6 +31,7 @@ type planOptions struct {
 	tolerance       float64
 	freeTolerance   float64
 	order           string
+	aging           time.Duration
 	conn            client.Conn
 	warn            io.Writer // warnings (slots outside a forecast's window); nil: none
 }
@@ -48,8 +49,9 @@ allocations, commit).
 
 Offline (what-if), plan reads v1 site forecasts and a JSON array of v1 grid job requests,
 plans the jobs in the queue order of --order (fcfs, the broker's default:
-submitted, then id; or price: max_price descending, then submitted, then
-id), each on what the jobs before it left, with the broker's co-allocation
+submitted, then id; price: max_price descending, then submitted, then
+id; or aging: submitted moved earlier by --aging per credit of max_price,
+then submitted, then id), each on what the jobs before it left, with the broker's co-allocation
 algorithm, and prints one allocation per job in the queue's order.
 
 A job that does not fit within the forecasts' horizon gets an "error" that
@@ -92,8 +94,10 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
 		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
-	f.StringVar(&opts.order, "order", coalloc.OrderFCFS,
-		"queue order: fcfs (submitted, then id; the broker's default planning.order) or price (max_price descending, then submitted, then id)")
+	f.StringVar(&opts.order, "order", coalloc.DefaultOrder,
+		"queue order: fcfs (submitted, then id; the broker's default planning.order), price (max_price descending, then submitted, then id) or aging (see --aging)")
+	f.DurationVar(&opts.aging, "aging", 0,
+		"--order aging's rate (planning.aging): the wait one credit per CPU-hour of max_price is worth, e.g. 2h")
 	opts.conn.Bind(f)
 	cli.AddOutputFlag(cmd, &opts.output)
 	return cmd
@@ -118,16 +122,13 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	if opts.notBefore < 0 || opts.notBefore > forecast.MaxInstant {
 		return cli.Usagef("plan: --not-before %d: must lie in [0, %d]", opts.notBefore, forecast.MaxInstant)
 	}
-	if opts.order == "" {
-		opts.order = coalloc.OrderFCFS
-	}
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
 		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance,
-		Order: opts.order,
+		Order: opts.order, Aging: opts.aging.Seconds(),
 	}
-	if opts.order != coalloc.OrderFCFS && opts.order != coalloc.OrderPrice {
-		return cli.Usagef("plan: --order %q: must be %q or %q", opts.order, coalloc.OrderFCFS, coalloc.OrderPrice)
+	if err := client.CheckOrder("--order", opts.order, "--aging", opts.aging); err != nil {
+		return cli.Usagef("plan: %w", err)
 	}
 	if err := copts.Validate(); err != nil {
 		return cli.Usagef("plan: %w", err)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -198,17 +201,25 @@ func TestPlanFreeTolerance(t *testing.T) {
 }
 
 // TestPlanOrder: --order fcfs (the default) plans an earlier job first
-// whatever it pays, --order price the better payer: two jobs that each
-// want g1's 48 processors start in turn, in the order's turn.
+// whatever it pays, --order price the better payer, --order aging the
+// better payer only when its 3 credits more are worth more than the 100 s
+// it came later (--aging above 33 s): two jobs that each want g1's 48
+// processors start in turn, in the order's turn. --aging goes with
+// --order aging only.
 func TestPlanOrder(t *testing.T) {
 	queue := filepath.Join(t.TempDir(), "queue.json")
 	os.WriteFile(queue, []byte(`[
   {"id": "early", "procs": 48, "walltime": 7200, "max_price": 2, "criterion": "earliest-start", "user": "a", "submitted": 1763779000},
   {"id": "rich", "procs": 48, "walltime": 7200, "max_price": 5, "criterion": "earliest-start", "user": "b", "submitted": 1763779100}
 ]`), 0o600)
-	for order, first := range map[string]string{"": "early", "fcfs": "early", "price": "rich"} {
+	for _, tc := range []struct {
+		order string
+		aging time.Duration
+		first string
+	}{{"", 0, "early"}, {"fcfs", 0, "early"}, {"price", 0, "rich"}, {"aging", time.Minute, "rich"}, {"aging", 30 * time.Second, "early"}} {
+		order, first := fmt.Sprintf("%s/%s", tc.order, tc.aging), tc.first
 		opts := examplePlan
-		opts.jobs, opts.order = queue, order
+		opts.jobs, opts.order, opts.aging = queue, tc.order, tc.aging
 		var out bytes.Buffer
 		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
 			t.Fatal(err)
@@ -221,9 +232,22 @@ func TestPlanOrder(t *testing.T) {
 			t.Errorf("order %q: %s starts first (%d, %d), want %s", order, got, allocs[0].Start, allocs[1].Start, first)
 		}
 	}
-	opts := examplePlan
-	opts.order = "random"
-	if err := runPlan(context.Background(), opts, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--order") {
-		t.Fatalf("--order random: %v", err)
+	for _, tc := range []struct {
+		order string
+		aging time.Duration
+		want  string
+	}{
+		{"random", 0, `--order "random": must be`},
+		{"aging", 0, `--aging: required with --order "aging"`},
+		{"price", time.Hour, `--aging 1h: only --order "aging" uses it (the order is "price")`},
+		{"", time.Hour, `--aging 1h: only --order "aging" uses it (the order is "fcfs")`},
+		{"aging", -time.Hour, `--aging -1h: must not be negative`},
+	} {
+		opts := examplePlan
+		opts.order, opts.aging = tc.order, tc.aging
+		err := runPlan(context.Background(), opts, nil, &bytes.Buffer{})
+		if !errors.As(err, new(cli.UsageError)) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--order %q --aging %s: %v, want a usage error naming %s", tc.order, tc.aging, err, tc.want)
+		}
 	}
 }
