@@ -45,7 +45,7 @@ type Config struct {
 		Order          string        `mapstructure:"order" json:"order" default:"fcfs"`
 		// Aging is order aging's rate: the wait one credit per CPU-hour
 		// of max_price is worth (required with it, refused without).
-		Aging        time.Duration `mapstructure:"aging" json:"aging,omitempty"`
+		Aging        time.Duration `mapstructure:"aging" json:"aging"`
 		StagingDelay time.Duration `mapstructure:"staging_delay" json:"staging_delay"`
 		MaxClockSkew time.Duration `mapstructure:"max_clock_skew" json:"max_clock_skew" default:"1m" min:"1s"`
 	} `mapstructure:"planning" json:"planning"`
