@@ -64,6 +64,8 @@ func (b *BrokerSpec) set(k, v string) error {
 		if err = d.UnmarshalText([]byte(v)); err == nil {
 			b.FreeWait = d
 		}
+	case "free_spent":
+		b.FreeSpent, err = strconv.ParseBool(v)
 	default:
 		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait)", k)
 	}

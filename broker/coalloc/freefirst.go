@@ -55,24 +55,26 @@ func (p *Pool) freeCut(maxPrice float64) ([]int32, bool) {
 func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers []float64) plan {
 	e := earliestEnd(cands)
 	if cut, ok := p.freeCut(job.MaxPrice); ok {
-		p.cut = cut // the searches, stage 2 and the costs see free time only
-		fc, found := p.heldCandidates(job, tiers, p.freeWindow(job, e))
-		var pl plan
-		if found {
-			pl = p.pickLeastHeld(job, fc)
-		}
-		p.cut = nil
-		if found {
-			pl.why = fmt.Sprintf("free-first: free time only (%s; within %g × walltime of the earliest finish), %s",
-				p.freePrices(pl), p.opts.FreeTolerance, pl.why)
-			if pl.end > e {
-				pl.why += fmt.Sprintf("; buying local jobs' forecast time could finish %d s sooner", pl.end-e)
+		if w := p.freeWindow(job, e); w >= e {
+			p.cut = cut // the searches, stage 2 and the costs see free time only
+			fc, found := p.heldCandidates(job, tiers, w)
+			var pl plan
+			if found {
+				pl = p.pickLeastHeld(job, fc)
 			}
-			return pl
+			p.cut = nil
+			if found {
+				p.spentBy(job, e, fc)
+				pl.why = fmt.Sprintf("free-first: free time only (%s; within %s), %s", p.freePrices(pl), p.freeRule(), pl.why)
+				if pl.end > e {
+					pl.why += fmt.Sprintf("; buying local jobs' forecast time could finish %d s sooner", pl.end-e)
+				}
+				return pl
+			}
 		}
-		pl = p.pickLeastHeld(job, cands)
-		pl.why = fmt.Sprintf("free-first: free time cannot finish within %g × walltime of the earliest finish, so local jobs' forecast time too (%s): %s",
-			p.opts.FreeTolerance, p.freePrices(pl), pl.why)
+		pl := p.pickLeastHeld(job, cands)
+		pl.why = fmt.Sprintf("free-first: free time cannot finish within %s, so local jobs' forecast time too (%s): %s",
+			p.freeRule(), p.freePrices(pl), pl.why)
 		return pl
 	}
 	pl := p.pickLeastHeld(job, cands)
@@ -85,6 +87,12 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 // deadline (when it has one, and e meets it).
 func (p *Pool) freeWindow(job forecast.JobRequest, e int64) int64 {
 	w := withinBy(p.opts.FreeTolerance, job, e)
+	if spent := p.spent(job); spent > 0 {
+		if w-e < spent {
+			return e - 1 // the job waited its free tolerance out: no free pass
+		}
+		w -= spent
+	}
 	if p.opts.FreeWait > 0 {
 		w = min(w, addSat(e, p.opts.FreeWait))
 	}
@@ -117,4 +125,38 @@ func (p *Pool) lowestFree() float64 {
 		low = min(low, s.free)
 	}
 	return low
+}
+
+// spentBy tells the observer when a free-time answer may stop holding
+// under FreeSpent: once the wait spent leaves a window that ends before
+// one of the free candidates it was picked from (the window only shrinks
+// with time, so an answer that bought local jobs' time keeps).
+func (p *Pool) spentBy(job forecast.JobRequest, e int64, fc []candidate) {
+	if !p.opts.FreeSpent || job.Submitted <= 0 || p.obs == nil {
+		return
+	}
+	last := e
+	for _, c := range fc {
+		last = max(last, c.end)
+	}
+	slack := withinBy(p.opts.FreeTolerance, job, e) - e
+	p.obs.expire(job.Submitted + slack - (last - e))
+}
+
+// spent is the wait FreeSpent takes from a job's free window: the time
+// since it was submitted (0 when the option is off).
+func (p *Pool) spent(job forecast.JobRequest) int64 {
+	if !p.opts.FreeSpent || job.Submitted <= 0 || p.opts.NotBefore <= job.Submitted {
+		return 0
+	}
+	return p.opts.NotBefore - job.Submitted
+}
+
+// freeRule names the free window in a why (never the time waited, which
+// changes every cycle while the answer may not).
+func (p *Pool) freeRule() string {
+	if p.opts.FreeSpent {
+		return fmt.Sprintf("%g × walltime of the earliest finish, less the time waited since submission", p.opts.FreeTolerance)
+	}
+	return fmt.Sprintf("%g × walltime of the earliest finish", p.opts.FreeTolerance)
 }

@@ -23,6 +23,9 @@ type observer struct {
 	// wins are the windows of the searches that found a start (the bound
 	// search excepted): what the answer's candidates were judged on.
 	wins []window
+	// expires: the answer holds only while NotBefore is at most it
+	// (FreeSpent's shrinking free window; MaxInt64: no such bound).
+	expires int64
 }
 
 // window is one search's answer: its start over [from, to) on the nodes
@@ -44,7 +47,7 @@ type taken struct {
 // search hook is installed once.
 func (p *Pool) observe(o *observer) {
 	if o != nil {
-		*o = observer{lower: math.MaxInt64, reach: math.MinInt64}
+		*o = observer{lower: math.MaxInt64, reach: math.MinInt64, expires: math.MaxInt64}
 	}
 	if p.obs == nil && o != nil && !p.hooked {
 		inner := p.stage1
@@ -87,3 +90,5 @@ func (p *Pool) placeWatched(job forecast.JobRequest, o *observer) forecast.Alloc
 	defer p.observe(nil)
 	return p.Place(job)
 }
+
+func (o *observer) expire(t int64) { o.expires = min(o.expires, t) }

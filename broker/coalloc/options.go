@@ -54,6 +54,12 @@ type Options struct {
 	// free time is preferred only when it finishes at most FreeWait after
 	// the earliest finish (and within FreeTolerance × walltime).
 	FreeWait int64
+	// FreeSpent makes FreeTolerance a budget over the job's whole wait:
+	// the time since the job was submitted (NotBefore − Submitted) is
+	// spent from the free window, so a job re-planned cycle after cycle
+	// waits for free time at most FreeTolerance × walltime in all, not
+	// that much after every cycle's earliest finish.
+	FreeSpent bool
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderFCFS ("" too, DefaultOrder), OrderPrice or
 	// OrderAging.

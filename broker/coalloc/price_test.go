@@ -10,6 +10,8 @@ import (
 
 func withCrit(j forecast.JobRequest, c string) forecast.JobRequest { j.Criterion = c; return j }
 
+func submittedAt(j forecast.JobRequest, t int64) forecast.JobRequest { j.Submitted = t; return j }
+
 // TestPriceCases: named cases of the economic model and of the least-held
 // criterion, each with the allocation worked out by hand.
 func TestPriceCases(t *testing.T) {
@@ -206,6 +208,24 @@ func TestPriceCases(t *testing.T) {
 			name: "free-first: free time 40 s later is past a free wait of 30 s",
 			fcs:  queued(40), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), opts: Options{Tolerance: 0.5, FreeTolerance: 2, FreeWait: 30},
 			start: 0, end: 100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "free-first, window from submission: free time 40 s later, nothing waited of 50 s",
+			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 1000),
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeSpent: true, NotBefore: 1000},
+			start: 1040, end: 1140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "free-first, window from submission: 20 s waited leave 30 s, free time 40 s later is past it",
+			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 980),
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeSpent: true, NotBefore: 1000},
+			start: 1000, end: 1100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
+		},
+		{
+			name: "free-first, window after each earliest finish: 20 s waited do not count",
+			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 980),
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, NotBefore: 1000},
+			start: 1040, end: 1140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
 		},
 		{
 			name: "free-first: free time only until the deadline",

@@ -213,7 +213,7 @@ func (w *walk) touched(o *entry) bool {
 // answer took and the new one takes.
 func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) entry {
 	*why++
-	o := &observer{}
+	o := &observer{expires: math.MaxInt64}
 	var a forecast.Allocation
 	if reason, ok := w.dominated(job); ok {
 		st.Skipped++
@@ -234,7 +234,7 @@ func (w *walk) plan(job forecast.JobRequest, old *entry, why *int, st *Stats) en
 		}
 		w.apply(o.taken, 1)
 	}
-	return entry{job: job, alloc: a, lower: o.lower, reach: o.reach, taken: o.taken, wins: o.wins}
+	return entry{job: job, alloc: a, lower: min(o.lower, o.expires), reach: o.reach, taken: o.taken, wins: o.wins}
 }
 
 // gone: what o took last cycle is not taken now.
