@@ -23,7 +23,7 @@ func coallocOptions(sc Scenario) coalloc.Options {
 		o.FreeTolerance = *sc.Broker.FreeTolerance
 	}
 	o.FreeWait = sc.Broker.FreeWait.Seconds()
-	o.FreeSpent = sc.Broker.FreeSpent
+	o.FreeWindow = sc.Broker.FreeWindow
 	switch sc.Broker.Order {
 	case OrderPriority:
 		o.Order = coalloc.OrderPrice

@@ -165,8 +165,9 @@ type BrokerSpec struct {
 	FreeTolerance *float64 `yaml:"free_tolerance" json:"free_tolerance,omitempty"`
 	// FreeWait caps free-first's wait for free time (0: no cap).
 	FreeWait Duration `yaml:"free_wait" json:"free_wait,omitempty"`
-	// FreeSpent spends the wait since submission from the free window.
-	FreeSpent bool `yaml:"free_spent" json:"free_spent,omitempty"`
+	// FreeWindow is what free_tolerance counts from: each-cycle (the
+	// default) or since-submit (coalloc.Options.FreeWindow).
+	FreeWindow string `yaml:"free_window" json:"free_window,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
 
@@ -127,15 +128,16 @@ func TestPaymentSweep(t *testing.T) {
 // order and free tolerance here), bad ones are refused naming the policy.
 func TestPolicySettings(t *testing.T) {
 	sc := smallScenario()
-	sc.Policies = []string{NameLookahead, "lookahead[order=fcfs, free_tolerance=0.5]"}
+	sc.Policies = []string{NameLookahead, "lookahead[order=fcfs, free_tolerance=0.5, free_window=since-submit]"}
 	if err := sc.WithDefaults().Validate(); err != nil {
 		t.Fatal(err)
 	}
 	v, err := sc.forPolicy(sc.Policies[1])
-	if err != nil || v.Broker.Order != OrderFCFS || *v.Broker.FreeTolerance != 0.5 || sc.Broker.FreeTolerance != nil {
+	if err != nil || v.Broker.Order != OrderFCFS || *v.Broker.FreeTolerance != 0.5 || sc.Broker.FreeTolerance != nil ||
+		coallocOptions(v).FreeWindow != coalloc.FreeWindowSinceSubmit || coallocOptions(sc).FreeWindow != "" {
 		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
 	}
-	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]"} {
+	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]"} {
 		sc.Policies = []string{p}
 		if err := sc.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "policies[0]") {
 			t.Errorf("%s: %v, want refused naming policies[0]", p, err)

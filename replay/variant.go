@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"lookahead/broker/coalloc"
 )
 
 // A policy may name a strategy with broker settings of its own, for
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
-// order, aging, tolerance, free_tolerance, free_wait.
+// order, aging, tolerance, free_tolerance, free_wait, free_window.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
 func splitPolicy(p string) (name, settings string) {
@@ -64,10 +66,10 @@ func (b *BrokerSpec) set(k, v string) error {
 		if err = d.UnmarshalText([]byte(v)); err == nil {
 			b.FreeWait = d
 		}
-	case "free_spent":
-		b.FreeSpent, err = strconv.ParseBool(v)
+	case "free_window":
+		b.FreeWindow, err = v, coalloc.CheckFreeWindow(k, v)
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window)", k)
 	}
 	return err
 }

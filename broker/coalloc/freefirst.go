@@ -128,11 +128,11 @@ func (p *Pool) lowestFree() float64 {
 }
 
 // spentBy tells the observer when a free-time answer may stop holding
-// under FreeSpent: once the wait spent leaves a window that ends before
+// with the window since submission: once the wait spent leaves a window that ends before
 // one of the free candidates it was picked from (the window only shrinks
 // with time, so an answer that bought local jobs' time keeps).
 func (p *Pool) spentBy(job forecast.JobRequest, e int64, fc []candidate) {
-	if !p.opts.FreeSpent || job.Submitted <= 0 || p.obs == nil {
+	if p.opts.FreeWindow != FreeWindowSinceSubmit || job.Submitted <= 0 || p.obs == nil {
 		return
 	}
 	last := e
@@ -143,10 +143,10 @@ func (p *Pool) spentBy(job forecast.JobRequest, e int64, fc []candidate) {
 	p.obs.expire(job.Submitted + slack - (last - e))
 }
 
-// spent is the wait FreeSpent takes from a job's free window: the time
-// since it was submitted (0 when the option is off).
+// spent is the wait taken from a job's free window: with the window since
+// submission, the time since it was submitted; else 0.
 func (p *Pool) spent(job forecast.JobRequest) int64 {
-	if !p.opts.FreeSpent || job.Submitted <= 0 || p.opts.NotBefore <= job.Submitted {
+	if p.opts.FreeWindow != FreeWindowSinceSubmit || job.Submitted <= 0 || p.opts.NotBefore <= job.Submitted {
 		return 0
 	}
 	return p.opts.NotBefore - job.Submitted
@@ -155,7 +155,7 @@ func (p *Pool) spent(job forecast.JobRequest) int64 {
 // freeRule names the free window in a why (never the time waited, which
 // changes every cycle while the answer may not).
 func (p *Pool) freeRule() string {
-	if p.opts.FreeSpent {
+	if p.opts.FreeWindow == FreeWindowSinceSubmit {
 		return fmt.Sprintf("%g × walltime of the earliest finish, less the time waited since submission", p.opts.FreeTolerance)
 	}
 	return fmt.Sprintf("%g × walltime of the earliest finish", p.opts.FreeTolerance)

@@ -89,7 +89,7 @@ func (w *world) arrive() {
 	j := randJob(w.r, w.next)
 	w.next++
 	j.Criterion = w.crit[w.r.IntN(len(w.crit))]
-	if w.opts.FreeSpent { // submitted a little before now: the wait spent counts
+	if w.opts.FreeWindow == FreeWindowSinceSubmit { // submitted a little before now: the wait spent counts
 		j.Submitted = max(1, w.now-int64(w.next%7)*10)
 	}
 	w.jobs = append(w.jobs, j)
@@ -164,7 +164,9 @@ func TestIncrementalSameAnswers(t *testing.T) {
 				if r.IntN(4) == 0 {
 					opts.Tiers = []float64{1.7} // coarse tiers: no floors
 				}
-				opts.FreeSpent = seq%2 == 1 // free windows that shrink with time
+				if seq%2 == 1 { // free windows that shrink with time
+					opts.FreeWindow = FreeWindowSinceSubmit
+				}
 				in, err := NewIncremental(opts)
 				if err != nil {
 					t.Fatal(err)

@@ -24,7 +24,7 @@ type observer struct {
 	// search excepted): what the answer's candidates were judged on.
 	wins []window
 	// expires: the answer holds only while NotBefore is at most it
-	// (FreeSpent's shrinking free window; MaxInt64: no such bound).
+	// (the free window since submission, which shrinks with time; MaxInt64: no such bound).
 	expires int64
 }
 

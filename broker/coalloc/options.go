@@ -54,12 +54,14 @@ type Options struct {
 	// free time is preferred only when it finishes at most FreeWait after
 	// the earliest finish (and within FreeTolerance × walltime).
 	FreeWait int64
-	// FreeSpent makes FreeTolerance a budget over the job's whole wait:
-	// the time since the job was submitted (NotBefore − Submitted) is
-	// spent from the free window, so a job re-planned cycle after cycle
-	// waits for free time at most FreeTolerance × walltime in all, not
-	// that much after every cycle's earliest finish.
-	FreeSpent bool
+	// FreeWindow says what FreeTolerance counts from: FreeWindowEachCycle
+	// ("" too) after each cycle's earliest finish, so a job re-planned
+	// cycle after cycle may wait longer than that in all; or
+	// FreeWindowSinceSubmit, where the time since the job was submitted
+	// (NotBefore − Submitted) is spent from the window, so it waits for
+	// free time at most FreeTolerance × walltime past its earliest finish
+	// in all (docs/coalloc.md, "The free window").
+	FreeWindow string
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderFCFS ("" too, DefaultOrder), OrderPrice or
 	// OrderAging.
@@ -114,6 +116,21 @@ func fcfsCmp(a, b forecast.JobRequest) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
+// Free windows (Options.FreeWindow).
+const (
+	FreeWindowEachCycle   = "each-cycle"
+	FreeWindowSinceSubmit = "since-submit"
+)
+
+// CheckFreeWindow checks a free window's name; key names the setting in
+// the error ("planning.free_window", "--free-window").
+func CheckFreeWindow(key, w string) error {
+	if w != "" && w != FreeWindowEachCycle && w != FreeWindowSinceSubmit {
+		return fmt.Errorf("%w: %s %q: must be %q or %q", forecast.ErrInvalid, key, w, FreeWindowEachCycle, FreeWindowSinceSubmit)
+	}
+	return nil
+}
+
 // DefaultTolerance is the Tolerance the broker, `lookahead plan` and the
 // replay use unless told otherwise (docs/coalloc.md, "The least-held
 // criterion", says how it was chosen).
@@ -148,6 +165,9 @@ func (o Options) Validate() error {
 	}
 	if o.FreeWait < 0 || o.FreeWait > maxDuration/1024 {
 		return fmt.Errorf("%w: free wait %d: must be >= 0 (none) and < 2^50 s", forecast.ErrInvalid, o.FreeWait)
+	}
+	if err := CheckFreeWindow("free_window", o.FreeWindow); err != nil {
+		return err
 	}
 	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: free tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)

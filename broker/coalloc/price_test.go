@@ -212,13 +212,13 @@ func TestPriceCases(t *testing.T) {
 		{
 			name: "free-first, window from submission: free time 40 s later, nothing waited of 50 s",
 			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 1000),
-			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeSpent: true, NotBefore: 1000},
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeWindow: FreeWindowSinceSubmit, NotBefore: 1000},
 			start: 1040, end: 1140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
 		},
 		{
 			name: "free-first, window from submission: 20 s waited leave 30 s, free time 40 s later is past it",
 			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 980),
-			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeSpent: true, NotBefore: 1000},
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeWindow: FreeWindowSinceSubmit, NotBefore: 1000},
 			start: 1000, end: 1100, parts: "q/n1:4", cost: 4 * 100.0 * 2 / 3600,
 		},
 		{

@@ -21,6 +21,8 @@ type PlannerOptions struct {
 	// FreeTolerance is free-first's window for free time, a fraction of a
 	// job's walltime.
 	FreeTolerance float64
+	// FreeWindow is what FreeTolerance counts from (coalloc.Options.FreeWindow).
+	FreeWindow string
 	// Order is the queue order (coalloc.Options.Order: "" is
 	// coalloc.DefaultOrder, fcfs); Aging is OrderAging's rate in seconds
 	// of waiting per credit (coalloc.Options.Aging). The broker commits
@@ -47,7 +49,7 @@ type Planner struct {
 // NewPlanner returns a planner with the given options.
 func NewPlanner(o PlannerOptions) *Planner {
 	opts := coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
-		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance,
+		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, FreeWindow: o.FreeWindow,
 		Order: o.Order, Aging: o.Aging}
 	inc, err := coalloc.NewIncremental(opts)
 	return &Planner{opts: opts, inc: inc, err: err}

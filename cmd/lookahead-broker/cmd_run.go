@@ -180,7 +180,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 	p := cfg.Planning
 	planner := daemon.NewPlanner(daemon.PlannerOptions{
 		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
-		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance,
+		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance, FreeWindow: p.FreeWindow,
 		Order: p.Order, Aging: p.Aging.Seconds()})
 	c := daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,

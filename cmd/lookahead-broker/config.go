@@ -11,6 +11,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/broker/client"
+	"lookahead/broker/coalloc"
 	"lookahead/broker/web"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -42,7 +43,10 @@ type Config struct {
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"free-first"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
-		Order          string        `mapstructure:"order" json:"order" default:"fcfs"`
+		// FreeWindow is what free_tolerance counts from: each-cycle or
+		// since-submit (coalloc.Options.FreeWindow).
+		FreeWindow string `mapstructure:"free_window" json:"free_window" default:"each-cycle"`
+		Order      string `mapstructure:"order" json:"order" default:"fcfs"`
 		// Aging is order aging's rate: the wait one credit per CPU-hour
 		// of max_price is worth (required with it, refused without).
 		Aging        time.Duration `mapstructure:"aging" json:"aging"`
@@ -213,6 +217,9 @@ func (c Config) Validate() error {
 	}
 	if t := c.Planning.Tolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.tolerance %v: must be at most 100", t))
+	}
+	if err := coalloc.CheckFreeWindow("planning.free_window", c.Planning.FreeWindow); err != nil {
+		errs = append(errs, err)
 	}
 	if t := c.Planning.FreeTolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.free_tolerance %v: must be at most 100", t))

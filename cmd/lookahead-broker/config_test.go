@@ -67,6 +67,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"planning: {free_tolerance: -1}":                "planning.free_tolerance",
 		"planning: {free_tolerance: 101}":               "planning.free_tolerance",
 		"planning: {free_tolerance: 2h}":                "planning.free_tolerance",
+		"planning: {free_window: since-start}":          "planning.free_window \"since-start\": must be \"each-cycle\" or \"since-submit\"",
 		"planning: {order: random}":                     "planning.order: \"random\": must be",
 		"planning: {order: aging}":                      "planning.aging: required with planning.order \"aging\"",
 		"planning: {order: aging, aging: 7200}":         "planning.aging: 7200 has no unit",

@@ -39,3 +39,39 @@ func TestPlanningOrderReachesTheCommits(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeWindowReachesThePlanner: planning.free_window sets what
+// free_tolerance counts from in the daemon's planner. Site q's time is a
+// local job's forecast time (price 2) from 1000, site f is free (price 1)
+// from 1040; a 100 s free-first job submitted at 980 and planned at 1000
+// with free_tolerance 0.5 waits for f counted after each earliest finish,
+// and buys q's time when its 20 s waited are spent from the window.
+func TestFreeWindowReachesThePlanner(t *testing.T) {
+	site := func(name string, start int64, price float64) forecast.Forecast {
+		return forecast.Forecast{Version: 1, Site: name, Horizon: 10000,
+			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
+			Slots: []forecast.Slot{{Node: "n1", Procs: 4, Start: start, End: 10000, Price: price}}}
+	}
+	fcs := []forecast.Forecast{site("q", 1000, 2), site("f", 1040, 1)}
+	for conf, want := range map[string]string{
+		"planning: {free_tolerance: 0.5}\n":                            "f",
+		"planning: {free_tolerance: 0.5, free_window: since-submit}\n": "q",
+	} {
+		file := filepath.Join(t.TempDir(), "broker.yaml")
+		os.WriteFile(file, []byte(conf), 0o600)
+		cmd := subcommand("run")
+		cmd.Flags().Parse([]string{"--config", file})
+		c, err := loadConfig(cmd.Flags())
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2, Submitted: 980, Criterion: forecast.FreeFirst}}
+		out, err := daemonConfig(c, zerolog.Nop(), nil).Planner(fcs, jobs, 1000)
+		if err != nil || len(out) != 1 || !out[0].Placed() {
+			t.Fatalf("%q: %+v (%v)", conf, out, err)
+		}
+		if got := out[0].Parts[0].Site; got != want {
+			t.Errorf("%q: on %s, want %s (%s)", conf, got, want, out[0].Why)
+		}
+	}
+}

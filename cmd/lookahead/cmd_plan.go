@@ -30,6 +30,7 @@ type planOptions struct {
 	criterion       string
 	tolerance       float64
 	freeTolerance   float64
+	freeWindow      string
 	order           string
 	aging           time.Duration
 	conn            client.Conn
@@ -94,6 +95,8 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
 		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
+	f.StringVar(&opts.freeWindow, "free-window", coalloc.FreeWindowEachCycle,
+		"free-first: what --free-tolerance counts from: each-cycle (each plan's earliest finish) or since-submit (the time since the job's submitted is spent from it, so it waits for free time at most --free-tolerance × walltime in all)")
 	f.StringVar(&opts.order, "order", coalloc.DefaultOrder,
 		"queue order: fcfs (submitted, then id; the broker's default planning.order), price (max_price descending, then submitted, then id) or aging (see --aging)")
 	f.DurationVar(&opts.aging, "aging", 0,
@@ -124,7 +127,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	}
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
-		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance,
+		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance, FreeWindow: opts.freeWindow,
 		Order: opts.order, Aging: opts.aging.Seconds(),
 	}
 	if err := client.CheckOrder("--order", opts.order, "--aging", opts.aging); err != nil {

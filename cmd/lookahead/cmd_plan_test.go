@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
 )
@@ -197,6 +198,41 @@ func TestPlanFreeTolerance(t *testing.T) {
 		if got := allocs[0].Parts[0].Site; got != want {
 			t.Errorf("free tolerance %v: on %s, want %s (%s)", ftol, got, want, allocs[0].Why)
 		}
+	}
+}
+
+// TestPlanFreeWindow: --free-window reaches the planner. As above, with
+// the job submitted 20 s before --not-before and a free window of 0.5 ×
+// 100 s: counted after each earliest finish it admits f's free time 40 s
+// later; since submission 20 s of it are spent and q's time is bought.
+func TestPlanFreeWindow(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, v any) string { return writeJSON(t, dir, name, v) }
+	site := func(name string, start int64, price float64) forecast.Forecast {
+		return forecast.Forecast{Version: 1, Site: name, Horizon: 10000,
+			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
+			Slots: []forecast.Slot{{Node: "n1", Procs: 4, Start: start, End: 10000, Price: price}}}
+	}
+	opts := planOptions{forecasts: []string{write("q.json", site("q", 1000, 2)), write("f.json", site("f", 1040, 1))},
+		jobs:   write("jobs.json", []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2, Submitted: 980}}),
+		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5, freeTolerance: 0.5, notBefore: 1000}
+	for window, want := range map[string]string{coalloc.FreeWindowEachCycle: "f", coalloc.FreeWindowSinceSubmit: "q"} {
+		opts.freeWindow = window
+		var out bytes.Buffer
+		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		var allocs []forecast.Allocation
+		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
+			t.Fatalf("free window %s: %s (%v)", window, out.String(), err)
+		}
+		if got := allocs[0].Parts[0].Site; got != want {
+			t.Errorf("free window %s: on %s, want %s (%s)", window, got, want, allocs[0].Why)
+		}
+	}
+	opts.freeWindow = "always"
+	if err := runPlan(context.Background(), opts, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "free_window") {
+		t.Errorf("--free-window always: %v, want an error naming it", err)
 	}
 }
 
