@@ -67,7 +67,8 @@ const perJobTestJobs = 200
 
 // TestLookaheadKeptSameReplay: the lookahead strategies give the same
 // replay keeping last cycle's answers where exact as placing every job
-// again every cycle, in FCFS and in price order.
+// again every cycle, in FCFS and in price order, and with the free
+// window since submission.
 func TestLookaheadKeptSameReplay(t *testing.T) {
 	sc, w := perJobTestSetup(t)
 	for _, order := range []string{OrderFCFS, OrderPriority} {
@@ -76,6 +77,9 @@ func TestLookaheadKeptSameReplay(t *testing.T) {
 			t.Run(order+"/"+pol, func(t *testing.T) { sameReplay(t, sc, w, pol) })
 		}
 	}
+	// free windows that shrink as jobs wait: kept answers expire
+	sc.Broker.Order, sc.Broker.FreeWindow = OrderFCFS, coalloc.FreeWindowSinceSubmit
+	t.Run("fcfs/since-submit/"+NameLookahead, func(t *testing.T) { sameReplay(t, sc, w, NameLookahead) })
 }
 
 // TestKeptAnswersFollowTime: planning again on the same forecasts later
