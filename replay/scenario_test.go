@@ -128,16 +128,17 @@ func TestPaymentSweep(t *testing.T) {
 // order and free tolerance here), bad ones are refused naming the policy.
 func TestPolicySettings(t *testing.T) {
 	sc := smallScenario()
-	sc.Policies = []string{NameLookahead, "lookahead[order=fcfs, free_tolerance=0.5, free_window=since-submit]"}
+	sc.Policies = []string{NameLookahead, "lookahead[order=fcfs, free_tolerance=0.5, free_window=since-submit, commit_lead=1h]"}
 	if err := sc.WithDefaults().Validate(); err != nil {
 		t.Fatal(err)
 	}
 	v, err := sc.forPolicy(sc.Policies[1])
 	if err != nil || v.Broker.Order != OrderFCFS || *v.Broker.FreeTolerance != 0.5 || sc.Broker.FreeTolerance != nil ||
-		coallocOptions(v).FreeWindow != coalloc.FreeWindowSinceSubmit || coallocOptions(sc).FreeWindow != "" {
+		coallocOptions(v).FreeWindow != coalloc.FreeWindowSinceSubmit || coallocOptions(sc).FreeWindow != "" ||
+		v.Broker.CommitLead.Seconds() != 3600 || sc.Broker.CommitLead == v.Broker.CommitLead {
 		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
 	}
-	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]"} {
+	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]", "lookahead[commit_lead=soon]"} {
 		sc.Policies = []string{p}
 		if err := sc.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "policies[0]") {
 			t.Errorf("%s: %v, want refused naming policies[0]", p, err)

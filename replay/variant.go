@@ -11,7 +11,8 @@ import (
 // A policy may name a strategy with broker settings of its own, for
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
-// order, aging, tolerance, free_tolerance, free_wait, free_window.
+// order, aging, tolerance, free_tolerance, free_wait, free_window,
+// commit_lead.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
 func splitPolicy(p string) (name, settings string) {
@@ -66,10 +67,15 @@ func (b *BrokerSpec) set(k, v string) error {
 		if err = d.UnmarshalText([]byte(v)); err == nil {
 			b.FreeWait = d
 		}
+	case "commit_lead":
+		var d Duration
+		if err = d.UnmarshalText([]byte(v)); err == nil {
+			b.CommitLead = d
+		}
 	case "free_window":
 		b.FreeWindow, err = v, coalloc.CheckFreeWindow(k, v)
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, commit_lead)", k)
 	}
 	return err
 }
