@@ -24,6 +24,7 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	}
 	o.FreeWait = sc.Broker.FreeWait.Seconds()
 	o.FreeWindow = sc.Broker.FreeWindow
+	o.FreeFallback = sc.Broker.FreeFallback
 	switch sc.Broker.Order {
 	case OrderPriority:
 		o.Order = coalloc.OrderPrice

@@ -168,6 +168,8 @@ type BrokerSpec struct {
 	// FreeWindow is what free_tolerance counts from: each-cycle (the
 	// default) or since-submit (coalloc.Options.FreeWindow).
 	FreeWindow string `yaml:"free_window" json:"free_window,omitempty"`
+	// FreeFallback: coalloc.Options.FreeFallback (experimental).
+	FreeFallback string `yaml:"free_fallback" json:"free_fallback,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

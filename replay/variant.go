@@ -67,6 +67,8 @@ func (b *BrokerSpec) set(k, v string) error {
 		if err = d.UnmarshalText([]byte(v)); err == nil {
 			b.FreeWait = d
 		}
+	case "free_fallback":
+		b.FreeFallback, err = v, coalloc.CheckFreeFallback(k, v)
 	case "commit_lead":
 		var d Duration
 		if err = d.UnmarshalText([]byte(v)); err == nil {

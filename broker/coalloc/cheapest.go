@@ -52,6 +52,12 @@ func (p *Pool) pickCheapest(job forecast.JobRequest, cands []candidate, tiers []
 	if job.Deadline > 0 {
 		bound, what = job.Deadline, "by its deadline"
 	}
+	return p.cheapestWithin(job, cands, tiers, e, bound, what)
+}
+
+// cheapestWithin is the cheapest allocation finishing by bound (what
+// names it in the why), free time first; e is the earliest finish.
+func (p *Pool) cheapestWithin(job forecast.JobRequest, cands []candidate, tiers []float64, e, bound int64, what string) plan {
 	if bound < e {
 		pl := p.pickBy(job, cands, endFirst)
 		pl.why = fmt.Sprintf("cheapest: no allocation finishes by its deadline; the earliest finish, %d s after it", pl.end-job.Deadline)

@@ -72,6 +72,13 @@ func (p *Pool) pickFreeFirst(job forecast.JobRequest, cands []candidate, tiers [
 				return pl
 			}
 		}
+		if p.opts.freeFallback() == FreeFallbackCheapest {
+			bound := p.within(job, e)
+			pl := p.cheapestWithin(job, cands, tiers, e, bound, fmt.Sprintf("within %g × walltime of the earliest finish", p.opts.Tolerance))
+			pl.why = fmt.Sprintf("free-first: free time cannot finish within %s, so local jobs' forecast time too, the least of it: %s",
+				p.freeRule(), pl.why)
+			return pl
+		}
 		pl := p.pickLeastHeld(job, cands)
 		pl.why = fmt.Sprintf("free-first: free time cannot finish within %s, so local jobs' forecast time too (%s): %s",
 			p.freeRule(), p.freePrices(pl), pl.why)

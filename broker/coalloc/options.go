@@ -62,6 +62,13 @@ type Options struct {
 	// free time at most FreeTolerance × walltime past its earliest finish
 	// in all (docs/coalloc.md, "The free window").
 	FreeWindow string
+	// FreeFallback is how free-first ranks when free time cannot finish
+	// within its window: FreeFallbackLeastHeld (least-held at max_price:
+	// the least work, then the earliest finish) or FreeFallbackCheapest
+	// (the cheapest allocation finishing within Tolerance × walltime of
+	// the earliest finish: the least of local jobs' time bought); ""
+	// is DefaultFreeFallback.
+	FreeFallback string
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderFCFS ("" too, DefaultOrder), OrderPrice or
 	// OrderAging.
@@ -116,6 +123,30 @@ func fcfsCmp(a, b forecast.JobRequest) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
+// Free-first's fallbacks (Options.FreeFallback).
+const (
+	FreeFallbackLeastHeld = "least-held"
+	FreeFallbackCheapest  = "cheapest"
+	// DefaultFreeFallback is the fallback of Options.FreeFallback "".
+	DefaultFreeFallback = FreeFallbackLeastHeld
+)
+
+// CheckFreeFallback checks a fallback's name; key names the setting.
+func CheckFreeFallback(key, f string) error {
+	if f != "" && f != FreeFallbackLeastHeld && f != FreeFallbackCheapest {
+		return fmt.Errorf("%w: %s %q: must be %q or %q", forecast.ErrInvalid, key, f, FreeFallbackLeastHeld, FreeFallbackCheapest)
+	}
+	return nil
+}
+
+// freeFallback is the options' fallback, "" resolved.
+func (o Options) freeFallback() string {
+	if o.FreeFallback == "" {
+		return DefaultFreeFallback
+	}
+	return o.FreeFallback
+}
+
 // Free windows (Options.FreeWindow).
 const (
 	FreeWindowEachCycle   = "each-cycle"
@@ -167,6 +198,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: free wait %d: must be >= 0 (none) and < 2^50 s", forecast.ErrInvalid, o.FreeWait)
 	}
 	if err := CheckFreeWindow("free_window", o.FreeWindow); err != nil {
+		return err
+	}
+	if err := CheckFreeFallback("free_fallback", o.FreeFallback); err != nil {
 		return err
 	}
 	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {

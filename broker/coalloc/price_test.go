@@ -32,6 +32,14 @@ func TestPriceCases(t *testing.T) {
 		}
 	}
 	tol := Options{Tolerance: 0.5, FreeTolerance: 0.5}
+	// queuedThenFree: site q's time is a local job's forecast time (price
+	// 2) from 0; site r's too until 50, then free (price 1).
+	queuedThenFree := func() []forecast.Forecast {
+		return []forecast.Forecast{
+			mkSite("q", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 0, 10000, 2)),
+			mkSite("r", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 0, 50, 2), sl("m1", 4, 50, 10000, 1)),
+		}
+	}
 	withDeadline := func(j forecast.JobRequest, d int64) forecast.JobRequest {
 		j.Deadline = d
 		return j
@@ -226,6 +234,18 @@ func TestPriceCases(t *testing.T) {
 			fcs:  queued(1040), job: submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 980),
 			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.5, NotBefore: 1000},
 			start: 1040, end: 1140, parts: "f/m1:4", cost: 4 * 100.0 / 3600,
+		},
+		{
+			name: "free-first, free time past its window: least-held finishes first, buying 50 s of the local job's time",
+			fcs:  queuedThenFree(), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst),
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.3, FreeFallback: FreeFallbackLeastHeld},
+			start: 0, end: 100, parts: "r/m1:4", cost: 4 * (50*2 + 50*1.0) / 3600,
+		},
+		{
+			name: "free-first, free time past its window: the cheapest within the tolerance, the free time 50 s later",
+			fcs:  queuedThenFree(), job: withCrit(jb("j", 4, 100, 2), forecast.FreeFirst),
+			opts:  Options{Tolerance: 0.5, FreeTolerance: 0.3, FreeFallback: FreeFallbackCheapest},
+			start: 50, end: 150, parts: "r/m1:4", cost: 4 * 100.0 / 3600,
 		},
 		{
 			name: "free-first: free time only until the deadline",
