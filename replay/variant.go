@@ -12,7 +12,7 @@ import (
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
 // order, aging, tolerance, free_tolerance, free_wait, free_window,
-// commit_lead.
+// free_fallback, commit_lead.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
 func splitPolicy(p string) (name, settings string) {
@@ -49,35 +49,34 @@ func (b *BrokerSpec) set(k, v string) error {
 		}
 		return &f, nil
 	}
+	dur := func(to *Duration) error {
+		var d Duration
+		err := d.UnmarshalText([]byte(v))
+		if err == nil {
+			*to = d
+		}
+		return err
+	}
 	var err error
 	switch k {
 	case "order":
 		b.Order = v
 	case "aging":
-		var d Duration
-		if err = d.UnmarshalText([]byte(v)); err == nil {
-			b.Aging = d
-		}
+		err = dur(&b.Aging)
 	case "tolerance":
 		b.Tolerance, err = num()
 	case "free_tolerance":
 		b.FreeTolerance, err = num()
 	case "free_wait":
-		var d Duration
-		if err = d.UnmarshalText([]byte(v)); err == nil {
-			b.FreeWait = d
-		}
+		err = dur(&b.FreeWait)
 	case "free_fallback":
 		b.FreeFallback, err = v, coalloc.CheckFreeFallback(k, v)
 	case "commit_lead":
-		var d Duration
-		if err = d.UnmarshalText([]byte(v)); err == nil {
-			b.CommitLead = d
-		}
+		err = dur(&b.CommitLead)
 	case "free_window":
 		b.FreeWindow, err = v, coalloc.CheckFreeWindow(k, v)
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, commit_lead)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, free_fallback, commit_lead)", k)
 	}
 	return err
 }

@@ -23,14 +23,7 @@ func TestPlanningOrderReachesTheCommits(t *testing.T) {
 		"planning:\n  order: aging\n  aging: 1h\n":            {"aging", "early"},
 		"planning:\n  order: fcfs\n  criterion: least-held\n": {"fcfs", "early"},
 	} {
-		file := filepath.Join(t.TempDir(), "broker.yaml")
-		os.WriteFile(file, []byte(conf), 0o600)
-		cmd := subcommand("run")
-		cmd.Flags().Parse([]string{"--config", file})
-		c, err := loadConfig(cmd.Flags())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := configFrom(t, conf)
 		q := daemonConfig(c, zerolog.Nop(), nil).Queue
 		jobs := []forecast.JobRequest{{ID: "early", MaxPrice: 1, Submitted: 0}, {ID: "dear", MaxPrice: 2, Submitted: 5400}}
 		q.SortQueue(jobs)
@@ -57,14 +50,7 @@ func TestFreeWindowReachesThePlanner(t *testing.T) {
 		"planning: {free_tolerance: 0.5}\n":                            "f",
 		"planning: {free_tolerance: 0.5, free_window: since-submit}\n": "q",
 	} {
-		file := filepath.Join(t.TempDir(), "broker.yaml")
-		os.WriteFile(file, []byte(conf), 0o600)
-		cmd := subcommand("run")
-		cmd.Flags().Parse([]string{"--config", file})
-		c, err := loadConfig(cmd.Flags())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := configFrom(t, conf)
 		jobs := []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2, Submitted: 980, Criterion: forecast.FreeFirst}}
 		out, err := daemonConfig(c, zerolog.Nop(), nil).Planner(fcs, jobs, 1000)
 		if err != nil || len(out) != 1 || !out[0].Placed() {
@@ -74,4 +60,18 @@ func TestFreeWindowReachesThePlanner(t *testing.T) {
 			t.Errorf("%q: on %s, want %s (%s)", conf, got, want, out[0].Why)
 		}
 	}
+}
+
+// configFrom is run's configuration from a config file holding text.
+func configFrom(t *testing.T, text string) Config {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "broker.yaml")
+	os.WriteFile(file, []byte(text), 0o600)
+	cmd := subcommand("run")
+	cmd.Flags().Parse([]string{"--config", file})
+	c, err := loadConfig(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

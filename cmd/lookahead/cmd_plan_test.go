@@ -175,28 +175,11 @@ func TestPlanCriterionAndWhy(t *testing.T) {
 // (price 1) from 40 s: a 100 s free-first job waits for f when the free
 // window admits 40 s, and buys q's time when it does not.
 func TestPlanFreeTolerance(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, v any) string { return writeJSON(t, dir, name, v) }
-	site := func(name string, start int64, price float64) forecast.Forecast {
-		return forecast.Forecast{Version: 1, Site: name, Horizon: 10000,
-			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
-			Slots: []forecast.Slot{{Node: "n1", Procs: 4, Start: start, End: 10000, Price: price}}}
-	}
-	opts := planOptions{forecasts: []string{write("q.json", site("q", 0, 2)), write("f.json", site("f", 40, 1))},
-		jobs:   write("jobs.json", []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2}}),
-		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5}
+	opts := queuedOrFree(t, 0, 0)
 	for ftol, want := range map[float64]string{0.5: "f", 0.3: "q"} {
 		opts.freeTolerance = ftol
-		var out bytes.Buffer
-		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
-			t.Fatal(err)
-		}
-		var allocs []forecast.Allocation
-		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
-			t.Fatalf("free tolerance %v: %s (%v)", ftol, out.String(), err)
-		}
-		if got := allocs[0].Parts[0].Site; got != want {
-			t.Errorf("free tolerance %v: on %s, want %s (%s)", ftol, got, want, allocs[0].Why)
+		if got := planOneSite(t, opts); got != want {
+			t.Errorf("free tolerance %v: on %s, want %s", ftol, got, want)
 		}
 	}
 }
@@ -206,6 +189,25 @@ func TestPlanFreeTolerance(t *testing.T) {
 // 100 s: counted after each earliest finish it admits f's free time 40 s
 // later; since submission 20 s of it are spent and q's time is bought.
 func TestPlanFreeWindow(t *testing.T) {
+	opts := queuedOrFree(t, 1000, 980)
+	opts.freeTolerance = 0.5
+	for window, want := range map[string]string{coalloc.FreeWindowEachCycle: "f", coalloc.FreeWindowSinceSubmit: "q"} {
+		opts.freeWindow = window
+		if got := planOneSite(t, opts); got != want {
+			t.Errorf("free window %s: on %s, want %s", window, got, want)
+		}
+	}
+	opts.freeWindow = "always"
+	if err := runPlan(context.Background(), opts, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "free_window") {
+		t.Errorf("--free-window always: %v, want an error naming it", err)
+	}
+}
+
+// queuedOrFree is plan's options for the free-window tests: site q's
+// processors are a local job's forecast time (price 2) from now, site f's
+// free (price 1) from now+40; one 4-processor 100 s free-first job
+// submitted at submitted, max price 2, planned from now.
+func queuedOrFree(t *testing.T, now, submitted int64) planOptions {
 	dir := t.TempDir()
 	write := func(name string, v any) string { return writeJSON(t, dir, name, v) }
 	site := func(name string, start int64, price float64) forecast.Forecast {
@@ -213,27 +215,25 @@ func TestPlanFreeWindow(t *testing.T) {
 			Nodes: []forecast.Node{{Name: "n1", Procs: 4, Speed: 1, MemMB: 1000}},
 			Slots: []forecast.Slot{{Node: "n1", Procs: 4, Start: start, End: 10000, Price: price}}}
 	}
-	opts := planOptions{forecasts: []string{write("q.json", site("q", 1000, 2)), write("f.json", site("f", 1040, 1))},
-		jobs:   write("jobs.json", []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2, Submitted: 980}}),
-		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5, freeTolerance: 0.5, notBefore: 1000}
-	for window, want := range map[string]string{coalloc.FreeWindowEachCycle: "f", coalloc.FreeWindowSinceSubmit: "q"} {
-		opts.freeWindow = window
-		var out bytes.Buffer
-		if err := runPlan(context.Background(), opts, nil, &out); err != nil {
-			t.Fatal(err)
-		}
-		var allocs []forecast.Allocation
-		if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
-			t.Fatalf("free window %s: %s (%v)", window, out.String(), err)
-		}
-		if got := allocs[0].Parts[0].Site; got != want {
-			t.Errorf("free window %s: on %s, want %s (%s)", window, got, want, allocs[0].Why)
-		}
+	return planOptions{forecasts: []string{write("q.json", site("q", now, 2)), write("f.json", site("f", now+40, 1))},
+		jobs:   write("jobs.json", []forecast.JobRequest{{ID: "j", Procs: 4, Walltime: 100, MaxPrice: 2, Submitted: submitted}}),
+		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5, notBefore: now}
+}
+
+// planOneSite plans the one job of opts and returns the site of its first
+// part (the test fails when it is not placed).
+func planOneSite(t *testing.T, opts planOptions) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+		t.Fatal(err)
 	}
-	opts.freeWindow = "always"
-	if err := runPlan(context.Background(), opts, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "free_window") {
-		t.Errorf("--free-window always: %v, want an error naming it", err)
+	var allocs []forecast.Allocation
+	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
+		t.Fatalf("%s (%v)", out.String(), err)
 	}
+	t.Logf("on %s: %s", allocs[0].Parts[0].Site, allocs[0].Why)
+	return allocs[0].Parts[0].Site
 }
 
 // TestPlanOrder: --order fcfs (the default) plans an earlier job first
