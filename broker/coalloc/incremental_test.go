@@ -453,3 +453,40 @@ func TestIncrementalOwnerFreePriceChange(t *testing.T) {
 		t.Fatalf("%+v: incremental %+v, from scratch %+v, want q's idle time now", st, got, want)
 	}
 }
+
+// With the free window since submission a free-time answer expires while
+// nothing else changes: q's processors are a local job's forecast time
+// from 1100, f's free from 1140; a 100 s job submitted at 1000 with a
+// free window of 50 s takes f (40 s after the earliest finish). At 1050
+// no start was lost (the earliest is 1100) and no slot changed, but the
+// 50 s waited leave no window: the job is planned again (for time) and
+// buys q's time, as from scratch.
+func TestIncrementalFreeWindowExpires(t *testing.T) {
+	fcs := []forecast.Forecast{
+		mkSite("q", []forecast.Node{nd("n1", 4, 1)}, sl("n1", 4, 1100, 10000, 2)),
+		mkSite("f", []forecast.Node{nd("m1", 4, 1)}, sl("m1", 4, 1140, 10000, 1)),
+	}
+	fcs[0].FreePrice, fcs[1].FreePrice = 1, 1
+	jobs := []forecast.JobRequest{submittedAt(withCrit(jb("j", 4, 100, 2), forecast.FreeFirst), 1000)}
+	opts := Options{Tolerance: 0.5, FreeTolerance: 0.5, FreeWindow: FreeWindowSinceSubmit}
+	in, err := NewIncremental(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := in.Plan(fcs, jobs, 1000)
+	if err != nil || partsOf(first[0]) != "f/m1:4" {
+		t.Fatalf("at 1000: %+v (%v), want free time on f", first, err)
+	}
+	got, st, err := in.Plan(fcs, jobs, 1050)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.NotBefore = 1050
+	want, _ := PlanEach(fcs, jobs, opts)
+	if !reflect.DeepEqual(got, want) || partsOf(got[0]) != "q/n1:4" {
+		t.Fatalf("at 1050 (%+v): incremental %+v, from scratch %+v, want q's time", st, got, want)
+	}
+	if st.Time != 1 {
+		t.Fatalf("stats %+v: want the job planned again for time", st)
+	}
+}
