@@ -68,7 +68,8 @@ then on the fewest sites, then the cheapest. free-first: the same among the
 allocations on free time alone (each site's slots at its forecast's
 free_price, else at the lowest price in the forecasts) when one
 finishes at most --free-tolerance × its walltime after the earliest
-possible finish, else among all. The WHY column (and "why" in JSON) says
+possible finish (with --free-window since-submit, less the time the job
+has waited since it was submitted), else among all. The WHY column (and "why" in JSON) says
 why each allocation won.
 
 -o json prints a JSON array of v1 allocations and nothing else on stdout.
