@@ -105,9 +105,11 @@ func startSlurmGrid(t *testing.T, c *slurmtest.Cluster, o gridOptions) *slurmGri
 	g.stopSl = g.run(g.slCfg, g.slDeps)
 
 	g.bnc = connect()
-	b, err := daemon.New(g.bnc, daemon.Config{CycleInterval: time.Second, Debounce: 100 * time.Millisecond, CommitLead: o.commitLead,
+	bcfg := daemon.Config{CycleInterval: time.Second, Debounce: 100 * time.Millisecond, CommitLead: o.commitLead,
 		StartMargin: 15 * time.Second, StartGrace: time.Minute, ReserveTimeout: 20 * time.Second, ForecastTTL: 30 * time.Second,
-		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{Tolerance: coalloc.DefaultTolerance}), Policy: broker.Policy{MaxWalltime: 24 * 3600}})
+		Policy: broker.Policy{MaxWalltime: 24 * 3600}}
+	bcfg.UsePlanner(daemon.NewPlanner(daemon.PlannerOptions{Tolerance: coalloc.DefaultTolerance}))
+	b, err := daemon.New(g.bnc, bcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,10 @@ type Options struct {
 	Out      io.Writer     // live output (default stdout)
 	Color    bool          // ANSI colours in the live output
 	Log      io.Writer     // component logs (JSON lines); nil: none
-	Planner  broker.Planner
+	// Planner is the broker's planner, bound with daemon.Config.UsePlanner
+	// as lookahead-broker binds it: its queue order and why-texts too
+	// (default: the broker's defaults).
+	Planner *daemon.Planner
 	// Web is the web view's address (default 127.0.0.1:0, a free port on
 	// loopback; "off" turns it off): it is printed and up while the demo runs.
 	Web string
@@ -74,7 +77,7 @@ func (o *Options) defaults() {
 		o.Out = os.Stdout
 	}
 	if o.Planner == nil {
-		o.Planner = daemon.CoallocPlanner(daemon.PlannerOptions{Tolerance: coalloc.DefaultTolerance}) // the broker's defaults
+		o.Planner = daemon.NewPlanner(daemon.PlannerOptions{Tolerance: coalloc.DefaultTolerance}) // the broker's defaults
 	}
 	if o.Web == "" {
 		o.Web = "127.0.0.1:0"
@@ -274,18 +277,7 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 	if err != nil {
 		return err
 	}
-	simSec := func(real time.Duration) time.Duration { return time.Duration(float64(real) * r.o.Speed) }
-	b, err := daemon.New(nc, daemon.Config{
-		CycleInterval: time.Second, Debounce: 200 * time.Millisecond,
-		CommitLead:     30 * time.Minute,        // simulated
-		ForecastTTL:    simSec(5 * time.Second), // 5 real seconds of silence
-		StartMargin:    simSec(300 * time.Millisecond),
-		StartGrace:     simSec(3 * time.Second), // agents report parts at their builds, every real second
-		ReserveTimeout: 5 * time.Second,
-		Clock:          r.clock, Planner: r.o.Planner,
-		Policy: broker.Policy{MaxWalltime: 24 * 3600, Budgets: broker.Budgets{Accounts: demoBudgets}},
-		Log:    r.log, // the broker adds "component" itself
-	})
+	b, err := daemon.New(nc, r.brokerConfig())
 	if err != nil {
 		nc.Close()
 		return err
@@ -296,6 +288,26 @@ func (r *run) startBroker(ctx context.Context, g *errgroup.Group) error {
 		return b.Run(ctx)
 	})
 	return nil
+}
+
+// brokerConfig is the demo broker's: cycles every real second, times in
+// simulated seconds, the demo's budgets, and Options.Planner bound as
+// lookahead-broker binds its planner (order and why-texts too).
+func (r *run) brokerConfig() daemon.Config {
+	simSec := func(real time.Duration) time.Duration { return time.Duration(float64(real) * r.o.Speed) }
+	c := daemon.Config{
+		CycleInterval: time.Second, Debounce: 200 * time.Millisecond,
+		CommitLead:     30 * time.Minute,        // simulated
+		ForecastTTL:    simSec(5 * time.Second), // 5 real seconds of silence
+		StartMargin:    simSec(300 * time.Millisecond),
+		StartGrace:     simSec(3 * time.Second), // agents report parts at their builds, every real second
+		ReserveTimeout: 5 * time.Second,
+		Clock:          r.clock,
+		Policy:         broker.Policy{MaxWalltime: 24 * 3600, Budgets: broker.Budgets{Accounts: demoBudgets}},
+		Log:            r.log, // the broker adds "component" itself
+	}
+	c.UsePlanner(r.o.Planner)
+	return c
 }
 
 // waitForSites waits (at most 30 s) until the broker knows every site's

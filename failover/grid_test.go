@@ -148,7 +148,7 @@ func (g *grid) startBroker(name string) *brokerRun {
 		Name: name, CycleInterval: 500 * time.Millisecond, Debounce: 100 * time.Millisecond,
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: time.Minute,
 		StartMargin: 5 * time.Second, Replicas: 3, LeaseTTL: leaseTTL,
-		Planner: brokertest.Planner, Log: g.log(name),
+		Planner: brokertest.Planner, Queue: daemon.FCFS, Log: g.log(name),
 	})
 	if err != nil {
 		g.t.Fatal(err)

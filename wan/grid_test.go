@@ -161,7 +161,7 @@ func (g *grid) startBroker(o gridOptions) {
 		Name: "broker", CycleInterval: 300 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		CommitLead: 10 * time.Minute, ReserveTimeout: reserve, ForecastTTL: siteTTL,
 		StartMargin: time.Second, StartGrace: time.Minute, Replicas: 3, LeaseTTL: 5 * time.Second,
-		Planner: brokertest.Planner, Log: g.logger("broker", lvl),
+		Planner: brokertest.Planner, Queue: daemon.FCFS, Log: g.logger("broker", lvl),
 		Policy: broker.Policy{Identities: map[string]broker.Allowed{
 			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
 		}, Operators: []string{"operator"}},

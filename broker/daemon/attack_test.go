@@ -158,7 +158,7 @@ func TestAttackJobEventSubjectBodyMismatch(t *testing.T) {
 	e.startSite("beta")
 	e.putForecast("alpha", e.siteForecast("alpha", 1, 1, 1))
 	e.putForecast("beta", e.siteForecast("beta", 1, 2, 8))
-	r := e.startBroker(func(c *Config) { c.Planner = CoallocPlanner(PlannerOptions{}) })
+	r := e.startBroker(func(c *Config) { c.UsePlanner(NewPlanner(PlannerOptions{})) })
 	e.waitSites(r.b, 2)
 	g := submit(t, r.b, "k1", job(8, 3600, 2)) // fits beta alone
 	if err := r.b.Cycle(context.Background()); err != nil {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,12 +104,13 @@ type Config struct {
 	Policy   broker.Policy
 	// Planner places jobs; required (the co-allocation core in production).
 	Planner broker.Planner
-	// Queue is the queue order Planner plans in: the *Planner itself
-	// (UsePlanner sets both; PlannerOptions.Order and Aging are the one
-	// setting); nil is the default planner's order, fcfs. A cycle's
-	// allocations are committed in it too, so a job planned first is also
-	// reserved first (it wins a budget both cannot fit in), and status,
-	// the plan and the web view name it.
+	// Queue is the queue order Planner plans in; required with Planner:
+	// the *Planner itself (UsePlanner sets both; PlannerOptions.Order and
+	// Aging are the one setting), or FCFS for a Planner that plans the
+	// jobs in the order it is given. A cycle sorts its jobs in it before
+	// planning and commits its allocations in it, so a job planned first
+	// is also reserved first (it wins a budget both cannot fit in), and
+	// status, the plan and the web view name it.
 	Queue Queue
 	// Explain, when set, says why a job gets no allocation on forecasts
 	// planned from notBefore and what would help (Planner.Explain):
@@ -160,9 +162,6 @@ func (c *Config) setDefaults() {
 	if c.Clock == nil {
 		c.Clock = WallClock
 	}
-	if c.Queue == nil {
-		c.Queue = NewPlanner(PlannerOptions{})
-	}
 }
 
 // Queue is a queue order: its name (coalloc's Order* constants) and the
@@ -171,6 +170,17 @@ type Queue interface {
 	Order() string
 	SortQueue(jobs []forecast.JobRequest)
 }
+
+// FCFS is the fcfs queue order, the Queue of a Planner that plans the
+// jobs in the order it is given (a test's reference planner); a
+// *Planner is bound with UsePlanner instead.
+var FCFS Queue = optionsQueue{coalloc.Options{Order: coalloc.OrderFCFS}}
+
+// optionsQueue is the queue order of coalloc options.
+type optionsQueue struct{ o coalloc.Options }
+
+func (q optionsQueue) Order() string                        { return q.o.QueueOrder() }
+func (q optionsQueue) SortQueue(jobs []forecast.JobRequest) { q.o.SortQueue(jobs) }
 
 // Validate reports settings that cannot work.
 func (c *Config) Validate() error {
@@ -183,6 +193,10 @@ func (c *Config) Validate() error {
 	}
 	if c.Planner == nil {
 		return fmt.Errorf("no planner configured")
+	}
+	if c.Queue == nil {
+		return errors.New("planner without a queue order: bind a *Planner with Config.UsePlanner " +
+			"(it sets Planner, Queue and the why-texts together), or set Queue to the order the planner plans in (FCFS)")
 	}
 	if c.Policy.MaxWalltime < 0 {
 		return fmt.Errorf("max_walltime: %d, must not be negative", c.Policy.MaxWalltime)

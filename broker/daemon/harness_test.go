@@ -104,7 +104,7 @@ func (e *env) startBrokerFaults(f Faults, mod func(*Config)) *brokerRun {
 	cfg := Config{
 		CycleInterval: time.Hour, Debounce: time.Hour, // tests drive cycles by hand
 		CommitLead: 10 * time.Minute, ReserveTimeout: 2 * time.Second, ForecastTTL: 5 * time.Minute,
-		StartMargin: time.Minute, Planner: brokertest.Planner, Clock: e.clock,
+		StartMargin: time.Minute, Planner: brokertest.Planner, Queue: FCFS, Clock: e.clock,
 		LeaseTTL: 3 * time.Second, // a broker stopped at a fail point holds it so long
 		Log:      zerolog.New(zerolog.NewTestWriter(e.t)).Level(zerolog.WarnLevel),
 	}

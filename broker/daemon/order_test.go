@@ -4,18 +4,20 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"lookahead/broker"
+	"lookahead/broker/brokertest"
 	"lookahead/broker/coalloc"
 )
 
 // TestCommitsFollowThePlanningOrder: a cycle reserves its due jobs in the
 // order the planner planned them (planning.order) and the plan names that
-// order: with fcfs, and with an in-process broker's defaults (no order,
-// no Queue: the demo's), the job submitted first is reserved first though
+// order: with fcfs, and with the planner's default order (none set), the
+// job submitted first is reserved first though
 // the later one pays more; with price the dearer one is; with aging at
 // 1 s per credit the later one's 2 credits more outweigh its second.
 func TestCommitsFollowThePlanningOrder(t *testing.T) {
@@ -37,7 +39,7 @@ func TestCommitsFollowThePlanningOrder(t *testing.T) {
 			var intents []string
 			r := e.startBroker(func(c *Config) {
 				if tc.order == "" {
-					c.Planner = CoallocPlanner(PlannerOptions{})
+					c.UsePlanner(NewPlanner(PlannerOptions{}))
 				} else {
 					c.UsePlanner(NewPlanner(PlannerOptions{Order: tc.order, Aging: tc.aging}))
 				}
@@ -79,5 +81,31 @@ func TestCommitsFollowThePlanningOrder(t *testing.T) {
 				t.Errorf("the plan names the order %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestAPlannerNeedsItsQueue: a broker cannot commit in and name one order
+// while its planner plans in another. A planner bound without the queue
+// order it plans in (a *Planner's Plan alone, planning in price) is
+// refused, naming UsePlanner; bound with UsePlanner the broker commits in
+// and names the planner's own order; a planner of the jobs in the order
+// it is given goes with FCFS.
+func TestAPlannerNeedsItsQueue(t *testing.T) {
+	price := NewPlanner(PlannerOptions{Order: coalloc.OrderPrice})
+	bare := Config{Planner: price.Plan}
+	bare.setDefaults()
+	if err := bare.Validate(); err == nil || !strings.Contains(err.Error(), "Config.UsePlanner") {
+		t.Errorf("a planner without its queue order: %v, want an error naming Config.UsePlanner", err)
+	}
+	var bound Config
+	bound.UsePlanner(price)
+	bound.setDefaults()
+	if err := bound.Validate(); err != nil || bound.Queue.Order() != coalloc.OrderPrice {
+		t.Errorf("bound with UsePlanner: %v, order %q, want none and price", err, bound.Queue.Order())
+	}
+	ref := Config{Planner: brokertest.Planner, Queue: FCFS}
+	ref.setDefaults()
+	if err := ref.Validate(); err != nil || ref.Queue.Order() != coalloc.OrderFCFS {
+		t.Errorf("a reference planner with FCFS: %v, order %q", err, ref.Queue.Order())
 	}
 }

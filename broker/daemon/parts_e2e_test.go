@@ -19,7 +19,7 @@ func TestScriptJobLandsOnTheSiteThatRunsParts(t *testing.T) {
 	e := newEnv(t)
 	e.startAgent("alpha", 6)
 	e.startDispatchAgent("beta", 4)
-	r := e.startBroker(func(cfg *Config) { cfg.Planner = CoallocPlanner(PlannerOptions{}) }) // it plans on requirements
+	r := e.startBroker(func(cfg *Config) { cfg.UsePlanner(NewPlanner(PlannerOptions{})) }) // it plans on requirements
 	e.waitSites(r.b, 2)
 	for _, s := range r.b.Sites().Sites {
 		if s.RunsParts == nil || *s.RunsParts != (s.Site == "beta") {

@@ -3,7 +3,6 @@ package daemon
 import (
 	"sync"
 
-	"lookahead/broker"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 )
@@ -108,10 +107,4 @@ func (p *Planner) TakeStats() coalloc.Stats {
 // of them can disagree with another.
 func (c *Config) UsePlanner(p *Planner) {
 	c.Planner, c.Explain, c.ExplainLater, c.PlanStats, c.Queue = p.Plan, p.Explain, p.ExplainLater, p.TakeStats, p
-}
-
-// CoallocPlanner is NewPlanner(o).Plan: the co-allocation core as a
-// broker.Planner, without its re-planning figures.
-func CoallocPlanner(o PlannerOptions) broker.Planner {
-	return NewPlanner(o).Plan
 }

@@ -112,7 +112,7 @@ func runBombChild(t *testing.T, url string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(nc, Config{Planner: brokertest.Planner, CycleInterval: time.Hour, Debounce: time.Hour,
+	b, err := New(nc, Config{Planner: brokertest.Planner, Queue: FCFS, CycleInterval: time.Hour, Debounce: time.Hour,
 		Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

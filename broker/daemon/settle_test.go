@@ -148,11 +148,13 @@ func TestHealthFollowsCyclesAndNATS(t *testing.T) {
 	e := newEnv(t)
 	var fail atomic.Bool
 	r := e.startBroker(func(c *Config) {
+		c.UsePlanner(NewPlanner(PlannerOptions{}))
+		plan := c.Planner
 		c.Planner = func(fcs []forecast.Forecast, jobs []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
 			if fail.Load() {
 				return nil, errors.New("injected planner failure")
 			}
-			return CoallocPlanner(PlannerOptions{})(fcs, jobs, nb)
+			return plan(fcs, jobs, nb)
 		}
 	})
 	e.putForecast("alpha", e.siteForecast("alpha", 1, 1, 8))

@@ -22,7 +22,7 @@ import (
 func TestStatusAndStepDown(t *testing.T) {
 	srv := natstest.Server(t)
 	run := func(name string) (*daemon.Broker, chan error) {
-		b, err := daemon.New(natstest.Connect(t, srv), daemon.Config{Name: name, CycleInterval: time.Hour, Planner: brokertest.Planner,
+		b, err := daemon.New(natstest.Connect(t, srv), daemon.Config{Name: name, CycleInterval: time.Hour, Planner: brokertest.Planner, Queue: daemon.FCFS,
 			LeaseTTL: 3 * time.Second, Log: zerolog.Nop()})
 		if err != nil {
 			t.Fatal(err)

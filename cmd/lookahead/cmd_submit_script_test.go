@@ -65,9 +65,10 @@ func dispatchGrid(t *testing.T) string {
 		t.Fatal(err)
 	}
 	go func() { a.Run(ctx); done <- struct{}{} }()
-	b, err := daemon.New(conn(), daemon.Config{CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
-		Planner: daemon.CoallocPlanner(daemon.PlannerOptions{}), Log: zerolog.Nop(),
-		Policy: broker.Policy{Budgets: broker.Budgets{Accounts: map[string]float64{"proj1": 100}}}})
+	bcfg := daemon.Config{CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond, Log: zerolog.Nop(),
+		Policy: broker.Policy{Budgets: broker.Budgets{Accounts: map[string]float64{"proj1": 100}}}}
+	bcfg.UsePlanner(daemon.NewPlanner(daemon.PlannerOptions{}))
+	b, err := daemon.New(conn(), bcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

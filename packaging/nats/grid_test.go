@@ -546,7 +546,7 @@ func TestBrokerCannotEraseTheAuditTrail(t *testing.T) {
 func TestBrokerWithoutInitSaysWhoCreatesTheStreams(t *testing.T) {
 	s := startGrid(t)
 	broker := connect(t, s, brokerCfg)
-	b, err := daemon.New(broker.Conn, daemon.Config{Planner: brokertest.Planner})
+	b, err := daemon.New(broker.Conn, daemon.Config{Planner: brokertest.Planner, Queue: daemon.FCFS})
 	if err != nil {
 		t.Fatal(err)
 	}

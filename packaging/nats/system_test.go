@@ -143,7 +143,7 @@ func runRealGrid(t *testing.T) *realGrid {
 	b, err := daemon.New(g.brokerConn.Conn, daemon.Config{
 		CycleInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		ReserveTimeout: 5 * time.Second, StartMargin: 2 * time.Second,
-		Planner: brokertest.Planner, Log: log,
+		Planner: brokertest.Planner, Queue: daemon.FCFS, Log: log,
 		Policy: broker.Policy{Identities: map[string]broker.Allowed{
 			"alice":    {Users: []string{"alice"}, Accounts: []string{"*"}},
 			"operator": {Users: []string{"*"}, Accounts: []string{"*"}},
