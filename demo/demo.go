@@ -191,6 +191,7 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 		g.Wait()
 		return Summary{}, err
 	}
+	r.p.nats(r.srv.ClientURL())
 	cl := client.New(obs, "")
 	r.waitForSites(gctx)
 	g.Go(func() error { return r.submitter(gctx, cl) })

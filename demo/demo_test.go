@@ -14,8 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"lookahead/agent/simsite"
 	"lookahead/broker"
+	"lookahead/broker/client"
+	"lookahead/forecast"
 	"lookahead/internal/logtest"
 	"lookahead/wire"
 )
@@ -252,7 +256,11 @@ func TestDemoStopsOnCancel(t *testing.T) {
 }
 
 // TestDemoServesTheWebView: the demo prints the web view's loopback
-// address and serves the page and its API while it runs.
+// address and serves the page and its API while it runs, and prints the
+// NATS address lookahead status asks its broker on: a job nothing is
+// cheap enough for, submitted there, has a status that says what was
+// short and what would help (the planner's Explain, bound with
+// UsePlanner as lookahead-broker binds it).
 func TestDemoServesTheWebView(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a demo")
@@ -291,12 +299,50 @@ func TestDemoServesTheWebView(t *testing.T) {
 	if !strings.Contains(ov, `"site":"alpha"`) || !strings.Contains(ov, `"site":"beta"`) || !strings.Contains(ov, `"site":"gamma"`) {
 		t.Errorf("overview: %s", ov)
 	}
+	checkStatusAt(t, out.String())
 	stop()
 	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Error("the web view is still up after the demo ended")
+	}
+}
+
+// checkStatusAt submits a job at the NATS address the demo printed and
+// asks its status there, as lookahead submit and status do.
+func checkStatusAt(t *testing.T, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`nats +(nats://127\.0\.0\.1:[0-9]+) `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no nats line:\n%s", out)
+	}
+	nc, err := nats.Connect(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl := client.New(nc, "")
+	rep, err := cl.Submit(ctx, forecast.JobRequest{Procs: 8, Walltime: 3600, MaxPrice: 0.1, User: "alice", Account: "proj1"}, "cheap")
+	if err != nil || rep.Code != wire.CodeOK {
+		t.Fatalf("submit at %s: %+v %v", m[1], rep, err)
+	}
+	var st wire.StatusReply
+	for ctx.Err() == nil {
+		if st, err = cl.Status(ctx, rep.Job, false); err != nil {
+			t.Fatalf("status at %s: %v", m[1], err)
+		}
+		if len(st.Jobs) == 1 && st.Jobs[0].Plan != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The planner's Explain, as lookahead-broker's status gives it: what
+	// was short and what would help.
+	if why := st.Jobs[0].Plan.Why; !strings.Contains(why, "at max_price 0.1 at most 0 of its 8 processors") || !strings.Contains(why, "what would help: max_price") {
+		t.Errorf("status of a job nothing is cheap enough for says why %q, want what was short and what would help", why)
 	}
 }
 

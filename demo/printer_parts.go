@@ -51,6 +51,12 @@ func partNote(e broker.Event) string {
 	return s + ")"
 }
 
+// nats says where the embedded NATS server listens, so lookahead status
+// can ask the demo's broker why a job waits or is planned where it is.
+func (p *printer) nats(url string) {
+	p.line(cCyan, "nats", url+"  ← lookahead status --nats-url "+url+" [JOB]: the queue, and why a job waits or is planned where it is")
+}
+
 // web says where the web view is.
 func (p *printer) web(url string) {
 	p.line(cCyan, "web", url+"  ← open in a browser: sites, forecasts as a Gantt, the queue, the audit trail (live, read-only)")
