@@ -4,10 +4,18 @@ import (
 	"compress/gzip"
 	"os"
 	"testing"
+
+	"lookahead/internal/testfile"
 )
 
+// ctcSlice reads the committed CTC slice, from any working directory (a
+// test binary run outside the package directory).
 func ctcSlice(t testing.TB) []TraceJob {
-	f, err := os.Open("testdata/ctc-sp2-first5000.swf.gz")
+	path, err := testfile.Path("ctc-sp2-first5000.swf.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lookahead/forecast/sim"
+	"lookahead/internal/testfile"
 )
 
 // Whole real traces from the project's shared folder when present.
@@ -83,9 +84,14 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // BenchmarkReplaySlice runs on the committed slice, for machines without
-// the shared traces.
+// the shared traces. It finds the slice from any working directory (a test
+// binary run elsewhere) and skips, naming it, when it is not there.
 func BenchmarkReplaySlice(b *testing.B) {
-	f, err := os.Open("testdata/CTC-SP2-1996-3.1-cln.head800.swf")
+	path, err := testfile.Path("CTC-SP2-1996-3.1-cln.head800.swf")
+	if err != nil {
+		b.Skip(err)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
