@@ -51,6 +51,9 @@ type Broker struct {
 	// order); lastIn the last cycle's input, for explanations.
 	queuePos map[string]int
 	lastIn   broker.CycleInput
+	// whys keeps the last cycle's explanations of waiting jobs
+	// (explainKept), emptied by each new plan.
+	whys map[string]string
 	// staleRev is, per site, the forecast revision a reserve was refused
 	// as stale on: no commit touches the site again until a newer one.
 	staleRev map[string]uint64

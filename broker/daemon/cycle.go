@@ -116,7 +116,7 @@ func (b *Broker) publishPlan(in broker.CycleInput, stale, excluded []string, all
 	}
 	b.planned = make(map[string]forecast.Allocation, len(allocs))
 	b.queuePos = make(map[string]int, len(allocs))
-	b.lastIn = in
+	b.lastIn, b.whys = in, map[string]string{}
 	for i, a := range allocs {
 		b.planned[a.Job] = a
 		b.queuePos[a.Job] = i

@@ -2,10 +2,13 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"lookahead/broker/coalloc"
+	"lookahead/forecast"
 	"lookahead/wire"
 )
 
@@ -71,5 +74,65 @@ func TestStatusSaysWhatIsShortNowForAJobPlannedLater(t *testing.T) {
 	}
 	if plan := r.b.Plan(); len(plan.Allocations) != 1 || !strings.HasSuffix(st.Plan.Why, "; "+plan.Allocations[0].Why) {
 		t.Errorf("why %q\nwant it to end with the planner's why %+v", st.Plan.Why, plan.Allocations)
+	}
+}
+
+// The web view's rows say why a waiting job waits as status does, from
+// the same explanations: each computed once per cycle (status reuses
+// them), at most ViewExplains per Jobs call, the rest on later calls.
+func TestJobsExplainAsStatusOncePerCycle(t *testing.T) {
+	e := newEnv(t)
+	e.startSite("alpha")
+	e.publish("alpha", 1, 4, 8, 2) // 32 procs, all at price 2
+	var calls atomic.Int64
+	r := e.startBroker(func(c *Config) {
+		c.UsePlanner(NewPlanner(PlannerOptions{}))
+		explain := c.Explain
+		c.Explain = func(fcs []forecast.Forecast, j forecast.JobRequest, notBefore int64) string {
+			calls.Add(1)
+			return explain(fcs, j, notBefore)
+		}
+	})
+	e.waitSites(r.b, 1)
+	n := ViewExplains + 3
+	for i := range n {
+		if rep := submit(t, r.b, fmt.Sprintf("k%d", i), job(16, 3600, 1)); rep.Code != wire.CodeOK { // nothing is that cheap
+			t.Fatalf("submit: %+v", rep)
+		}
+	}
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const short = "at max_price 1 at most 0 of its 16 processors"
+	explainedRows := func() int {
+		jobs, _, _, _ := r.b.Jobs(nil, 0)
+		k := 0
+		for _, st := range jobs {
+			if st.Plan != nil && strings.Contains(st.Plan.Why, short) {
+				k++
+			}
+		}
+		return k
+	}
+	if k, c := explainedRows(), calls.Load(); k != ViewExplains || c != ViewExplains {
+		t.Errorf("first view: %d rows explained, %d explanations computed; want %d of %d", k, c, ViewExplains, n)
+	}
+	if k, c := explainedRows(), calls.Load(); k != n || c != int64(n) {
+		t.Errorf("second view: %d rows explained, %d computed; want all %d, each once", k, c, n)
+	}
+	jobs, _, _, _ := r.b.Jobs(nil, 0)
+	for _, st := range jobs {
+		if want := status(t, r.b, st.Job.ID).Plan.Why; st.Plan == nil || st.Plan.Why != want {
+			t.Errorf("row %s: why %+v, want status's %q", st.Job.ID, st.Plan, want)
+		}
+	}
+	if c := calls.Load(); c != int64(n) {
+		t.Errorf("a third view and status of every job computed %d explanations in all, want the %d kept", c, n)
+	}
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if k, c := explainedRows(), calls.Load(); k != ViewExplains || c != int64(n+ViewExplains) {
+		t.Errorf("after a new cycle: %d rows explained, %d computed in all; want %d anew (%d in all)", k, c, ViewExplains, n+ViewExplains)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -262,8 +261,8 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 	defer b.mu.Unlock()
 	planned := func(id string) *broker.Planned {
 		pl := b.plannedFor(id)
-		if pl != nil && id == sr.Job && why != "" {
-			pl.Alloc.Why = why
+		if id == sr.Job {
+			explained(pl.Allocation(), why)
 		}
 		return pl
 	}
@@ -285,48 +284,6 @@ func (b *Broker) plannedFor(id string) *broker.Planned {
 
 // order is the queue order the broker plans in (Config.Queue's).
 func (b *Broker) order() string { return b.cfg.Queue.Order() }
-
-// explainNoFit says why the job did not fit in the last cycle and what
-// would help (Config.Explain on that cycle's forecasts less what reserved
-// jobs hold), or, for a job planned to start later than the cycle's now
-// plus the start margin, why it cannot start then (Config.ExplainLater),
-// naming the sites left out as stale or out of planning; "" when the job
-// is not a waiting one of the last cycle, or no explainer is configured.
-func (b *Broker) explainNoFit(id string) string {
-	b.mu.Lock()
-	a, ok := b.planned[id]
-	in, stale, out := b.lastIn, slices.Clone(b.plan.Stale), slices.Clone(b.plan.Excluded)
-	b.mu.Unlock()
-	later := a.Placed() && a.Start > in.Now
-	if !ok || (a.Placed() && !later) || (!later && b.cfg.Explain == nil) || (later && b.cfg.ExplainLater == nil) {
-		return ""
-	}
-	k := slices.IndexFunc(in.Jobs, func(j forecast.JobRequest) bool { return j.ID == id })
-	if k < 0 || len(in.Forecasts) == 0 {
-		return ""
-	}
-	fcs := broker.ApplyHolds(in.Forecasts, in.Holds, in.Now)
-	explain := func(fcs []forecast.Forecast) string { return b.cfg.Explain(fcs, in.Jobs[k], in.Now) }
-	if later {
-		explain = func(fcs []forecast.Forecast) string { return b.cfg.ExplainLater(fcs, in.Jobs[k], a, in.Now) }
-	}
-	why := ""
-	if in.Scripted[id] {
-		why = broker.ExplainParts(fcs, explain)
-	} else {
-		why = explain(fcs)
-	}
-	if len(stale) > 0 {
-		why += fmt.Sprintf("; not planned on (stale forecast): %s", strings.Join(stale, ", "))
-	}
-	if len(out) > 0 {
-		why += fmt.Sprintf("; not planned on (out of planning): %s", strings.Join(out, ", "))
-	}
-	if later && a.Why != "" {
-		why += "; " + a.Why
-	}
-	return why
-}
 
 // pageBytes is how much of a status reply its jobs may take: the server's
 // max_payload less room for the envelope.

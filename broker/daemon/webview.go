@@ -64,8 +64,18 @@ func (b *Broker) AgentStatus(ctx context.Context, site string) ([]byte, error) {
 // none); it must not keep or change either. One pass under the broker's
 // lock, and only the jobs shown are rendered: the status endpoint's pages
 // encode every job as JSON and each page walks the queue again, too much
-// to poll every 2 s at 100,000 jobs.
+// to poll every 2 s at 100,000 jobs. A waiting job shown says why as
+// `lookahead status JOB` does (explainNoFit, at most ViewExplains
+// computed per call; see explainShown).
 func (b *Broker) Jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, limit int) (jobs []wire.JobStatus, found, total int, now int64) {
+	jobs, found, total, now, cycle := b.jobs(keep, limit)
+	b.explainShown(jobs, cycle)
+	return jobs, found, total, now
+}
+
+// jobs is Jobs without the explanations, and the cycle whose plan it
+// rendered.
+func (b *Broker) jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, limit int) (jobs []wire.JobStatus, found, total int, now int64, cycle uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	all := b.state.Jobs()
@@ -82,5 +92,5 @@ func (b *Broker) Jobs(keep func(j *broker.Job, plan *forecast.Allocation) bool, 
 			jobs = append(jobs, j.StatusPlanned(pl))
 		}
 	}
-	return jobs, found, len(all), b.now()
+	return jobs, found, len(all), b.now(), b.plan.Cycle
 }

@@ -37,7 +37,8 @@ func readJSON(url string, v any) error {
 }
 
 // TestAPIAgainstABroker reads the API (no browser) of a broker with two
-// simulated sites: the queue with why a job waits, a job's history from
+// simulated sites: the queue with why a job waits (the why `lookahead
+// status JOB` gives: what was short, what would help), a job's history from
 // the job stream, the audit stream's records per origin, and the
 // Gantt's reservations.
 func TestAPIAgainstABroker(t *testing.T) {
@@ -54,8 +55,17 @@ func TestAPIAgainstABroker(t *testing.T) {
 	var jobs struct{ Jobs []web.JobView }
 	getJSON(t, g.url+"api/jobs", &jobs)
 	if len(jobs.Jobs) != 2 || jobs.Jobs[0].ID != ok || jobs.Jobs[0].State != wire.JobReserved || len(jobs.Jobs[0].Sites) != 2 ||
-		jobs.Jobs[1].ID != no || !strings.HasPrefix(jobs.Jobs[1].Why, "no-fit") {
+		jobs.Jobs[1].ID != no {
 		t.Fatalf("jobs %+v", jobs.Jobs)
+	}
+	st := g.b.Status(wire.StatusRequest{Job: no})
+	if len(st.Jobs) != 1 || st.Jobs[0].Plan == nil || jobs.Jobs[1].Why != st.Jobs[0].Plan.Why {
+		t.Errorf("the page's why of %s:\n%q\nwant status's: %s", no, jobs.Jobs[1].Why, statusWhy(st))
+	}
+	for _, want := range []string{"at max_price 0.01 at most 0 of its 8 processors", "what would help: max_price"} {
+		if !strings.Contains(jobs.Jobs[1].Why, want) {
+			t.Errorf("the page's why of %s: %q lacks %q", no, jobs.Jobs[1].Why, want)
+		}
 	}
 	var ev struct {
 		Events []struct{ Kind string }
@@ -113,4 +123,13 @@ func TestAPIAgainstABroker(t *testing.T) {
 	if len(gantt.Rows) != 2 || bars == 0 {
 		t.Errorf("alpha gantt: %d rows, %d reserved procs of %s", len(gantt.Rows), bars, ok)
 	}
+}
+
+// statusWhy is the why of the one job of a status reply, or what the
+// reply holds instead.
+func statusWhy(st wire.StatusReply) string {
+	if len(st.Jobs) != 1 || st.Jobs[0].Plan == nil {
+		return fmt.Sprintf("%d jobs, code %s %s", len(st.Jobs), st.Code, st.Message)
+	}
+	return fmt.Sprintf("%q", st.Jobs[0].Plan.Why)
 }

@@ -63,26 +63,32 @@ func ViewJob(st wire.JobStatus, stale []string, now int64) JobView {
 	return v
 }
 
-// whyWaiting says why a waiting job holds nothing yet: the planner's
-// no-fit (what did not fit), a refused commit (the job's message: over
-// budget, a stale forecast, a site's refusal), not yet planned, or planned
-// but not yet within the commit lead time.
+// whyWaiting says why a waiting job holds nothing yet: the broker's why
+// for it when it has one (the plan's Why, which Broker.Jobs fills in as
+// `lookahead status JOB` says it: what was short, what would help, or why
+// it is planned later), else the planner's no-fit (what did not fit), a
+// refused commit (the job's message: over budget, a stale forecast, a
+// site's refusal), not yet planned, or planned but not yet within the
+// commit lead time. A placed job adds its last refused commit.
 func whyWaiting(st wire.JobStatus, stale []string, now int64) string {
 	p := st.Plan
+	why := ""
 	switch {
+	case p != nil && p.Why != "":
+		why = p.Why
 	case p != nil && p.Error != "":
-		why := p.Error
+		why = p.Error
 		if len(stale) > 0 {
 			why += fmt.Sprintf(" (stale sites out of planning: %v)", stale)
 		}
-		return why
 	case p == nil && st.Message != "":
 		return st.Message
 	case p == nil:
 		return "not planned yet: waiting for the next planning cycle"
+	default:
+		why = fmt.Sprintf("planned to start in %s: reserved when the start is within the commit lead time", durfmt.Seconds(max(0, p.Start-now)))
 	}
-	why := fmt.Sprintf("planned to start in %s: reserved when the start is within the commit lead time", durfmt.Seconds(max(0, p.Start-now)))
-	if st.Message != "" {
+	if p.Placed() && st.Message != "" {
 		why += "; last attempt: " + st.Message
 	}
 	return why

@@ -9,9 +9,10 @@ import (
 	"lookahead/wire"
 )
 
-// TestWhyWaiting: a waiting job says why it holds nothing: the planner's
-// no-fit (with the stale sites), the refusal of its last commit, no cycle
-// yet, or planned but not yet due.
+// TestWhyWaiting: a waiting job says why it holds nothing: the broker's
+// why (status's) when there is one, else the planner's no-fit (with the
+// stale sites), the refusal of its last commit, no cycle yet, or planned
+// but not yet due.
 func TestWhyWaiting(t *testing.T) {
 	req := forecast.JobRequest{ID: "j", Procs: 4}
 	cases := []struct {
@@ -27,6 +28,12 @@ func TestWhyWaiting(t *testing.T) {
 		{wire.JobStatus{Job: req, State: wire.JobWaiting, Message: "commit failed: alpha: stale",
 			Plan: &forecast.Allocation{Job: "j", Start: 4600, End: 5000, Parts: []forecast.Part{{Site: "a", Node: "n", Procs: 4}}}},
 			nil, []string{"planned to start in 1h:", "last attempt: commit failed: alpha: stale"}},
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Plan: &forecast.Allocation{Job: "j", Error: "no-fit: not enough processors",
+			Why: "at max_price 1 at most 0 of its 4 processors are free together; what would help: max_price 2 would fit"}},
+			nil, []string{"at max_price 1 at most 0 of its 4 processors", "what would help: max_price 2 would fit"}},
+		{wire.JobStatus{Job: req, State: wire.JobWaiting, Message: "commit failed: alpha: stale",
+			Plan: &forecast.Allocation{Job: "j", Start: 4600, End: 5000, Parts: []forecast.Part{{Site: "a", Node: "n", Procs: 4}}, Why: "cannot start now: only 2 of its 4"}},
+			nil, []string{"cannot start now: only 2 of its 4", "last attempt: commit failed: alpha: stale"}},
 	}
 	for i, c := range cases {
 		v := ViewJob(c.st, c.stale, 1000)
