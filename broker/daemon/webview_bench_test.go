@@ -39,3 +39,25 @@ func BenchmarkWebQueueJobs(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkWebQueueJobsExplained is a poll after a cycle when none of the
+// 500 shown is explained yet (the worst poll: ViewExplains explanations
+// computed, as `lookahead status JOB` computes one); polls after it in the
+// same cycle cost what BenchmarkWebQueueJobs does.
+func BenchmarkWebQueueJobsExplained(b *testing.B) {
+	_, r := busyBroker(b, 2, 20, webJobs)
+	if err := r.b.Cycle(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	c0 := cpuTime()
+	for range b.N {
+		r.b.mu.Lock()
+		r.b.whys = map[string]string{}
+		r.b.mu.Unlock()
+		if jobs, _, _, _ := r.b.Jobs(func(*broker.Job, *forecast.Allocation) bool { return true }, 500); len(jobs) != 500 || jobs[0].Plan == nil || jobs[0].Plan.Why == "" {
+			b.Fatalf("%d jobs, the first %+v", len(jobs), jobs[0])
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+}

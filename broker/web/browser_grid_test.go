@@ -77,9 +77,12 @@ func TestBrowserShowsTheGrid(t *testing.T) {
 		}
 		br.waitTrue(t, id+" reserved on the page", fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"]')?.dataset.state === "reserved"`, id))
 	}
-	why := eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.why').textContent`, never))
-	if !strings.Contains(why, "no-fit") {
-		t.Errorf("why %s is not placed: %q", never, why)
+	// A waiting job's why is the one `lookahead status JOB` gives: what
+	// was short and what would help, or why it is planned later.
+	for _, id := range []string{never, later} {
+		want := g.b.Status(wire.StatusRequest{Job: id}).Jobs[0].Plan.Why
+		q, _ := json.Marshal(want)
+		br.waitTrue(t, id+"'s why as status says it", fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.why')?.textContent === %s`, id, q))
 	}
 	wideSites := eval[string](t, br, fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%s"] td.sites').textContent`, wide))
 	if !strings.Contains(wideSites, "alpha") || !strings.Contains(wideSites, "beta") {
