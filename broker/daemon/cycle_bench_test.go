@@ -188,7 +188,7 @@ func nextInput(in broker.CycleInput, allocs []forecast.Allocation, change string
 		next.Jobs = append(slices.Clone(in.Jobs), j)
 	case "commit":
 		order := slices.Clone(in.Jobs)
-		coalloc.Options{}.SortQueue(order)
+		coalloc.Options{Order: benchPlanner.Order}.SortQueue(order)
 		for _, j := range order {
 			i := slices.IndexFunc(allocs, func(a forecast.Allocation) bool { return a.Job == j.ID })
 			if !allocs[i].Placed() {
