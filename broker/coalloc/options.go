@@ -133,8 +133,13 @@ const (
 
 // CheckFreeFallback checks a fallback's name; key names the setting.
 func CheckFreeFallback(key, f string) error {
-	if f != "" && f != FreeFallbackLeastHeld && f != FreeFallbackCheapest {
-		return fmt.Errorf("%w: %s %q: must be %q or %q", forecast.ErrInvalid, key, f, FreeFallbackLeastHeld, FreeFallbackCheapest)
+	return checkEither(key, f, FreeFallbackLeastHeld, FreeFallbackCheapest)
+}
+
+// checkEither accepts "" (the default), a or b for the setting key.
+func checkEither(key, v, a, b string) error {
+	if v != "" && v != a && v != b {
+		return fmt.Errorf("%w: %s %q: must be %q or %q", forecast.ErrInvalid, key, v, a, b)
 	}
 	return nil
 }
@@ -156,10 +161,7 @@ const (
 // CheckFreeWindow checks a free window's name; key names the setting in
 // the error ("planning.free_window", "--free-window").
 func CheckFreeWindow(key, w string) error {
-	if w != "" && w != FreeWindowEachCycle && w != FreeWindowSinceSubmit {
-		return fmt.Errorf("%w: %s %q: must be %q or %q", forecast.ErrInvalid, key, w, FreeWindowEachCycle, FreeWindowSinceSubmit)
-	}
-	return nil
+	return checkEither(key, w, FreeWindowEachCycle, FreeWindowSinceSubmit)
 }
 
 // DefaultTolerance is the Tolerance the broker, `lookahead plan` and the
