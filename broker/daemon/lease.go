@@ -278,16 +278,25 @@ func (l *lease) renewBounded(ctx context.Context, epoch uint64) error {
 }
 
 // release deletes the lease if this broker still holds it, so a standby
-// takes over at once instead of a TTL later.
+// takes over at once instead of a TTL later. A renewal cut short when the
+// term ended may have landed unacknowledged: the key is then one revision
+// on, and the delete at that revision (this term's own write, ownWrite)
+// is tried once more. A key another broker wrote is left alone.
 func (l *lease) release(ctx context.Context) error {
-	rev := l.revision()
-	if rev == 0 {
+	defer func() {
+		l.mu.Lock()
+		l.rev = 0
+		l.mu.Unlock()
+	}()
+	if l.revision() == 0 {
 		return nil
 	}
-	err := l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(rev))
-	l.mu.Lock()
-	l.rev = 0
-	l.mu.Unlock()
+	err := l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(l.revision()))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+		if own, rerr := l.ownWrite(ctx); rerr == nil && own {
+			err = l.kv.Delete(ctx, wire.LeaderKey, jetstream.LastRevision(l.revision()))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("release the lease: %w", err)
 	}

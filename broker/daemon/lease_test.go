@@ -89,3 +89,43 @@ func TestLeaseRenewalWhenTheLeaseCannotBeRead(t *testing.T) {
 		t.Fatalf("the retry at its own revision: %v", err)
 	}
 }
+
+// TestLeaseReleaseAfterALostAcknowledgement: a renewal cut short when the
+// term ends may still land; the release then finds the key one revision on,
+// recognises its own write and deletes it, so a standby takes over at once.
+// A key another broker wrote is left alone.
+func TestLeaseReleaseAfterALostAcknowledgement(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("acquire: %v %v", ok, err)
+	}
+	landed := func(v leaseValue) {
+		data, _ := json.Marshal(v)
+		if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil { // l.rev is not told
+			t.Fatal(err)
+		}
+	}
+	landed(leaseValue{Broker: "b1", Term: l.term, Epoch: 5})
+	if err := l.release(ctx); err != nil {
+		t.Fatalf("release after its own unacknowledged renewal: %v", err)
+	}
+	if v, err := l.read(ctx); v != nil || err != nil {
+		t.Fatalf("the lease after release: %+v %v, want gone", v, err)
+	}
+
+	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
+		t.Fatalf("acquire again: %v %v", ok, err)
+	}
+	landed(leaseValue{Broker: "b2", Term: "another", Epoch: 9})
+	if err := l.release(ctx); err == nil {
+		t.Error("release of a lease another broker wrote: no error")
+	}
+	if v, _ := l.read(ctx); v == nil || v.Broker != "b2" {
+		t.Fatalf("another broker's lease after release: %+v, want kept", v)
+	}
+}
