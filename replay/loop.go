@@ -12,13 +12,14 @@ import (
 
 // Stats count what the machinery did in a run.
 type Stats struct {
-	Events    int `json:"events"`     // simulator events plus grid starts and ends
-	Cycles    int `json:"cycles"`     // planning cycles run
-	Forecasts int `json:"forecasts"`  // forecasts built
-	Commits   int `json:"commits"`    // grid jobs reserved
-	Stale     int `json:"stale"`      // reserve refused by a site (stale forecast); job replanned
-	Clipped   int `json:"clipped"`    // grid jobs whose run outlasted the reservation (killed at its end)
-	MultiSite int `json:"multi_site"` // grid jobs that ran on more than one site
+	Events    int `json:"events"`               // simulator events plus grid starts and ends
+	Cycles    int `json:"cycles"`               // planning cycles run
+	Forecasts int `json:"forecasts"`            // forecasts built
+	Commits   int `json:"commits"`              // grid jobs reserved
+	Stale     int `json:"stale"`                // reserve refused by a site (stale forecast); job replanned
+	Clipped   int `json:"clipped"`              // grid jobs whose run outlasted the reservation (killed at its end)
+	MultiSite int `json:"multi_site"`           // grid jobs that ran on more than one site
+	HeldEarly int `json:"held_early,omitempty"` // free-time plans reserved before the commit lead (broker.hold_free)
 }
 
 // release is a grid job's end: its reservations are given back.
@@ -239,7 +240,8 @@ func (r *replayer) cycle(t int64) (cycleOutcome, error) {
 			continue
 		}
 		placed = true
-		if a.Start > lead {
+		early := a.Start > lead
+		if early && !(r.sc.Broker.HoldFree && onFreeTime(verified, a)) {
 			firstLater = min(firstLater, a.Start-r.sc.Broker.CommitLead.Seconds())
 			continue
 		}
@@ -252,6 +254,9 @@ func (r *replayer) cycle(t int64) (cycleOutcome, error) {
 			continue
 		}
 		if r.commit(job, a) {
+			if early {
+				r.stats.HeldEarly++
+			}
 			committed[a.Job] = true
 			verified = next
 		} else {
@@ -346,4 +351,21 @@ func (r *replayer) finish() error {
 	}
 	sortRecords(r.records)
 	return nil
+}
+
+// onFreeTime reports whether the allocation fits the forecasts' free time
+// alone: every part on slots at or below its site's free price.
+func onFreeTime(fcs []forecast.Forecast, a forecast.Allocation) bool {
+	free := make([]forecast.Forecast, len(fcs))
+	for i, f := range fcs {
+		free[i] = f
+		free[i].Slots = nil
+		for _, sl := range f.Slots {
+			if sl.Price <= f.FreePrice {
+				free[i].Slots = append(free[i].Slots, sl)
+			}
+		}
+	}
+	_, err := Consume(free, a, math.Inf(1))
+	return err == nil
 }

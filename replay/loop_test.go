@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"lookahead/forecast"
 )
 
 // randomTrace is a small deterministic workload: n jobs, widths up to
@@ -100,5 +102,40 @@ func TestNoGridJobsMeansNoExtraWait(t *testing.T) {
 	m := rep.Results[0].Metrics
 	if m.Local.Jobs == 0 || m.LocalExtraWait != 0 || m.LocalExtraAWWT != 0 {
 		t.Fatalf("local %d jobs, extra wait %v / %v without grid jobs", m.Local.Jobs, m.LocalExtraWait, m.LocalExtraAWWT)
+	}
+}
+
+// TestHoldFree: broker.hold_free reserves plans on free time however far
+// ahead they start, and only those; a plan that buys a queued local job's
+// time waits for the commit lead.
+func TestHoldFree(t *testing.T) {
+	fc := forecast.Forecast{Site: "a", FreePrice: 1, Slots: []forecast.Slot{
+		{Node: "n1", Procs: 4, Start: 0, End: 1000, Price: 1},
+		{Node: "n1", Procs: 4, Start: 1000, End: 2000, Price: 3},
+	}}
+	alloc := func(start, end int64) forecast.Allocation {
+		return forecast.Allocation{Job: "g", Start: start, End: end, Parts: []forecast.Part{{Site: "a", Node: "n1", Procs: 2}}}
+	}
+	if !onFreeTime([]forecast.Forecast{fc}, alloc(100, 900)) {
+		t.Error("an allocation on idle time is not on free time")
+	}
+	if onFreeTime([]forecast.Forecast{fc}, alloc(900, 1100)) {
+		t.Error("an allocation that buys queued time counts as free time")
+	}
+	in := Inputs{Traces: map[string][]TraceJob{"t": randomTrace(1, 80, 24, 3000)}}
+	sc := smallScenario()
+	sc.Policies = []string{NameLookahead, "lookahead[hold_free=true]"}
+	rep, err := Study(sc, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Checks.Count > 0 {
+			t.Errorf("%s: %d violations: %v", res.Policy, res.Checks.Count, res.Checks.Violations)
+		}
+		held := res.Stats.HeldEarly
+		if (held > 0) != (res.Policy != NameLookahead) {
+			t.Errorf("%s: %d plans reserved before the commit lead", res.Policy, held)
+		}
 	}
 }

@@ -170,6 +170,9 @@ type BrokerSpec struct {
 	FreeWindow string `yaml:"free_window" json:"free_window,omitempty"`
 	// FreeFallback: coalloc.Options.FreeFallback (experimental).
 	FreeFallback string `yaml:"free_fallback" json:"free_fallback,omitempty"`
+	// HoldFree reserves a plan on free time at once, however far ahead it
+	// starts, instead of at the commit lead (experimental).
+	HoldFree bool `yaml:"hold_free" json:"hold_free,omitempty"`
 }
 
 // SweepSpec lists values to sweep; every combination is run with every

@@ -12,7 +12,7 @@ import (
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
 // order, aging, tolerance, free_tolerance, free_wait, free_window,
-// free_fallback, commit_lead.
+// free_fallback, commit_lead, hold_free.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
 func splitPolicy(p string) (name, settings string) {
@@ -71,12 +71,14 @@ func (b *BrokerSpec) set(k, v string) error {
 		err = dur(&b.FreeWait)
 	case "free_fallback":
 		b.FreeFallback, err = v, coalloc.CheckFreeFallback(k, v)
+	case "hold_free":
+		b.HoldFree, err = strconv.ParseBool(v)
 	case "commit_lead":
 		err = dur(&b.CommitLead)
 	case "free_window":
 		b.FreeWindow, err = v, coalloc.CheckFreeWindow(k, v)
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, free_fallback, commit_lead)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, free_fallback, commit_lead, hold_free)", k)
 	}
 	return err
 }
