@@ -458,8 +458,9 @@ func (b *Broker) loop(ctx context.Context) error {
 			}
 			continue
 		}
+		began := time.Now()
 		err := b.Cycle(ctx)
-		b.health.cycleDone(err)
+		b.health.cycleDone(began, err)
 		if err != nil {
 			if b.crashed.Load() {
 				return ErrCrashed

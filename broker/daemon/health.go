@@ -14,19 +14,38 @@ import (
 // cycle and of the last append to the job stream.
 type health struct {
 	mu         sync.Mutex
-	cycleOK    time.Time // last cycle that succeeded (wall clock)
-	cycleErr   error     // the last cycle's error, nil when it succeeded
-	appendErr  error     // the last append's error, nil when it succeeded
+	cycleOK    time.Time     // last cycle that succeeded (wall clock)
+	cycleLen   time.Duration // how long that cycle took
+	cycleErr   error         // the last cycle's error, nil when it succeeded
+	appendErr  error         // the last append's error, nil when it succeeded
 	appendedAt time.Time
 }
 
-func (h *health) cycleDone(err error) {
+// cycleDone records the outcome of a cycle that began at began.
+func (h *health) cycleDone(began time.Time, err error) {
+	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cycleErr = err
 	if err == nil {
-		h.cycleOK = time.Now()
+		h.cycleOK, h.cycleLen = now, now.Sub(began)
 	}
+}
+
+// stuck says, at now, why the broker is judged stuck ("" when it is not):
+// no cycle has finished within base (lateCycle) plus twice the last
+// successful cycle's length since that cycle ended. A queue whose every
+// full cycle takes longer than the cycle interval (a hundred thousand
+// jobs) is working, not stuck; a cycle that never ends still shows.
+func (h *health) stuck(now time.Time, base time.Duration) string {
+	late := base + 2*h.cycleLen
+	if h.cycleOK.IsZero() || now.Sub(h.cycleOK) <= late {
+		return ""
+	}
+	// the same words for as long as it lasts: the daemon logs a change
+	// of readiness once, not every time it looks
+	return fmt.Sprintf("no planning cycle finished since %s (longer than %s)",
+		h.cycleOK.UTC().Format(time.TimeOnly), durfmt.Duration(late))
 }
 
 func (h *health) appended(err error) {
@@ -60,11 +79,8 @@ func (b *Broker) Healthy() (bool, string) {
 	if h.cycleErr != nil {
 		return false, fmt.Sprintf("planning cycle failed: %v", h.cycleErr)
 	}
-	if late := lateCycle(b.cfg); !h.cycleOK.IsZero() && time.Since(h.cycleOK) > late {
-		// the same words for as long as it lasts: the daemon logs a change
-		// of readiness once, not every time it looks
-		return false, fmt.Sprintf("no planning cycle finished since %s (longer than %s)",
-			h.cycleOK.UTC().Format(time.TimeOnly), durfmt.Duration(late))
+	if why := h.stuck(time.Now(), lateCycle(b.cfg)); why != "" {
+		return false, why
 	}
 	return true, ""
 }
@@ -89,7 +105,8 @@ func (b *Broker) notActive() string {
 }
 
 // lateCycle is how long after the last successful cycle the broker is
-// judged stuck: three cycle lengths and the debounce, plus one request
+// judged stuck, besides twice that cycle's length (health.stuck): three
+// cycle intervals and the debounce, plus one request
 // timeout, what the cycle that finds a site hung waits for it (later
 // cycles do not wait for that site: answering.go).
 func lateCycle(c Config) time.Duration {

@@ -164,12 +164,12 @@ func TestHealthFollowsCyclesAndNATS(t *testing.T) {
 		t.Fatalf("a fresh broker is not healthy: %s", why)
 	}
 	fail.Store(true)
-	r.b.health.cycleDone(r.b.Cycle(context.Background()))
+	r.b.health.cycleDone(time.Now(), r.b.Cycle(context.Background()))
 	if ok, why := r.b.Healthy(); ok || !strings.Contains(why, "injected planner failure") {
 		t.Fatalf("healthy with a failing cycle: %v %q", ok, why)
 	}
 	fail.Store(false)
-	r.b.health.cycleDone(r.b.Cycle(context.Background()))
+	r.b.health.cycleDone(time.Now(), r.b.Cycle(context.Background()))
 	if ok, why := r.b.Healthy(); !ok {
 		t.Fatalf("still unhealthy after a good cycle: %s", why)
 	}

@@ -1,0 +1,50 @@
+package daemon
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLongCyclesAreNotStuck: a broker whose every full cycle takes longer
+// than the cycle interval (a very large queue) stays ready while the next
+// cycle runs as long as the last one did; a cycle that runs on past twice
+// that, or past the base bound when cycles are short, is judged stuck and
+// says since when.
+func TestLongCyclesAreNotStuck(t *testing.T) {
+	base := lateCycle(Config{CycleInterval: 10 * time.Second, Debounce: time.Second, ReserveTimeout: 5 * time.Second})
+	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	long := health{cycleOK: t0, cycleLen: 90 * time.Second}
+	if why := long.stuck(t0.Add(base+90*time.Second), base); why != "" {
+		t.Errorf("a cycle as long as the last one (90 s, base %s): %q, want ready", base, why)
+	}
+	if why := long.stuck(t0.Add(base+181*time.Second), base); !strings.Contains(why, "since 08:00:00") {
+		t.Errorf("a cycle past twice the last one: %q, want stuck since 08:00:00", why)
+	}
+	short := health{cycleOK: t0, cycleLen: 200 * time.Millisecond}
+	if why := short.stuck(t0.Add(base), base); why != "" {
+		t.Errorf("within the base bound: %q", why)
+	}
+	if why := short.stuck(t0.Add(base+time.Second), base); why == "" {
+		t.Error("short cycles, none for longer than the base bound and two of them: judged ready")
+	}
+	if why := (&health{}).stuck(t0.Add(time.Hour), base); why != "" {
+		t.Errorf("before the first cycle: %q (starting is judged elsewhere)", why)
+	}
+}
+
+// TestCycleDoneKeepsTheLastGoodLength: a failed cycle changes neither the
+// last good cycle's time nor its length.
+func TestCycleDoneKeepsTheLastGoodLength(t *testing.T) {
+	var h health
+	h.cycleDone(time.Now().Add(-3*time.Second), nil)
+	ok, n := h.cycleOK, h.cycleLen
+	if n < 3*time.Second || n > time.Hour {
+		t.Fatalf("length %s, want about 3 s", n)
+	}
+	h.cycleDone(time.Now().Add(-time.Hour), errors.New("x"))
+	if h.cycleOK != ok || h.cycleLen != n || h.cycleErr == nil {
+		t.Fatalf("after a failed cycle: %v %s %v", h.cycleOK, h.cycleLen, h.cycleErr)
+	}
+}
