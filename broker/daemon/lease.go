@@ -134,7 +134,23 @@ func openLease(ctx context.Context, js jetstream.JetStream, name string, ttl tim
 	if err != nil {
 		return nil, err
 	}
+	return leaseOn(ctx, kv, name)
+}
+
+// leaseOn is the lease in bucket kv. On a JetStream cluster a bucket that
+// another broker has just created may not be served yet ("stream not
+// found" while its stream's group elects a leader): its status is asked
+// again, a few times over a few seconds, before the start fails.
+func leaseOn(ctx context.Context, kv jetstream.KeyValue, name string) (*lease, error) {
 	st, err := kv.Status(ctx)
+	for wait := 100 * time.Millisecond; errors.Is(err, jetstream.ErrStreamNotFound) && wait <= 3200*time.Millisecond; wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("kv bucket %s: %w", wire.LeaderBucket, err)
+		case <-time.After(wait):
+		}
+		st, err = kv.Status(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kv bucket %s: %w", wire.LeaderBucket, err)
 	}

@@ -129,3 +129,40 @@ func TestLeaseReleaseAfterALostAcknowledgement(t *testing.T) {
 		t.Fatalf("another broker's lease after release: %+v, want kept", v)
 	}
 }
+
+// notYetServed is a lease bucket whose status says "stream not found" the
+// first misses times (a bucket another broker has just created on a
+// JetStream cluster).
+type notYetServed struct {
+	jetstream.KeyValue
+	misses int
+}
+
+func (n *notYetServed) Status(ctx context.Context) (jetstream.KeyValueStatus, error) {
+	if n.misses > 0 {
+		n.misses--
+		return nil, jetstream.ErrStreamNotFound
+	}
+	return n.KeyValue.Status(ctx)
+}
+
+// TestLeaseOnABucketNotYetServed: a broker starting beside another that has
+// just created the lease bucket waits for it to be served instead of
+// failing its start; a bucket that never is still fails, saying so.
+func TestLeaseOnABucketNotYetServed(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := leaseOn(ctx, &notYetServed{KeyValue: l.kv, misses: 2}, "b2")
+	if err != nil || got.ttl != 3*time.Second {
+		t.Fatalf("after two misses: %v, %v", got, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+	defer cancel()
+	if _, err := leaseOn(short, &notYetServed{KeyValue: l.kv, misses: 100}, "b2"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a bucket never served: %v", err)
+	}
+}
