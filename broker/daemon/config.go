@@ -67,7 +67,8 @@ type Config struct {
 	// Debounce delays a cycle triggered by a submission or a forecast change
 	// so a burst costs one cycle (default 1 s).
 	Debounce time.Duration
-	// CommitLead: jobs planned to start within it are reserved (default 10 min).
+	// CommitLead: jobs planned to start within it are reserved (default
+	// 10 min); a waiting job's why says when that is (reservedWhen).
 	CommitLead time.Duration
 	// ReserveTimeout bounds a commit's parallel reserve requests and each
 	// release (default 10 s).
@@ -118,7 +119,8 @@ type Config struct {
 	Explain func(fcs []forecast.Forecast, job forecast.JobRequest, notBefore int64) string
 	// ExplainLater, when set, says why a job planned at a.Start, later
 	// than notBefore, cannot start at notBefore (Planner.ExplainLater):
-	// status of one waiting job planned later shows it before the plan's why.
+	// status of one waiting job planned later shows it, then when it is
+	// reserved (CommitLead), before the plan's why.
 	ExplainLater func(fcs []forecast.Forecast, job forecast.JobRequest, a forecast.Allocation, notBefore int64) string
 	// PlanStats, when set, says what the planner re-planned in the cycle
 	// just run and why (Planner.TakeStats): logged and counted per cycle.

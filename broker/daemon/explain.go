@@ -41,7 +41,7 @@ func (b *Broker) explainKept(id string, budget *int) (why string, cycle uint64, 
 		return why, cycle, true
 	}
 	a, planned := b.planned[id]
-	in, stale, out := b.lastIn, slices.Clone(b.plan.Stale), slices.Clone(b.plan.Excluded)
+	in, now, stale, out := b.lastIn, b.plan.Time, slices.Clone(b.plan.Stale), slices.Clone(b.plan.Excluded)
 	b.mu.Unlock()
 	if !planned {
 		return "", cycle, true
@@ -52,7 +52,7 @@ func (b *Broker) explainKept(id string, budget *int) (why string, cycle uint64, 
 		}
 		*budget--
 	}
-	why = b.explain(in, a, stale, out) // outside mu: it searches the forecasts
+	why = b.explain(in, now, a, stale, out) // outside mu: it searches the forecasts
 	b.mu.Lock()
 	if b.plan.Cycle == cycle {
 		b.whys[id] = why
@@ -61,9 +61,10 @@ func (b *Broker) explainKept(id string, budget *int) (why string, cycle uint64, 
 	return why, cycle, true
 }
 
-// explain is explainNoFit's answer for allocation a of the cycle whose
-// input was in.
-func (b *Broker) explain(in broker.CycleInput, a forecast.Allocation, stale, out []string) string {
+// explain is explainNoFit's answer for allocation a of the cycle at now
+// whose input was in. A job planned later also says when it is reserved
+// (reservedWhen, with the broker's commit lead).
+func (b *Broker) explain(in broker.CycleInput, now int64, a forecast.Allocation, stale, out []string) string {
 	later := a.Placed() && a.Start > in.Now
 	if (a.Placed() && !later) || (!later && b.cfg.Explain == nil) || (later && b.cfg.ExplainLater == nil) {
 		return ""
@@ -75,7 +76,13 @@ func (b *Broker) explain(in broker.CycleInput, a forecast.Allocation, stale, out
 	fcs := broker.ApplyHolds(in.Forecasts, in.Holds, in.Now)
 	explain := func(fcs []forecast.Forecast) string { return b.cfg.Explain(fcs, in.Jobs[k], in.Now) }
 	if later {
-		explain = func(fcs []forecast.Forecast) string { return b.cfg.ExplainLater(fcs, in.Jobs[k], a, in.Now) }
+		explain = func(fcs []forecast.Forecast) string {
+			why := b.cfg.ExplainLater(fcs, in.Jobs[k], a, in.Now)
+			if why == "" {
+				return ""
+			}
+			return why + "; " + reservedWhen(a, now, b.cfg.CommitLead)
+		}
 	}
 	why := ""
 	if in.Scripted[a.Job] {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
@@ -45,8 +46,9 @@ func TestStatusExplainsAJobThatDoesNotFit(t *testing.T) {
 }
 
 // A waiting job planned later than now (its processors free only when a
-// local job ends) says in status what is short now, then how the plan
-// was chosen.
+// local job ends) says in status what is short now, when it is reserved
+// (the broker's commit lead before its start), then how the plan was
+// chosen.
 func TestStatusSaysWhatIsShortNowForAJobPlannedLater(t *testing.T) {
 	e := newEnv(t)
 	for _, f := range laterSites(e.clock.Now().Unix(), 0) {
@@ -55,6 +57,7 @@ func TestStatusSaysWhatIsShortNowForAJobPlannedLater(t *testing.T) {
 	planner := NewPlanner(PlannerOptions{})
 	r := e.startBroker(func(c *Config) {
 		c.Planner, c.Explain, c.ExplainLater = planner.Plan, planner.Explain, planner.ExplainLater
+		c.CommitLead = 25 * time.Minute
 	})
 	e.waitSites(r.b, 2)
 	rep := submit(t, r.b, "k1", job(18, 3600, 2))
@@ -71,6 +74,11 @@ func TestStatusSaysWhatIsShortNowForAJobPlannedLater(t *testing.T) {
 	want := "cannot start now: at max_price 2 only 17 of its 18 processors are free together now for its walltime of 1h (beta 8, delta 9)"
 	if !strings.HasPrefix(st.Plan.Why, want) || !strings.Contains(st.Plan.Why, "; planned at ") {
 		t.Errorf("why %q\nwant it to start with %q, then say when it is planned", st.Plan.Why, want)
+	}
+	reserved := fmt.Sprintf("; it is reserved at %s, the commit lead (25m) before its start; until then the plan may move",
+		time.Unix(st.Plan.Start-25*60, 0).UTC().Format("15:04 UTC"))
+	if !strings.Contains(st.Plan.Why, reserved) {
+		t.Errorf("why %q\nwant it to say when it is reserved with the broker's commit lead: %q", st.Plan.Why, reserved)
 	}
 	if plan := r.b.Plan(); len(plan.Allocations) != 1 || !strings.HasSuffix(st.Plan.Why, "; "+plan.Allocations[0].Why) {
 		t.Errorf("why %q\nwant it to end with the planner's why %+v", st.Plan.Why, plan.Allocations)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"lookahead/broker"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/durfmt"
@@ -18,7 +19,8 @@ import (
 // then: how many of its processors are free together at that instant for
 // its walltime at its max_price, by site; what would let it start then (a
 // dearer max_price, more sites, a shorter walltime, nodes its requirements
-// leave out); and when and where it is planned. It searches the forecasts
+// leave out); which of the plan's sites have more of them free together
+// at its start (freedBy); and when and where it is planned. It searches the forecasts
 // with the planner's own placement (coalloc.Pool.Try, as coalloc.Explain
 // does for a job that does not fit), so it is for one job on demand. ""
 // when the allocation is not placed or starts at NotBefore.
@@ -43,13 +45,38 @@ func explainLater(fcs []forecast.Forecast, job forecast.JobRequest, a forecast.A
 		why = append(why, fmt.Sprintf("its %d processors are free together now on the forecasts at max_price %g: the jobs planned before it in the queue, or its criterion, put it later",
 			job.Procs, job.MaxPrice))
 	} else {
+		free := freeBySite(fcs, probe, opts)
 		why = append(why, fmt.Sprintf("cannot start now: at max_price %g only %d of its %d processors are free together now for its walltime of %s%s (%s)",
-			job.MaxPrice, most, job.Procs, durfmt.Seconds(job.Walltime), onSites(job.MaxSites), bySite(fcs, probe, opts, startsNow)))
+			job.MaxPrice, most, job.Procs, durfmt.Seconds(job.Walltime), onSites(job.MaxSites), siteCounts(fcs, free)))
 		why = append(why, helpsNow(p, fcs, probe, startsNow)...)
+		atStart := opts
+		atStart.NotBefore = a.Start
+		if grown := freedBy(fcs, a, free, freeBySite(fcs, probe, atStart)); grown != "" {
+			why = append(why, fmt.Sprintf("by %s its processors free together at max_price %g grow on %s (local jobs or reservations end there on the forecasts)",
+				clockUTC(a.Start), job.MaxPrice, grown))
+		}
 	}
 	why = append(why, fmt.Sprintf("planned at %s (in %s) on %s",
-		time.Unix(a.Start, 0).UTC().Format("15:04 UTC"), durfmt.Seconds(a.Start-now), planSites(a)))
+		clockUTC(a.Start), durfmt.Seconds(a.Start-now), planSites(a)))
 	return strings.Join(why, "; ")
+}
+
+// clockUTC is instant t as the why-texts write it ("15:04 UTC").
+func clockUTC(t int64) string { return time.Unix(t, 0).UTC().Format("15:04 UTC") }
+
+// reservedWhen says when allocation a, planned later than now (the
+// cycle's), is reserved: in the first cycle from its start less the
+// commit lead (broker.Due, the rule the cycle commits by), and that until
+// then the plan may move; or, when a is due already, that it is being
+// reserved (each cycle tries again until its reservations hold).
+func reservedWhen(a forecast.Allocation, now int64, lead time.Duration) string {
+	l := int64(lead / time.Second)
+	if broker.Due(a, now, l) {
+		return fmt.Sprintf("its start is within the commit lead (%s): it is due to be reserved, and each cycle tries until its reservations hold",
+			durfmt.Seconds(l))
+	}
+	return fmt.Sprintf("it is reserved at %s, the commit lead (%s) before its start; until then the plan may move",
+		clockUTC(a.Start-l), durfmt.Seconds(l))
 }
 
 // mostNow is how many of probe's processors start together now (0..Procs).
@@ -68,16 +95,46 @@ func onSites(maxSites int) string {
 	return ""
 }
 
-// bySite is how many of probe's processors each site alone has free
-// together now ("delta 9, beta 8"), in forecast order.
-func bySite(fcs []forecast.Forecast, probe forecast.JobRequest, opts coalloc.Options, startsNow func(*coalloc.Pool, forecast.JobRequest) bool) string {
-	var out []string
-	for _, f := range fcs {
-		n := 0
+// freeBySite is how many of probe's processors each site alone has free
+// together at opts.NotBefore for its walltime (0..Procs), in forecast
+// order.
+func freeBySite(fcs []forecast.Forecast, probe forecast.JobRequest, opts coalloc.Options) []int {
+	at := opts.NotBefore
+	startsAt := func(p *coalloc.Pool, q forecast.JobRequest) bool {
+		b := p.Try(q)
+		return b.Placed() && b.Start <= at
+	}
+	out := make([]int, len(fcs))
+	for i, f := range fcs {
 		if p, err := coalloc.NewPool([]forecast.Forecast{f}, opts); err == nil {
-			n = mostNow(p, probe, startsNow)
+			out[i] = mostNow(p, probe, startsAt)
 		}
-		out = append(out, fmt.Sprintf("%s %d", f.Site, n))
+	}
+	return out
+}
+
+// siteCounts writes freeBySite's counts ("delta 9, beta 8").
+func siteCounts(fcs []forecast.Forecast, n []int) string {
+	out := make([]string, len(fcs))
+	for i, f := range fcs {
+		out[i] = fmt.Sprintf("%s %d", f.Site, n[i])
+	}
+	return strings.Join(out, ", ")
+}
+
+// freedBy names the sites of allocation a where more of the job's
+// processors are free together at its start (atStart) than now (now; both
+// freeBySite's counts): "delta from 9 to 11, gamma from 0 to 4", "" when
+// none. Slots are anonymous: a site's count grows because what held its
+// processors at the job's price (a running or queued local job, a
+// reservation, a reserved grid job) ends on the forecast, which does not
+// say which.
+func freedBy(fcs []forecast.Forecast, a forecast.Allocation, now, atStart []int) string {
+	var out []string
+	for i, f := range fcs {
+		if atStart[i] > now[i] && slices.Contains(a.Sites(), f.Site) {
+			out = append(out, fmt.Sprintf("%s from %d to %d", f.Site, now[i], atStart[i]))
+		}
 	}
 	return strings.Join(out, ", ")
 }

@@ -30,7 +30,9 @@ func laterSites(now int64, dearPrice float64) []forecast.Forecast {
 
 // An 18-processor job with 17 free now is planned when delta frees a node;
 // its why says what is short now (17 of 18, by site), what would let it
-// start now, and when it is planned — not only how the plan was chosen.
+// start now, which of its sites gains processors by its start (delta, as
+// n3's local job ends; not beta), and when it is planned — not only how
+// the plan was chosen.
 func TestExplainLaterSaysWhatIsShortNow(t *testing.T) {
 	now := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC).Unix()
 	job := forecast.JobRequest{ID: "j18", Procs: 18, Walltime: 3600, MaxPrice: 2}
@@ -40,8 +42,9 @@ func TestExplainLaterSaysWhatIsShortNow(t *testing.T) {
 		want []string
 	}{
 		{"busy cores not offered", 0, []string{"cannot start now: at max_price 2 only 17 of its 18 processors are free together now for its walltime of 1h (delta 9, beta 8)",
-			"; planned at 06:00 UTC (in 2h) on delta "}},
-		{"busy cores dearer", 3, []string{"only 17 of its 18", "max_price 3 would let it start now"}},
+			"; by 06:00 UTC its processors free together at max_price 2 grow on delta from 9 to 11 (local jobs or reservations end there on the forecasts); planned at 06:00 UTC (in 2h) on delta "}},
+		{"busy cores dearer", 3, []string{"only 17 of its 18", "max_price 3 would let it start now",
+			"; by 06:00 UTC its processors free together at max_price 2 grow on delta from 9 to 11 (local"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fcs := laterSites(now, tc.dear)
@@ -56,9 +59,32 @@ func TestExplainLaterSaysWhatIsShortNow(t *testing.T) {
 					t.Errorf("why %q\nwant it to contain %q", why, w)
 				}
 			}
+			if strings.Contains(why, "beta from") {
+				t.Errorf("why %q\nnames beta as gaining processors: it has 8 free throughout", why)
+			}
 			if got := p.ExplainLater(fcs, job, allocs[0], allocs[0].Start); got != "" {
 				t.Errorf("why at its planned start %q, want none (it starts then)", got)
 			}
 		})
+	}
+}
+
+// A job planned later is reserved in the first cycle from its start less
+// the commit lead (broker.Due); its why says when, or that it is due.
+func TestReservedWhenSaysWhenTheLeadReachesTheStart(t *testing.T) {
+	now := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC).Unix()
+	a := forecast.Allocation{Job: "j", Start: now + 2*3600, End: now + 3*3600,
+		Parts: []forecast.Part{{Site: "delta", Node: "n1", Procs: 4}}}
+	for _, tc := range []struct {
+		lead time.Duration
+		want string
+	}{
+		{10 * time.Minute, "it is reserved at 05:50 UTC, the commit lead (10m) before its start; until then the plan may move"},
+		{25 * time.Minute, "it is reserved at 05:35 UTC, the commit lead (25m) before its start; until then the plan may move"},
+		{2 * time.Hour, "its start is within the commit lead (2h): it is due to be reserved, and each cycle tries until its reservations hold"},
+	} {
+		if got := reservedWhen(a, now, tc.lead); got != tc.want {
+			t.Errorf("lead %v: %q\nwant %q", tc.lead, got, tc.want)
+		}
 	}
 }
