@@ -29,6 +29,12 @@ type CycleInput struct {
 // PlanCycle plans every waiting job in the given (queue) order on the
 // forecasts minus the holds. It returns one allocation per job, in order.
 func PlanCycle(in CycleInput, plan Planner) ([]forecast.Allocation, error) {
+	return planCycle(in, plan, ForParts)
+}
+
+// planCycle is PlanCycle with the jobs with a script kept on the sites
+// that run parts by forParts (ForParts, or a PartsCache's).
+func planCycle(in CycleInput, plan Planner, forParts func([]forecast.Forecast, []forecast.JobRequest, map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string)) ([]forecast.Allocation, error) {
 	if len(in.Jobs) == 0 {
 		return nil, nil
 	}
@@ -40,7 +46,7 @@ func PlanCycle(in CycleInput, plan Planner) ([]forecast.Allocation, error) {
 		return out, nil
 	}
 	fcs := ApplyHolds(in.Forecasts, in.Holds, in.Now)
-	pfcs, jobs, off := ForParts(fcs, in.Jobs, in.Scripted)
+	pfcs, jobs, off := forParts(fcs, in.Jobs, in.Scripted)
 	allocs, err := plan(pfcs, jobs, in.Now)
 	if err != nil {
 		return nil, fmt.Errorf("plan %d jobs over %d sites: %w", len(in.Jobs), len(fcs), err)

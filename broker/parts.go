@@ -28,14 +28,21 @@ const noPartsNote = "dispatch is off in its agent config"
 // every site takes parts, fcs and jobs come back as they are. The inputs
 // are not changed.
 func ForParts(fcs []forecast.Forecast, jobs []forecast.JobRequest, scripted map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string) {
+	return forParts(fcs, jobs, scripted, markedNodes)
+}
+
+// forParts is ForParts with each site's planning node list from marked
+// (markedNodes, or PartsCache's copy of its answer).
+func forParts(fcs []forecast.Forecast, jobs []forecast.JobRequest, scripted map[string]bool,
+	marked func(*forecast.Forecast) []forecast.Node) ([]forecast.Forecast, []forecast.JobRequest, []string) {
 	off := NoParts(fcs)
 	if len(off) == 0 || !slices.ContainsFunc(jobs, func(j forecast.JobRequest) bool { return scripted[j.ID] }) {
 		return fcs, jobs, off
 	}
 	outF := make([]forecast.Forecast, len(fcs))
-	for i, f := range fcs {
-		outF[i] = f
-		outF[i].Nodes = markNodes(f.Nodes, f.TakesParts())
+	for i := range fcs {
+		outF[i] = fcs[i]
+		outF[i].Nodes = marked(&fcs[i])
 	}
 	outJ := make([]forecast.JobRequest, len(jobs))
 	for i, j := range jobs {
@@ -46,6 +53,9 @@ func ForParts(fcs []forecast.Forecast, jobs []forecast.JobRequest, scripted map[
 	}
 	return outF, outJ, off
 }
+
+// markedNodes is a forecast's node list as the planning input has it.
+func markedNodes(f *forecast.Forecast) []forecast.Node { return markNodes(f.Nodes, f.TakesParts()) }
 
 // markNodes copies nodes with partsFeature on each when the site takes
 // parts, and without it (a site's own feature of that name) when not.

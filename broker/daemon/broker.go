@@ -86,6 +86,10 @@ type Broker struct {
 	snap   snapshotter
 	term   termState // leadership: lease, epoch (term.go)
 	knocks knocker   // requests to sites that do not answer (answering.go)
+
+	// parts keeps the planning input's node lists from cycle to cycle
+	// (under commitMu: Cycle).
+	parts broker.PartsCache
 }
 
 // New checks the config and returns a broker that will use nc.

@@ -24,7 +24,7 @@ func (b *Broker) Cycle(ctx context.Context) error {
 	now := b.now()
 	in, stale, excluded := b.snapshot(now)
 	began := time.Now()
-	allocs, err := broker.PlanCycle(in, b.cfg.Planner)
+	allocs, err := b.parts.PlanCycle(in, b.cfg.Planner)
 	took := time.Since(began)
 	if err != nil {
 		return err
