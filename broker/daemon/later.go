@@ -49,9 +49,7 @@ func explainLater(fcs []forecast.Forecast, job forecast.JobRequest, a forecast.A
 		why = append(why, fmt.Sprintf("cannot start now: at max_price %g only %d of its %d processors are free together now for its walltime of %s%s (%s)",
 			job.MaxPrice, most, job.Procs, durfmt.Seconds(job.Walltime), onSites(job.MaxSites), siteCounts(fcs, free)))
 		why = append(why, helpsNow(p, fcs, probe, startsNow)...)
-		atStart := opts
-		atStart.NotBefore = a.Start
-		if grown := freedBy(fcs, a, free, freeBySite(fcs, probe, atStart)); grown != "" {
+		if grown := freedBy(fcs, probe, a, opts, free); grown != "" {
 			why = append(why, fmt.Sprintf("by %s its processors free together at max_price %g grow on %s (local jobs or reservations end there on the forecasts)",
 				clockUTC(a.Start), job.MaxPrice, grown))
 		}
@@ -122,18 +120,24 @@ func siteCounts(fcs []forecast.Forecast, n []int) string {
 	return strings.Join(out, ", ")
 }
 
-// freedBy names the sites of allocation a where more of the job's
-// processors are free together at its start (atStart) than now (now; both
-// freeBySite's counts): "delta from 9 to 11, gamma from 0 to 4", "" when
-// none. Slots are anonymous: a site's count grows because what held its
-// processors at the job's price (a running or queued local job, a
+// freedBy names the sites of allocation a where more of probe's
+// processors are free together at a.Start than at opts.NotBefore (now:
+// freeBySite's counts there): "delta from 9 to 11, gamma from 0 to 4", ""
+// when none. Slots are anonymous: a site's count grows because what held
+// its processors at the job's price (a running or queued local job, a
 // reservation, a reserved grid job) ends on the forecast, which does not
 // say which.
-func freedBy(fcs []forecast.Forecast, a forecast.Allocation, now, atStart []int) string {
+func freedBy(fcs []forecast.Forecast, probe forecast.JobRequest, a forecast.Allocation, opts coalloc.Options, now []int) string {
+	atStart := opts
+	atStart.NotBefore = a.Start
+	sites := a.Sites()
 	var out []string
 	for i, f := range fcs {
-		if atStart[i] > now[i] && slices.Contains(a.Sites(), f.Site) {
-			out = append(out, fmt.Sprintf("%s from %d to %d", f.Site, now[i], atStart[i]))
+		if !slices.Contains(sites, f.Site) {
+			continue
+		}
+		if n := freeBySite(fcs[i:i+1], probe, atStart)[0]; n > now[i] {
+			out = append(out, fmt.Sprintf("%s from %d to %d", f.Site, now[i], n))
 		}
 	}
 	return strings.Join(out, ", ")

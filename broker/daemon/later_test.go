@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"lookahead/broker/coalloc"
 	"lookahead/forecast"
+	"lookahead/internal/durfmt"
 )
 
 // laterSites is the black-box run's grid: delta's three 4-processor nodes
@@ -69,6 +71,31 @@ func TestExplainLaterSaysWhatIsShortNow(t *testing.T) {
 	}
 }
 
+// Only the plan's sites that gain processors by its start are named:
+// delta gains two as n3's local job ends, beta has 8 throughout, and a
+// plan on beta alone names none.
+func TestFreedByNamesThePlansSitesThatGain(t *testing.T) {
+	now := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC).Unix()
+	fcs := laterSites(now, 0)
+	job := forecast.JobRequest{ID: "j18", Procs: 18, Walltime: 3600, MaxPrice: 2, Criterion: forecast.EarliestStart}
+	opts := coalloc.Options{NotBefore: now}
+	free := freeBySite(fcs, job, opts)
+	part := func(site, node string) forecast.Part { return forecast.Part{Site: site, Node: node, Procs: 4} }
+	for _, tc := range []struct {
+		name  string
+		parts []forecast.Part
+		want  string
+	}{
+		{"both sites", []forecast.Part{part("delta", "n3"), part("beta", "b1")}, "delta from 9 to 11"},
+		{"beta alone", []forecast.Part{part("beta", "b1")}, ""},
+	} {
+		a := forecast.Allocation{Job: job.ID, Start: now + 2*3600, End: now + 3*3600, Parts: tc.parts}
+		if got := freedBy(fcs, job, a, opts, free); got != tc.want {
+			t.Errorf("%s: %q, want %q (now %v)", tc.name, got, tc.want, free)
+		}
+	}
+}
+
 // A job planned later is reserved in the first cycle from its start less
 // the commit lead (broker.Due); its why says when, or that it is due.
 func TestReservedWhenSaysWhenTheLeadReachesTheStart(t *testing.T) {
@@ -86,5 +113,48 @@ func TestReservedWhenSaysWhenTheLeadReachesTheStart(t *testing.T) {
 		if got := reservedWhen(a, now, tc.lead); got != tc.want {
 			t.Errorf("lead %v: %q\nwant %q", tc.lead, got, tc.want)
 		}
+	}
+}
+
+// BenchmarkExplainLater is one why of a job that cannot start now
+// (planned later) on synthetic's 10 sites × 100 nodes: part=all is the
+// whole explainLater (what status JOB computes), part=grow only the
+// search its sites' growth by the planned start added (freeBySite at the
+// start, on the plan's sites), so all less grow is the why before it.
+func BenchmarkExplainLater(b *testing.B) {
+	fcs, _ := synthetic(10, 100, 0)
+	now := fcs[0].Generated
+	p := NewPlanner(benchPlanner)
+	var job forecast.JobRequest
+	var a forecast.Allocation
+	for procs := 64; ; procs += 64 { // the smallest job the forecasts put later
+		job = forecast.JobRequest{ID: "j", Procs: procs, Walltime: 4 * 3600, MaxPrice: 2, Criterion: forecast.EarliestStart}
+		allocs, err := p.Plan(fcs, []forecast.JobRequest{job}, now)
+		if err != nil || !allocs[0].Placed() {
+			b.Fatalf("%d procs: %+v %v", procs, allocs, err)
+		}
+		if a = allocs[0]; a.Start > now {
+			break
+		}
+	}
+	if why := p.ExplainLater(fcs, job, a, now); !strings.Contains(why, " grow on ") {
+		b.Fatalf("why %q: want what grows by the start", why)
+	}
+	free := freeBySite(fcs, job, coalloc.Options{NotBefore: now, Order: benchPlanner.Order})
+	b.Logf("%d procs planned %s later on %d of %d sites", job.Procs, durfmt.Seconds(a.Start-now), len(a.Sites()), len(fcs))
+	for _, part := range []struct {
+		name string
+		run  func()
+	}{
+		{"all", func() { p.ExplainLater(fcs, job, a, now) }},
+		{"grow", func() { freedBy(fcs, job, a, p.opts, free) }},
+	} {
+		b.Run("part="+part.name, func(b *testing.B) {
+			c0 := cpuTime()
+			for range b.N {
+				part.run()
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
