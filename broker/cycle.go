@@ -32,9 +32,12 @@ func PlanCycle(in CycleInput, plan Planner) ([]forecast.Allocation, error) {
 	return planCycle(in, plan, ForParts)
 }
 
+// partsRule is ForParts, or a PartsCache's.
+type partsRule func(fcs []forecast.Forecast, jobs []forecast.JobRequest, scripted map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string)
+
 // planCycle is PlanCycle with the jobs with a script kept on the sites
-// that run parts by forParts (ForParts, or a PartsCache's).
-func planCycle(in CycleInput, plan Planner, forParts func([]forecast.Forecast, []forecast.JobRequest, map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string)) ([]forecast.Allocation, error) {
+// that run parts by forParts.
+func planCycle(in CycleInput, plan Planner, forParts partsRule) ([]forecast.Allocation, error) {
 	if len(in.Jobs) == 0 {
 		return nil, nil
 	}

@@ -36,7 +36,7 @@ func BenchmarkForParts(b *testing.B) {
 			scripted[jobs[i].ID] = true
 		}
 	}
-	run := func(b *testing.B, fcs []forecast.Forecast, forParts func([]forecast.Forecast, []forecast.JobRequest, map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string)) {
+	run := func(b *testing.B, fcs []forecast.Forecast, forParts partsRule) {
 		b.ReportAllocs()
 		forParts(fcs, jobs, scripted) // a cache's first cycle, not timed
 		c0 := cpuTime()

@@ -38,8 +38,9 @@ type partsKey struct {
 }
 
 // ForParts is ForParts, keeping the marked node lists for the next call.
-// Sites that no longer come are dropped from the cache at the next call
-// that marks lists.
+// Sites that no longer come, and lists of forecasts replaced, are dropped
+// at the next call that marks lists (until then the cache holds at most
+// one list per site).
 func (c *PartsCache) ForParts(fcs []forecast.Forecast, jobs []forecast.JobRequest, scripted map[string]bool) ([]forecast.Forecast, []forecast.JobRequest, []string) {
 	marking := false
 	outF, outJ, off := forParts(fcs, jobs, scripted, func(f *forecast.Forecast) []forecast.Node {
