@@ -47,14 +47,7 @@ func TestEveryStrategyConserves(t *testing.T) {
 	in := Inputs{Traces: map[string][]TraceJob{"t": randomTrace(1, 80, 24, 3000)}}
 	sc := smallScenario()
 	sc.Policies = []string{NameLookahead, NameLookaheadFinish, NameSingleSite, NameGreedy, NameMCT, NameMCTSort}
-	rep, err := Study(sc, in, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, res := range rep.Results {
-		if res.Checks.Count > 0 {
-			t.Errorf("%s: %d violations: %v", res.Policy, res.Checks.Count, res.Checks.Violations)
-		}
+	for _, res := range conservedStudy(t, sc, in) {
 		m := res.Metrics
 		if m.Grid.Jobs+m.Unplaced == 0 || m.Local.Jobs == 0 {
 			t.Errorf("%s: grid %d (+%d unplaced), local %d jobs", res.Policy, m.Grid.Jobs, m.Unplaced, m.Local.Jobs)
@@ -125,6 +118,18 @@ func TestHoldFree(t *testing.T) {
 	in := Inputs{Traces: map[string][]TraceJob{"t": randomTrace(1, 80, 24, 3000)}}
 	sc := smallScenario()
 	sc.Policies = []string{NameLookahead, "lookahead[hold_free=true]"}
+	for _, res := range conservedStudy(t, sc, in) {
+		held := res.Stats.HeldEarly
+		if (held > 0) != (res.Policy != NameLookahead) {
+			t.Errorf("%s: %d plans reserved before the commit lead", res.Policy, held)
+		}
+	}
+}
+
+// conservedStudy runs the study and reports every conservation check that
+// failed; it returns the results.
+func conservedStudy(t *testing.T, sc Scenario, in Inputs) []Result {
+	t.Helper()
 	rep, err := Study(sc, in, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -133,9 +138,6 @@ func TestHoldFree(t *testing.T) {
 		if res.Checks.Count > 0 {
 			t.Errorf("%s: %d violations: %v", res.Policy, res.Checks.Count, res.Checks.Violations)
 		}
-		held := res.Stats.HeldEarly
-		if (held > 0) != (res.Policy != NameLookahead) {
-			t.Errorf("%s: %d plans reserved before the commit lead", res.Policy, held)
-		}
 	}
+	return rep.Results
 }

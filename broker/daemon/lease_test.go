@@ -12,11 +12,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestLeaseRenewalAfterALostAcknowledgement: a renewal that landed but
-// whose acknowledgement was lost makes the next one find another revision;
-// the broker recognises its own write and keeps the lease. A write by
-// another broker ends the term.
-func TestLeaseRenewalAfterALostAcknowledgement(t *testing.T) {
+// heldLease is a lease broker b1 holds on an embedded server, and landed,
+// which writes the key as a write that landed unacknowledged would (the
+// lease's revision is not told).
+func heldLease(t *testing.T) (*lease, func(leaseValue)) {
 	e := newEnv(t)
 	ctx := context.Background()
 	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
@@ -26,12 +25,21 @@ func TestLeaseRenewalAfterALostAcknowledgement(t *testing.T) {
 	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
 		t.Fatalf("acquire: %v %v", ok, err)
 	}
-	landed := func(v leaseValue) {
+	return l, func(v leaseValue) {
 		data, _ := json.Marshal(v)
-		if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil { // l.rev is not told
+		if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestLeaseRenewalAfterALostAcknowledgement: a renewal that landed but
+// whose acknowledgement was lost makes the next one find another revision;
+// the broker recognises its own write and keeps the lease. A write by
+// another broker ends the term.
+func TestLeaseRenewalAfterALostAcknowledgement(t *testing.T) {
+	ctx := context.Background()
+	l, landed := heldLease(t)
 	landed(leaseValue{Broker: "b1", Term: l.term, Epoch: 5})
 	if err := l.renew(ctx, 5); err == nil || errors.Is(err, errLostLeadership) {
 		t.Fatalf("renewal after its own unacknowledged write: %v, want a retry", err)
@@ -95,21 +103,8 @@ func TestLeaseRenewalWhenTheLeaseCannotBeRead(t *testing.T) {
 // recognises its own write and deletes it, so a standby takes over at once.
 // A key another broker wrote is left alone.
 func TestLeaseReleaseAfterALostAcknowledgement(t *testing.T) {
-	e := newEnv(t)
 	ctx := context.Background()
-	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, _, err := l.tryAcquire(ctx); !ok || err != nil {
-		t.Fatalf("acquire: %v %v", ok, err)
-	}
-	landed := func(v leaseValue) {
-		data, _ := json.Marshal(v)
-		if _, err := l.kv.Update(ctx, wire.LeaderKey, data, l.rev); err != nil { // l.rev is not told
-			t.Fatal(err)
-		}
-	}
+	l, landed := heldLease(t)
 	landed(leaseValue{Broker: "b1", Term: l.term, Epoch: 5})
 	if err := l.release(ctx); err != nil {
 		t.Fatalf("release after its own unacknowledged renewal: %v", err)
