@@ -30,6 +30,8 @@ func coallocOptions(sc Scenario) coalloc.Options {
 		o.Order = coalloc.OrderPrice
 	case OrderAging:
 		o.Order, o.Aging = coalloc.OrderAging, float64(sc.Broker.Aging.Seconds())
+	case OrderArea:
+		o.Order, o.Aging = coalloc.OrderArea, float64(sc.Broker.Aging.Seconds())
 	default: // fcfs, the broker's default (planning.order)
 		o.Order = coalloc.OrderFCFS
 	}
@@ -61,4 +63,5 @@ const (
 	OrderPriority = "priority"
 	OrderFCFS     = "fcfs"
 	OrderAging    = "aging" // BrokerSpec.Aging seconds per credit
+	OrderArea     = "area"  // experimental: the largest first, BrokerSpec.Aging seconds per CPU-hour
 )

@@ -138,6 +138,13 @@ func TestPolicySettings(t *testing.T) {
 		v.Broker.CommitLead.Seconds() != 3600 || sc.Broker.CommitLead == v.Broker.CommitLead {
 		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
 	}
+	sc.Policies = []string{"lookahead[order=area, aging=60s, hold_free=true]"}
+	if err := sc.WithDefaults().Validate(); err != nil {
+		t.Fatalf("the area order with aging: %v", err)
+	}
+	if v, err := sc.forPolicy(sc.Policies[0]); err != nil || coallocOptions(v).Order != coalloc.OrderArea || coallocOptions(v).Aging != 60 || !v.Broker.HoldFree {
+		t.Fatalf("area order: %+v %v", coallocOptions(v), err)
+	}
 	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]", "lookahead[commit_lead=soon]"} {
 		sc.Policies = []string{p}
 		if err := sc.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "policies[0]") {

@@ -263,10 +263,10 @@ func (s Scenario) validateBroker() error {
 		return bad("broker.multi_site_factor", "must be at least 1, got %v", b.MultiSiteFactor)
 	case b.StagingDelay < 0:
 		return bad("broker.staging_delay", "must not be negative")
-	case b.Order != "" && b.Order != OrderPriority && b.Order != OrderFCFS && b.Order != OrderAging:
-		return bad("broker.order", "must be %s, %s or %s, got %q", OrderPriority, OrderFCFS, OrderAging, b.Order)
-	case (b.Order == OrderAging) != (b.Aging > 0) || b.Aging < 0:
-		return bad("broker.aging", "a positive duration (of waiting per credit of max price) with order %s, and only then; got %v", OrderAging, b.Aging)
+	case b.Order != "" && b.Order != OrderPriority && b.Order != OrderFCFS && b.Order != OrderAging && b.Order != OrderArea:
+		return bad("broker.order", "must be %s, %s, %s or %s, got %q", OrderPriority, OrderFCFS, OrderAging, OrderArea, b.Order)
+	case b.Aging < 0 || (b.Order != OrderArea && (b.Order == OrderAging) != (b.Aging > 0)):
+		return bad("broker.aging", "a positive duration (of waiting per credit of max price) with order %s (per CPU-hour with %s), and only then; got %v", OrderAging, OrderArea, b.Aging)
 	case s.Until < 0 || s.DensityHorizon < 0:
 		return bad("until", "durations must not be negative")
 	}

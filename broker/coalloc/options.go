@@ -71,10 +71,11 @@ type Options struct {
 	FreeFallback string
 	// Order is the queue order jobs are planned in, each on what the jobs
 	// before it left: OrderFCFS ("" too, DefaultOrder), OrderPrice or
-	// OrderAging.
+	// OrderAging; OrderArea for studies only.
 	Order string
 	// Aging is OrderAging's exchange rate, in seconds of waiting per credit
-	// per CPU-hour of max_price (> 0 with OrderAging).
+	// per CPU-hour of max_price (> 0 with OrderAging); with OrderArea,
+	// seconds per CPU-hour of the job's size (0: by size alone).
 	Aging float64
 }
 
@@ -92,6 +93,12 @@ const (
 	// no job waits behind one submitted more than Aging × (the spread of
 	// max prices) after it.
 	OrderAging = "aging"
+	// OrderArea (experimental, for studies; the broker's config does not
+	// offer it): the largest job first, by processors × walltime, then
+	// submitted; with Aging > 0, submitted − Aging × CPU-hours. The grid's
+	// area-weighted response time favours it, and it makes small jobs
+	// wait: docs/replay.md, "Issue 33's study, fourth round".
+	OrderArea = "area"
 )
 
 // jobCmp is the comparison of the options' queue order.
@@ -101,6 +108,8 @@ func (o Options) jobCmp() func(a, b forecast.JobRequest) int {
 		return queueCmp
 	case OrderAging:
 		return agingCmp(o.Aging)
+	case OrderArea:
+		return areaCmp(o.Aging)
 	}
 	return fcfsCmp // DefaultOrder
 }
@@ -110,6 +119,21 @@ func agingCmp(rate float64) func(a, b forecast.JobRequest) int {
 		ka := float64(a.Submitted) - rate*a.MaxPrice
 		kb := float64(b.Submitted) - rate*b.MaxPrice
 		if c := cmp.Compare(ka, kb); c != 0 {
+			return c
+		}
+		return fcfsCmp(a, b)
+	}
+}
+
+// areaCmp is OrderArea's comparison at rate seconds per CPU-hour.
+func areaCmp(rate float64) func(a, b forecast.JobRequest) int {
+	hours := func(j forecast.JobRequest) float64 { return float64(j.Procs) * float64(j.Walltime) / 3600 }
+	return func(a, b forecast.JobRequest) int {
+		c := cmp.Compare(hours(b), hours(a))
+		if rate > 0 {
+			c = cmp.Compare(float64(a.Submitted)-rate*hours(a), float64(b.Submitted)-rate*hours(b))
+		}
+		if c != 0 {
 			return c
 		}
 		return fcfsCmp(a, b)
@@ -208,7 +232,7 @@ func (o Options) Validate() error {
 	if t := o.FreeTolerance; math.IsNaN(t) || t < 0 || t > 100 {
 		return fmt.Errorf("%w: free tolerance %v: must be a number in [0, 100]", forecast.ErrInvalid, t)
 	}
-	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS && o.Order != OrderAging {
+	if o.Order != "" && o.Order != OrderPrice && o.Order != OrderFCFS && o.Order != OrderAging && o.Order != OrderArea {
 		return fmt.Errorf("%w: order %q: must be %q, %q or %q", forecast.ErrInvalid, o.Order, OrderPrice, OrderFCFS, OrderAging)
 	}
 	if a := o.Aging; math.IsNaN(a) || a < 0 || a > float64(maxDuration) || (o.Order == OrderAging && a == 0) {

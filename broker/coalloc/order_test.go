@@ -30,6 +30,21 @@ func TestQueueOrder(t *testing.T) {
 			}
 		}
 	}
+	big := append(jobs, forecast.JobRequest{ID: "big", Procs: 1, Walltime: 300, MaxPrice: 1, Submitted: 3})
+	for _, c := range []struct {
+		aging float64
+		first string
+	}{{0, "big"}, {3600, "big"}, {10, "early"}} { // big 1/12 CPU-hour, early 1/36: big counts 200 s earlier at 3600 s per CPU-hour, under 1 s at 10
+		out, err := PlanQueue([]forecast.Forecast{fc}, big, Options{Order: OrderArea, Aging: c.aging})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range out {
+			if (a.Start == 0) != (a.Job == c.first) {
+				t.Errorf("order area, aging %g: %s starts at %d, want %s first", c.aging, a.Job, a.Start, c.first)
+			}
+		}
+	}
 	if got := (Options{}).QueueOrder(); got != OrderFCFS {
 		t.Errorf("the default queue order is %q, want %q", got, OrderFCFS)
 	}
@@ -40,12 +55,16 @@ func TestQueueOrder(t *testing.T) {
 
 // TestFCFSIncrementalSameAnswers: in FCFS order the incremental planner
 // answers as placing each job in turn (PlanEach), cycle after cycle while
-// jobs come and go and time passes.
+// jobs come and go and time passes; so does it in the studies' area
+// order, by size alone or aged.
 func TestFCFSIncrementalSameAnswers(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for it := range 300 {
 		fcs, opts := randInstance(r)
 		opts.Order = OrderFCFS
+		if it%3 > 0 {
+			opts.Order, opts.Aging = OrderArea, float64(it%2)*30
+		}
 		in, err := NewIncremental(opts)
 		if err != nil {
 			t.Fatal(err)
