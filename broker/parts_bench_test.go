@@ -3,11 +3,10 @@ package broker
 import (
 	"fmt"
 	"slices"
-	"syscall"
 	"testing"
-	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // BenchmarkForParts is what keeping jobs with a script on the sites that
@@ -39,11 +38,11 @@ func BenchmarkForParts(b *testing.B) {
 	run := func(b *testing.B, fcs []forecast.Forecast, forParts partsRule) {
 		b.ReportAllocs()
 		forParts(fcs, jobs, scripted) // a cache's first cycle, not timed
-		c0 := cpuTime()
+		c0 := cputime.Used()
 		for b.Loop() {
 			forParts(fcs, jobs, scripted)
 		}
-		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 	}
 	off := append([]forecast.Forecast(nil), fcs...)
 	off[0].RunsParts = &no
@@ -73,14 +72,4 @@ func BenchmarkForParts(b *testing.B) {
 			return c.ForParts(fcs, jobs, scripted)
 		})
 	})
-}
-
-// cpuTime is the process's user+system CPU time: on a shared machine,
-// steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,8 +4,9 @@ import (
 	"compress/gzip"
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
+
+	"lookahead/internal/cputime"
 )
 
 // BenchmarkReplayCTC replays the whole CTC-SP2 trace (77,222 jobs) on three
@@ -88,24 +89,14 @@ func BenchmarkSeed002Point(b *testing.B) {
 	for _, pol := range []string{NameSingleSite, NameGreedy, NameLookahead} {
 		for _, path := range []string{"rebuild", "kept"} {
 			b.Run("policy="+pol+"/path="+path, func(b *testing.B) {
-				cpu0 := cpuTime()
+				cpu0 := cputime.Used()
 				for b.Loop() {
 					if _, err := RunOnce(sc, w, pol, nil, Options{Rebuild: path == "rebuild"}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(cputime.Used()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
-}
-
-// cpuTime is the process's user+system CPU time in nanoseconds (the
-// machine is shared: CPU time is steadier than wall time).
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

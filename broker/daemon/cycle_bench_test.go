@@ -8,13 +8,13 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"lookahead/broker"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // synthetic builds sites × nodes × 8-proc nodes whose horizon (48 h) is cut
@@ -90,7 +90,7 @@ func BenchmarkPlanningCycle(b *testing.B) {
 
 func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {
 	placed := 0
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	stop := profileTimed(b)
 	for i := 0; i < b.N; i++ {
 		allocs, err := broker.PlanCycle(in, plan)
@@ -100,7 +100,7 @@ func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {
 		placed = countPlaced(allocs)
 	}
 	stop()
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(placed), "placed")
 }
 
@@ -126,16 +126,6 @@ func profileTimed(b *testing.B) (stop func()) {
 	}
 }
 
-// cpuTime is the process's user+system CPU time: on a shared machine,
-// steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchNext times the cycle after one change, on a planner primed with
 // the cycle before it (untimed).
 func benchNext(b *testing.B, in broker.CycleInput, change string) {
@@ -149,7 +139,7 @@ func benchNext(b *testing.B, in broker.CycleInput, change string) {
 			b.Fatal(err)
 		}
 		next := nextInput(in, allocs, change)
-		c0 := cpuTime()
+		c0 := cputime.Used()
 		stop := profileTimed(b)
 		b.StartTimer()
 		if _, err := broker.PlanCycle(next, pl.Plan); err != nil {
@@ -157,7 +147,7 @@ func benchNext(b *testing.B, in broker.CycleInput, change string) {
 		}
 		b.StopTimer()
 		stop()
-		cpu += cpuTime() - c0
+		cpu += cputime.Used() - c0
 		b.StartTimer()
 		st = pl.TakeStats()
 	}

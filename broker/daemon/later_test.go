@@ -7,6 +7,7 @@ import (
 
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 	"lookahead/internal/durfmt"
 )
 
@@ -150,11 +151,11 @@ func BenchmarkExplainLater(b *testing.B) {
 		{"grow", func() { freedBy(fcs, job, a, p.opts, free) }},
 	} {
 		b.Run("part="+part.name, func(b *testing.B) {
-			c0 := cpuTime()
+			c0 := cputime.Used()
 			for range b.N {
 				part.run()
 			}
-			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

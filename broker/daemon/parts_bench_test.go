@@ -5,6 +5,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // BenchmarkPlanningCycleParts is the broker's planning cycle after only
@@ -35,14 +36,14 @@ func BenchmarkPlanningCycleParts(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Used()
 			for b.Loop() {
 				in.Now++
 				if _, err := v.plan(in, pl.Plan); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 			st := pl.TakeStats()
 			b.ReportMetric(float64(st.Replanned()), "replanned")
 		})

@@ -9,6 +9,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 	"lookahead/wire"
 )
 
@@ -117,7 +118,7 @@ func BenchmarkScaleIntake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for b.Loop() {
 		_ = sha256.Sum256(data) // the broker's digest of every payload
 		got, _, err := decodeSiteForecast("site000", data)
@@ -128,7 +129,7 @@ func BenchmarkScaleIntake(b *testing.B) {
 			b.Fatalf("not taken: %v", v)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(data)), "bytes")
 	b.ReportMetric(float64(len(f.Slots)), "slots")
 }

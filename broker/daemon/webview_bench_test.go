@@ -5,6 +5,7 @@ import (
 
 	"lookahead/broker"
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 	"lookahead/wire"
 )
 
@@ -17,13 +18,13 @@ const webJobs = 20_000
 func BenchmarkWebQueueStatusAll(b *testing.B) {
 	_, r := busyBroker(b, 2, 20, webJobs)
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for range b.N {
 		if st := r.b.Status(wire.StatusRequest{All: true}); len(st.Jobs) != webJobs {
 			b.Fatalf("%d jobs", len(st.Jobs))
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkWebQueueJobs is what it costs with Jobs: one pass, the 500
@@ -31,13 +32,13 @@ func BenchmarkWebQueueStatusAll(b *testing.B) {
 func BenchmarkWebQueueJobs(b *testing.B) {
 	_, r := busyBroker(b, 2, 20, webJobs)
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for range b.N {
 		if jobs, found, total, _ := r.b.Jobs(func(*broker.Job, *forecast.Allocation) bool { return true }, 500); len(jobs) != 500 || found != webJobs || total != webJobs {
 			b.Fatalf("%d jobs, %d found, %d held", len(jobs), found, total)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkWebQueueJobsExplained is a poll after a cycle when none of the
@@ -50,7 +51,7 @@ func BenchmarkWebQueueJobsExplained(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for range b.N {
 		r.b.mu.Lock()
 		r.b.whys = map[string]string{}
@@ -59,5 +60,5 @@ func BenchmarkWebQueueJobsExplained(b *testing.B) {
 			b.Fatalf("%d jobs, the first %+v", len(jobs), jobs[0])
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 }

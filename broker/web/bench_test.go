@@ -4,20 +4,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime is the process's user+system CPU time (on a shared machine,
-// steadier than the wall clock).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"lookahead/internal/cputime"
+)
 
 // benchGET asks for url b.N times, as a page's poll does, and reports the
 // CPU time per answer (the broker, its web view and the client in one
@@ -26,7 +16,7 @@ func benchGET(b *testing.B, url string) {
 	b.Helper()
 	size := 0
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for range b.N {
 		r, err := http.Get(url)
 		if err != nil {
@@ -39,7 +29,7 @@ func benchGET(b *testing.B, url string) {
 		}
 		size = len(data)
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(size), "bytes")
 }
 

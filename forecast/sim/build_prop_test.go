@@ -3,11 +3,10 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // randomSnapshot makes a busy cluster: nodes of 1–8 processors (some down),
@@ -182,21 +181,11 @@ func BenchmarkBuild1000Nodes5000Jobs(b *testing.B) {
 
 func benchBuild(b *testing.B, snap forecast.Snapshot, pol Policy, tune func(*Engine)) {
 	now := snap.Taken
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	for b.Loop() {
 		if _, _, err := build(snap, now, now+7*86400, pol, forecast.DefaultPricing(), tune); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime is the process's user+system CPU time: on a shared, overloaded
-// machine wall time mostly measures waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((cputime.Used()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }

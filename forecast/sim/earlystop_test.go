@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // TestEarlyStopSameSchedule: a pass that stops once no job left fits now
@@ -91,7 +92,7 @@ func BenchmarkEarlyStop(b *testing.B) {
 	for _, p := range []Policy{EASY, Conservative} {
 		for _, off := range []bool{true, false} {
 			b.Run(fmt.Sprintf("%v/noEarlyStop=%v", p, off), func(b *testing.B) {
-				cpu0 := cpuTime()
+				cpu0 := cputime.Used()
 				for b.Loop() {
 					e := NewEngine(c, p, 0)
 					e.noEarlyStop, e.quiet = off, true
@@ -100,7 +101,7 @@ func BenchmarkEarlyStop(b *testing.B) {
 					}
 					e.Drain()
 				}
-				b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric((cputime.Used()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}

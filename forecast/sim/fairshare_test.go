@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 func TestReadMauiConfigFairshare(t *testing.T) {
@@ -270,7 +271,7 @@ func BenchmarkFairshare(b *testing.B) {
 	}
 	for _, on := range []bool{true, false} {
 		b.Run(map[bool]string{true: "on", false: "off"}[on], func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				for i, c := range cases {
 					p := pols[i]
@@ -282,7 +283,7 @@ func BenchmarkFairshare(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric((cputime.Used()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"lookahead/internal/cputime"
+)
 
 // BenchmarkMauiReference replays every reference schedule of Maui 3.3.1
 // (testdata/mauiref) under its own maui.cfg: node-level replays with
@@ -21,7 +25,7 @@ func BenchmarkMauiReference(b *testing.B) {
 		refs = append(refs, ref{c, p})
 	}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	for b.Loop() {
 		for _, r := range refs {
 			if _, err := RunWith(r.c.cluster, r.c.jobs, r.p, Options{KeepHosts: true}); err != nil {
@@ -29,5 +33,5 @@ func BenchmarkMauiReference(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric((cputime.Used()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }

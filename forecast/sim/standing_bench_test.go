@@ -3,6 +3,8 @@ package sim
 import (
 	"path/filepath"
 	"testing"
+
+	"lookahead/internal/cputime"
 )
 
 // benchFeatureCost replays the named reference schedules with their
@@ -28,7 +30,7 @@ func benchFeatureCost(b *testing.B, names []string, strip func(*Policy)) {
 		ps   []Policy
 	}{{"without", without}, {"with", with}} {
 		b.Run(v.name, func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				for k, c := range cases {
 					if _, err := RunWith(c.cluster, c.jobs, v.ps[k], Options{KeepHosts: true}); err != nil {
@@ -36,7 +38,7 @@ func benchFeatureCost(b *testing.B, names []string, strip func(*Policy)) {
 					}
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric((cputime.Used()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"lookahead/forecast/sim"
+	"lookahead/internal/cputime"
 	"lookahead/internal/testfile"
 )
 
@@ -71,13 +71,13 @@ func BenchmarkReplay(b *testing.B) {
 				jobs := tr.SimJobs()
 				c := sim.PoolCluster(tr.Header.MaxProcs)
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Used()
 				for b.Loop() {
 					if _, err := sim.RunWith(c, jobs, p, sim.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				reportRates(b, len(jobs), cpuTime()-cpu0)
+				reportRates(b, len(jobs), cputime.Used()-cpu0)
 			})
 		}
 	}
@@ -104,25 +104,15 @@ func BenchmarkReplaySlice(b *testing.B) {
 	c := sim.PoolCluster(tr.Header.MaxProcs)
 	for _, p := range []sim.Policy{sim.EASY, sim.Conservative} {
 		b.Run(p.String(), func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				if _, err := sim.RunWith(c, jobs, p, sim.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportRates(b, len(jobs), cpuTime()-cpu0)
+			reportRates(b, len(jobs), cputime.Used()-cpu0)
 		})
 	}
-}
-
-// cpuTime is the process's user+system CPU time: on a shared, overloaded
-// machine wall time mostly measures waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func reportRates(b *testing.B, jobs int, cpu time.Duration) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lookahead/forecast/sim"
+	"lookahead/internal/cputime"
 )
 
 // featureCfgs are the maui.cfg settings BenchmarkPolicyFeatures measures,
@@ -59,16 +60,16 @@ func BenchmarkPolicyFeatures(b *testing.B) {
 		b.Run(f.name, func(b *testing.B) {
 			var with, without float64
 			for b.Loop() {
-				t0 := cpuTime()
+				t0 := cputime.Used()
 				if _, err := sim.RunWith(c, jobs, base, sim.Options{}); err != nil {
 					b.Fatal(err)
 				}
-				t1 := cpuTime()
+				t1 := cputime.Used()
 				if _, err := sim.RunWith(c, jobs, pol, sim.Options{}); err != nil {
 					b.Fatal(err)
 				}
 				without += (t1 - t0).Seconds()
-				with += (cpuTime() - t1).Seconds()
+				with += (cputime.Used() - t1).Seconds()
 			}
 			b.ReportMetric(with*1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(without*1000/float64(b.N), "base-cpu-ms/op")
