@@ -77,23 +77,38 @@ func benchPool(b *testing.B, n int) (*Pool, int) {
 	return p, slots
 }
 
+// benchSelect: runs=coarse is the run index before issue 39's classes
+// (coarseRuns), the baseline of the run sweep's.
 func benchSelect(b *testing.B, sizes []int, naive bool) {
-	for _, n := range sizes {
-		b.Run(fmt.Sprintf("slots=%s", human(n)), func(b *testing.B) {
-			p, slots := benchPool(b, n)
-			if naive {
-				p.useNaive()
-			}
-			job := synthJob()
-			pl, reason := p.selectJob(job)
-			if reason != "" {
-				b.Fatal(reason)
-			}
-			loopCPU(b, func() { p.selectJob(job) })
-			b.ReportMetric(float64(slots), "slots")
-			b.ReportMetric(float64(pl.start-synthNow)/3600, "start-h")
-		})
+	runs := []string{""}
+	if !naive {
+		runs = append(runs, "/runs=coarse")
 	}
+	for _, n := range sizes {
+		for _, index := range runs {
+			b.Run(fmt.Sprintf("slots=%s%s", human(n), index), func(b *testing.B) {
+				coarseRuns = index != ""
+				defer func() { coarseRuns = false }()
+				benchSelectOne(b, n, naive)
+			})
+		}
+	}
+}
+
+// benchSelectOne: one job's selection over a pool of about n slots.
+func benchSelectOne(b *testing.B, n int, naive bool) {
+	p, slots := benchPool(b, n)
+	if naive {
+		p.useNaive()
+	}
+	job := synthJob()
+	pl, reason := p.selectJob(job)
+	if reason != "" {
+		b.Fatal(reason)
+	}
+	loopCPU(b, func() { p.selectJob(job) })
+	b.ReportMetric(float64(slots), "slots")
+	b.ReportMetric(float64(pl.start-synthNow)/3600, "start-h")
 }
 
 func human(n int) string {
@@ -149,7 +164,9 @@ func BenchmarkNewPool(b *testing.B) {
 // baseline (every job placed with Pool.Place, as before issue 21),
 // algo=queue is PlanQueue (no-fit dominance). sweep=deque is PlanQueue
 // with the deque sweep (sweep.go) instead of the run sweep: the stage 1
-// before issue 21's third round, the baseline of the run sweep.
+// before issue 21's third round, the baseline of the run sweep. runs=coarse
+// is PlanQueue over the run index before issue 39's finer classes
+// (coarseRuns).
 func BenchmarkPlanQueue(b *testing.B) {
 	fcs := synthForecasts(100_000, 1)
 	jobs := synthQueue(1000, 1)
@@ -163,10 +180,12 @@ func BenchmarkPlanQueue(b *testing.B) {
 		{"jobs=1000/slots=100k/tiers=1.2/algo=each", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanEach},
 		{"jobs=1000/slots=100k/tiers=1.2/algo=queue", Options{NotBefore: synthNow, Tiers: []float64{1.2}}, PlanQueue},
 		{"jobs=1000/slots=100k/algo=queue/sweep=deque", Options{NotBefore: synthNow}, PlanQueue},
+		{"jobs=1000/slots=100k/algo=queue/runs=coarse", Options{NotBefore: synthNow}, PlanQueue},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dequeSweep = strings.HasSuffix(c.name, "sweep=deque")
-			defer func() { dequeSweep = false }()
+			coarseRuns = strings.HasSuffix(c.name, "runs=coarse")
+			defer func() { dequeSweep, coarseRuns = false, false }()
 			loopPlan(b, c.plan, fcs, jobs, c.opts)
 		})
 	}

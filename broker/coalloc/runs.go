@@ -1,7 +1,6 @@
 package coalloc
 
 import (
-	"math/bits"
 	"slices"
 )
 
@@ -39,32 +38,94 @@ func (r *stretch) usable(rank int32, ok []bool, dur int64) bool {
 	return r.lo <= rank && rank < r.hi && ok[r.class] && r.b-r.a >= dur
 }
 
-// runIndex is every node's runs by start, in lists by length class and
-// price group: a sweep of duration d at price cut r reads only the lists
-// whose runs can be d long and priced within r, so the runs it passes
-// over are mostly ones it uses.
+// runIndex is every node's runs by start, in lists by length class,
+// speed group and price group: a sweep of duration d over the nodes at
+// least as fast as its tier at price cut r reads only the lists whose
+// runs can be d long, on nodes that fast and priced within r, so the
+// runs it passes over are mostly ones it uses.
 type runIndex struct {
-	lists  []runList // [lengthClass*groups + group], each in (a, node) order
+	lists  []runList // [(lengthClass*speeds + speed group)*groups + group], each in (a, node) order
+	bounds []int64   // the length classes' bounds (lengthBounds when built)
 	groups int
 	ranks  int
+	speeds int       // speed groups
+	speed  []int32   // each node class's speed group
+	top    []float64 // each speed group's fastest speed
 	built  bool
 }
 
-// lengthClasses split run lengths at 600 s × 2^k: [0, 600), [600, 1200),
-// [1200, 2400), … and the last class everything from 600 s × 2^8 (42.7 h).
+// maxGroups bounds the price groups, maxSpeeds the speed groups.
 const (
-	lengthClasses = 10
-	lengthUnit    = 600
-	maxGroups     = 8
+	maxGroups = 8
+	maxSpeeds = 4
 )
+
+// lengthBounds split run lengths into classes: class k holds the lengths
+// from bounds[k-1] (0 for k = 0) below bounds[k], the last one everything
+// from the last bound: 600 s × 1.25^k, 26 classes, the last one from
+// 600 s × 1.25^24 (35 h). A sweep of duration d reads the class of d
+// and those above; in the class of d, runs shorter than d are read and
+// not used, at most the part below d of a class 25 % wide.
+var lengthBounds = geometricBounds(600, 1.25, 25)
+
+// coarseBounds are the length classes before (600 s × 2^k, ten classes)
+// and coarseRuns makes new run indexes use them with one speed group: the
+// index of the benchmarks' baseline.
+var (
+	coarseBounds = geometricBounds(600, 2, 9)
+	coarseRuns   = false
+)
+
+// SetCoarseRuns makes the run indexes built from now on coarse (as
+// before issue 39: length classes 600 s × 2^k, no speed groups) or not,
+// and returns the setting before: for the daemon's benchmarks only, whose
+// baseline it is in the same binary. The answers are the same either way.
+func SetCoarseRuns(on bool) (was bool) {
+	was, coarseRuns = coarseRuns, on
+	return was
+}
+
+// geometricBounds is n bounds from unit, each ratio times the one before
+// (rounded down to the second).
+func geometricBounds(unit int64, ratio float64, n int) []int64 {
+	out := make([]int64, 0, n)
+	for b := float64(unit); len(out) < n; b *= ratio {
+		out = append(out, int64(b))
+	}
+	return out
+}
+
+// classes is the number of length classes.
+func (x *runIndex) classes() int { return len(x.bounds) + 1 }
 
 // lengthClass is the class of a run of length l (or of a duration: the
 // runs that can hold it are in its class and the ones above).
-func lengthClass(l int64) int {
-	if l < lengthUnit {
-		return 0
+func (x *runIndex) lengthClass(l int64) int {
+	k, _ := slices.BinarySearch(x.bounds, l+1)
+	return k
+}
+
+// speedGroups splits the pool's distinct node speeds into up to
+// maxSpeeds ranges of consecutive speeds (one when coarse).
+func (x *runIndex) speedGroups(classes []class, coarse bool) {
+	var speeds []float64
+	for _, c := range classes {
+		speeds = append(speeds, c.speed)
 	}
-	return min(bits.Len64(uint64(l/lengthUnit)), lengthClasses-1)
+	slices.Sort(speeds)
+	speeds = slices.Compact(speeds)
+	x.speeds = max(1, min(maxSpeeds, len(speeds)))
+	if coarse {
+		x.speeds = 1
+	}
+	x.speed = make([]int32, len(classes))
+	x.top = make([]float64, x.speeds)
+	for i, c := range classes {
+		k, _ := slices.BinarySearch(speeds, c.speed)
+		g := k * x.speeds / len(speeds)
+		x.speed[i] = int32(g)
+		x.top[g] = max(x.top[g], c.speed)
+	}
 }
 
 // group is the price group of a rank: the ranks split into up to
@@ -74,7 +135,7 @@ func (x *runIndex) group(rank int32) int {
 }
 
 func (x *runIndex) slot(s *stretch) int {
-	return lengthClass(s.b-s.a)*x.groups + x.group(s.lo)
+	return (x.lengthClass(s.b-s.a)*x.speeds+int(x.speed[s.class]))*x.groups + x.group(s.lo)
 }
 
 func (x *runIndex) list(s *stretch) *runList { return &x.lists[x.slot(s)] }
@@ -87,9 +148,13 @@ func (p *Pool) ensureRuns() {
 	if p.runs.built {
 		return
 	}
-	x := runIndex{ranks: max(1, len(p.prices)), built: true}
+	x := runIndex{ranks: max(1, len(p.prices)), bounds: lengthBounds, built: true}
+	if coarseRuns {
+		x.bounds = coarseBounds
+	}
+	x.speedGroups(p.classes, coarseRuns)
 	x.groups = min(maxGroups, x.ranks)
-	x.lists = make([]runList, lengthClasses*x.groups)
+	x.lists = make([]runList, x.classes()*x.speeds*x.groups)
 	all := make([]stretch, 0, p.edges/2+len(p.nodes))
 	for n := range p.nodes {
 		all = p.rw.nodeRuns(p, int32(n), all)

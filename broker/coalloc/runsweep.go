@@ -32,8 +32,8 @@ type runScratch struct {
 }
 
 // listCursor is a sweep's place in one list of the index: the next run
-// (s) and the start of the next usable one (math.MaxInt64: none before
-// the sweep's limit).
+// (s) and the start of the next usable one, or a start before it
+// (advanceStart; math.MaxInt64: none before the sweep's limit).
 type listCursor struct {
 	l     *runList
 	k     int // the list's index
@@ -68,10 +68,13 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 	}
 	p.openLists(t, &sp, sp.from == nil && t > p.opts.NotBefore)
 	for {
+		next := int64(math.MaxInt64)
 		for i := range rs.lists {
-			if c := &rs.lists[i]; c.nextA <= t {
-				p.advanceStart(c, t, &sp)
+			c := &rs.lists[i]
+			if c.nextA <= t {
+				p.advanceStart(c, t, next, &sp)
 			}
+			next = min(next, c.nextA)
 		}
 		p.dropEnds(addSat(t, sp.dur), sp.procs)
 		if t > sp.limit {
@@ -83,10 +86,6 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 				p.recordRuns(t, sp.dur)
 			}
 			return t, true
-		}
-		next := int64(math.MaxInt64)
-		for i := range rs.lists {
-			next = min(next, rs.lists[i].nextA)
 		}
 		if next == math.MaxInt64 {
 			return 0, false
@@ -105,30 +104,43 @@ func (p *Pool) openLists(t int64, sp *sweepSpec, jump bool) {
 	if sp.maxRank < 0 {
 		return // no price at or below max_price
 	}
-	until := addSat(t, sp.dur)
+	until, stop := addSat(t, sp.dur), int64(math.MaxInt64)
 	last := x.group(sp.maxRank)
-	for k := lengthClass(sp.dur); k < lengthClasses; k++ {
-		for g := 0; g <= last; g++ {
-			idx := k*x.groups + g // see runIndex.slot
-			l := &x.lists[idx]
-			if l.n == 0 {
-				continue
+	for k := x.lengthClass(sp.dur); k < x.classes(); k++ {
+		for v := range x.speeds {
+			if x.top[v] < sp.tier {
+				continue // no node in the group is fast enough
 			}
-			c := listCursor{l: l, k: idx}
-			switch {
-			case jump:
-				c.s = p.addUntil(l, t, until, sp)
-			case sp.from != nil && sp.from.runCur[idx].c >= 0:
-				// The bound sweep's next run in this list: those before it
-				// start by t or are of no use to the bound sweep, so to none.
-				c.s = sp.from.runCur[idx]
-			case sp.from != nil:
-				c.s = l.search(t+1, math.MinInt32)
+			for g := 0; g <= last; g++ {
+				idx := (k*x.speeds+v)*x.groups + g // see runIndex.slot
+				stop = min(stop, p.openList(idx, t, until, stop, sp, jump))
 			}
-			p.advanceStart(&c, t, sp)
-			rs.lists = append(rs.lists, c)
 		}
 	}
+}
+
+// openList places a cursor in the index's list idx unless it is empty
+// (see openLists), and returns its next start (see advanceStart).
+func (p *Pool) openList(idx int, t, until, stop int64, sp *sweepSpec, jump bool) int64 {
+	rs, x := &p.sc.runs, &p.runs
+	l := &x.lists[idx]
+	if l.n == 0 {
+		return math.MaxInt64
+	}
+	c := listCursor{l: l, k: idx}
+	switch {
+	case jump:
+		c.s = p.addUntil(l, t, until, sp)
+	case sp.from != nil && sp.from.runCur[idx].c >= 0:
+		// The bound sweep's next run in this list: those before it
+		// start by t or are of no use to the bound sweep, so to none.
+		c.s = sp.from.runCur[idx]
+	case sp.from != nil:
+		c.s = l.search(t+1, math.MinInt32)
+	}
+	p.advanceStart(&c, t, stop, sp)
+	rs.lists = append(rs.lists, c)
+	return c.nextA
 }
 
 // addFrom adds the runs a bound sweep recorded that this sweep may use
@@ -166,11 +178,20 @@ func (p *Pool) addUntil(l *runList, t, until int64, sp *sweepSpec) cursor {
 
 // advanceStart adds the usable runs of c's list that start at or before
 // t (none of them ends before t+dur: it is at least dur long and starts
-// at t, or t is the first instant), then finds the next usable one.
-func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
+// at t, or t is the first instant), then finds the next usable one; or,
+// past walkSlack runs it cannot use, it stops at the first run after
+// stop (> t), a start before the next usable one: nextA is the run's
+// start either way. stop is the earliest next start of the lists before
+// it, so a sweep does not walk far past its next candidate through a list
+// of runs it cannot use (in a fine index, a list can hold nothing the job
+// can use: runs priced above its cut at the same length, say). A start
+// where no usable run starts is a candidate that is never the answer: no
+// capacity was added since the previous one.
+func (p *Pool) advanceStart(c *listCursor, t, stop int64, sp *sweepSpec) {
 	ok, dur := p.sc.classOK, sp.dur
 	chunks := c.l.chunks
 	cc, i := c.s.c, c.s.i
+	skipped := 0
 	for ; cc < len(chunks); cc, i = cc+1, 0 {
 		ch := chunks[cc]
 		for ; i < len(ch); i++ {
@@ -178,6 +199,10 @@ func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
 			if !r.usable(sp.rankAt(r.site), ok, dur) {
 				if r.a > sp.limit {
 					c.s, c.nextA = cursor{cc, i}, math.MaxInt64
+					return
+				}
+				if skipped++; r.a > stop && skipped > walkSlack {
+					c.s, c.nextA = cursor{cc, i}, r.a
 					return
 				}
 				continue
@@ -194,6 +219,11 @@ func (p *Pool) advanceStart(c *listCursor, t int64, sp *sweepSpec) {
 	}
 	c.s, c.nextA = cursor{cc, 0}, math.MaxInt64
 }
+
+// walkSlack is how many runs advanceStart walks past before it may stop
+// short of a usable one: enough that lists of mixed runs are read in one
+// go, few enough that a list of none costs little more than a candidate.
+const walkSlack = 64
 
 func (p *Pool) addRun(r *stretch, procs int64) {
 	rs := &p.sc.runs

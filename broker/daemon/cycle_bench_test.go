@@ -45,7 +45,8 @@ func eachPlanner(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore 
 // whole queue planned with the co-allocation core) for waiting jobs over
 // sites × 200 nodes. algo=each is the baseline (today's algorithm before
 // issue 21: every job from scratch); algo=first is the incremental
-// planner's first cycle (from scratch, with no-fit dominance; crit=: with
+// planner's first cycle (from scratch, with no-fit dominance; runs=coarse:
+// over the run index before issue 39's finer one; crit=: with
 // that criterion and the broker's default tolerances); the others
 // are a primed incremental planner's next cycle after: time=: only time
 // passed (one second); site=: one site's forecast changed (a new revision
@@ -67,11 +68,8 @@ func BenchmarkPlanningCycle(b *testing.B) {
 		in := broker.CycleInput{Now: 1763780000, Forecasts: fcs, Jobs: queue}
 		name := fmt.Sprintf("sites=%d/nodes=200/slots=%d/jobs=%d", c.sites, slots, c.jobs)
 		b.Run(name+"/algo=each", func(b *testing.B) { benchCycle(b, in, eachPlanner) })
-		b.Run(name+"/algo=first", func(b *testing.B) {
-			benchCycle(b, in, func(f []forecast.Forecast, j []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
-				return NewPlanner(benchPlanner).Plan(f, j, nb)
-			})
-		})
+		b.Run(name+"/algo=first", func(b *testing.B) { benchFirst(b, in, false) })
+		b.Run(name+"/algo=first/runs=coarse", func(b *testing.B) { benchFirst(b, in, true) })
 		for _, crit := range []string{forecast.LeastHeld, forecast.FreeFirst} {
 			// the criterion's cost, with the broker's default tolerances
 			opts := benchPlanner
@@ -86,6 +84,16 @@ func BenchmarkPlanningCycle(b *testing.B) {
 			b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
 		}
 	}
+}
+
+// benchFirst is the incremental planner's first cycle; coarse: over the
+// co-allocation core's run index before issue 39 (coalloc.SetCoarseRuns),
+// the baseline of its finer one.
+func benchFirst(b *testing.B, in broker.CycleInput, coarse bool) {
+	defer coalloc.SetCoarseRuns(coalloc.SetCoarseRuns(coarse))
+	benchCycle(b, in, func(f []forecast.Forecast, j []forecast.JobRequest, nb int64) ([]forecast.Allocation, error) {
+		return NewPlanner(benchPlanner).Plan(f, j, nb)
+	})
 }
 
 func benchCycle(b *testing.B, in broker.CycleInput, plan broker.Planner) {

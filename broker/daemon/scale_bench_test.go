@@ -82,7 +82,8 @@ func syntheticQueue(rng *rand.Rand, jobs int, t0 int64) []forecast.JobRequest {
 }
 
 // BenchmarkScaleCycle is the broker's planning at the goals' scale: the
-// first cycle (from scratch) and the cycle after one arrival or after
+// first cycle (from scratch; runs=coarse: over the run index before
+// issue 39's finer one, see benchFirst) and the cycle after one arrival or after
 // time passed only (one second), on a planner primed with the cycle
 // before (untimed). It reports CPU time per cycle and the process's peak
 // resident set after it.
@@ -101,6 +102,7 @@ func BenchmarkScaleCycle(b *testing.B) {
 		})
 		b.ReportMetric(float64(peakRSS())/1024, "peak-rss-MB")
 	})
+	b.Run(name+"/algo=first/runs=coarse", func(b *testing.B) { benchFirst(b, in, true) })
 	for _, ch := range []string{"time", "arrive"} {
 		b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
 	}
