@@ -56,7 +56,7 @@ type runIndex struct {
 
 // maxGroups bounds the price groups, maxSpeeds the speed groups.
 const (
-	maxGroups = 8
+	maxGroups = 4
 	maxSpeeds = 4
 )
 
@@ -69,12 +69,14 @@ const (
 var lengthBounds = geometricBounds(600, 1.25, 25)
 
 // coarseBounds are the length classes before (600 s × 2^k, ten classes)
-// and coarseRuns makes new run indexes use them with one speed group: the
-// index of the benchmarks' baseline.
+// and coarseRuns makes new run indexes use them with one speed group and
+// up to coarseGroups price groups: the index of the benchmarks' baseline.
 var (
 	coarseBounds = geometricBounds(600, 2, 9)
 	coarseRuns   = false
 )
+
+const coarseGroups = 8
 
 // SetCoarseRuns makes the run indexes built from now on coarse (as
 // before issue 39: length classes 600 s × 2^k, no speed groups) or not,
@@ -154,6 +156,9 @@ func (p *Pool) ensureRuns() {
 	}
 	x.speedGroups(p.classes, coarseRuns)
 	x.groups = min(maxGroups, x.ranks)
+	if coarseRuns {
+		x.groups = min(coarseGroups, x.ranks)
+	}
 	x.lists = make([]runList, x.classes()*x.speeds*x.groups)
 	all := make([]stretch, 0, p.edges/2+len(p.nodes))
 	for n := range p.nodes {

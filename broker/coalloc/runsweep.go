@@ -10,14 +10,14 @@ import (
 // t+dur <= b, so a run counts for the starts [a, b-dur]. The sweep walks
 // the runs by start, adding the usable ones, and keeps those it added in
 // a heap by end, removing each once t+dur passes its end: no per-node
-// state, a few additions per run. Runs shorter than
-// dur or priced above the cut never count: the sweep reads only the
-// index's lists that can hold others (runIndex), each with its own
-// cursor, and the next candidate is the earliest next start among them.
-// Capacity can only grow at a run's start, so the candidate starts are
-// the first instant and the starts of usable runs: the earliest feasible
-// start is the same as the deque sweep's (sweep.go), which
-// TestRunSweepMatchesDeque checks.
+// state, a few additions per run. Runs shorter than dur, on nodes slower
+// than the tier or priced above the cut never count: the sweep reads only
+// the index's lists that can hold others (runIndex), each with its own
+// cursor, kept in a heap by its next start, and the next candidate is the
+// earliest next start among them. Capacity can only grow at a run's
+// start, so the candidate starts are the first instant and the starts of
+// usable runs: the earliest feasible start is the same as the deque
+// sweep's (sweep.go), which TestRunSweepMatchesDeque checks.
 
 // runScratch is the run sweep's state, reused across sweeps.
 type runScratch struct {
@@ -26,6 +26,8 @@ type runScratch struct {
 	log      []stretch
 	at, dur  int64 // the last sweep's start and duration
 	lists    []listCursor
+	next     []int32  // the lists with a next start, a heap by it
+	due      []int32  // the lists whose next start is the candidate
 	ends     []runEnd // the runs added and not yet removed, a heap by end
 	ncap     []int64
 	capNodes []int32
@@ -67,30 +69,91 @@ func (p *Pool) sweepRuns(sp sweepSpec) (int64, bool) {
 		t = p.floor
 	}
 	p.openLists(t, &sp, sp.from == nil && t > p.opts.NotBefore)
-	for {
-		next := int64(math.MaxInt64)
-		for i := range rs.lists {
-			c := &rs.lists[i]
-			if c.nextA <= t {
-				p.advanceStart(c, t, next, &sp)
-			}
-			next = min(next, c.nextA)
+	rs.next = rs.next[:0]
+	for i := range rs.lists {
+		if rs.lists[i].nextA < math.MaxInt64 {
+			rs.next = p.pushList(rs.next, int32(i))
 		}
-		p.dropEnds(addSat(t, sp.dur), sp.procs)
-		if t > sp.limit {
+	}
+	for added := true; ; added = p.advanceLists(t, &sp) {
+		// Capacity grows only where a usable run starts: where none did,
+		// the capacity is at most the previous candidate's.
+		if added {
+			p.dropEnds(addSat(t, sp.dur), sp.procs)
+			if t <= sp.limit && p.feasible(sp) {
+				rs.at, rs.dur = t, sp.dur
+				if sp.track {
+					p.recordRuns(t, sp.dur)
+				}
+				return t, true
+			}
+		}
+		if t > sp.limit || len(rs.next) == 0 {
 			return 0, false
 		}
-		if p.feasible(sp) {
-			rs.at, rs.dur = t, sp.dur
-			if sp.track {
-				p.recordRuns(t, sp.dur)
-			}
-			return t, true
+		t = rs.lists[rs.next[0]].nextA
+	}
+}
+
+// advanceLists advances the lists whose next start is t (adding their
+// usable runs that start there) and reports whether any run was added.
+func (p *Pool) advanceLists(t int64, sp *sweepSpec) bool {
+	rs := &p.sc.runs
+	rs.due = rs.due[:0]
+	for len(rs.next) > 0 && rs.lists[rs.next[0]].nextA <= t {
+		rs.due = append(rs.due, rs.next[0])
+		rs.next = p.popList(rs.next)
+	}
+	n := len(rs.log)
+	for _, i := range rs.due {
+		c := &rs.lists[i]
+		stop := int64(math.MaxInt64)
+		if len(rs.next) > 0 {
+			stop = rs.lists[rs.next[0]].nextA
 		}
-		if next == math.MaxInt64 {
-			return 0, false
+		p.advanceStart(c, t, stop, sp)
+		if c.nextA < math.MaxInt64 {
+			rs.next = p.pushList(rs.next, i)
 		}
-		t = next
+	}
+	return len(rs.log) > n
+}
+
+// pushList adds list i to the heap h by next start.
+func (p *Pool) pushList(h []int32, i int32) []int32 {
+	ls := p.sc.runs.lists
+	h = append(h, i)
+	for j := len(h) - 1; j > 0; {
+		up := (j - 1) / 2
+		if ls[h[up]].nextA <= ls[h[j]].nextA {
+			break
+		}
+		h[up], h[j] = h[j], h[up]
+		j = up
+	}
+	return h
+}
+
+// popList removes the heap's first list.
+func (p *Pool) popList(h []int32) []int32 {
+	ls := p.sc.runs.lists
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for j := 0; ; {
+		l := 2*j + 1
+		if l >= n {
+			return h
+		}
+		m := l
+		if r := l + 1; r < n && ls[h[r]].nextA < ls[h[l]].nextA {
+			m = r
+		}
+		if ls[h[j]].nextA <= ls[h[m]].nextA {
+			return h
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
 	}
 }
 
