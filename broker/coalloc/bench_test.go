@@ -5,11 +5,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"lookahead/forecast"
+	"lookahead/internal/cputime"
 )
 
 // TestNaiveMatchesSweep: on medium synthetic pools the sweep and the naive
@@ -42,25 +42,15 @@ func TestNaiveMatchesSweep(t *testing.T) {
 	}
 }
 
-// cpuTime is the process's user+system CPU time: on a machine shared with
-// other work, CPU time per operation is steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // loopCPU runs f in b.Loop and reports CPU time per operation.
 func loopCPU(b *testing.B, f func()) {
 	b.Helper()
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Used()
 	for b.Loop() {
 		f()
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 func benchPool(b *testing.B, n int) (*Pool, int) {
@@ -270,13 +260,13 @@ func BenchmarkBigSite(b *testing.B) {
 						f := &next[0]
 						f.Slots = slices.DeleteFunc(slices.Clone(f.Slots), func(s forecast.Slot) bool { return s.Node == f.Nodes[0].Name })
 					}
-					c0 := cpuTime()
+					c0 := cputime.Used()
 					b.StartTimer()
 					if _, _, err := in.Plan(next, jobs, synthNow+1); err != nil {
 						b.Fatal(err)
 					}
 					b.StopTimer()
-					cpu += cpuTime() - c0
+					cpu += cputime.Used() - c0
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
