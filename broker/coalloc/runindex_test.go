@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"lookahead/forecast"
 )
 
 // TestRunSweepOpensTheListsItCanUse: over random instances (three speeds,
@@ -20,17 +18,7 @@ func TestRunSweepOpensTheListsItCanUse(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 2))
 	sweeps := 0
 	for inst := range 300 {
-		fcs, opts := randInstance(r)
-		jobs := make([]forecast.JobRequest, 1+r.IntN(4))
-		for i := range jobs {
-			jobs[i] = randJob(r, i)
-		}
-		scaleTime(fcs, &opts, jobs, []int64{1, 60, 300}[inst%3])
-		p, err := NewPool(fcs, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.ensureRuns()
+		p, jobs := randRunPool(t, r, inst, 4)
 		x := &p.runs
 		var speeds []float64
 		for _, c := range p.classes {

@@ -13,6 +13,25 @@ import (
 	"lookahead/forecast"
 )
 
+// randRunPool is a random instance's pool with its run index built, and
+// 1 to maxJobs random jobs; instance inst's times are scaled by 1, 60 or
+// 300 in turn, so that runs fall in every length class.
+func randRunPool(t *testing.T, r *rand.Rand, inst, maxJobs int) (*Pool, []forecast.JobRequest) {
+	t.Helper()
+	fcs, opts := randInstance(r)
+	jobs := make([]forecast.JobRequest, 1+r.IntN(maxJobs))
+	for i := range jobs {
+		jobs[i] = randJob(r, i)
+	}
+	scaleTime(fcs, &opts, jobs, []int64{1, 60, 300}[inst%3])
+	p, err := NewPool(fcs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ensureRuns()
+	return p, jobs
+}
+
 // TestRunsAreWindowMinima: after random placements, the run index kept up
 // to date by them (1) lists exactly the runs a fresh build finds, in
 // order, and (2) for every node, price cut and window, the runs that
@@ -22,18 +41,8 @@ func TestRunsAreWindowMinima(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	windows := 0
 	for inst := range 900 {
-		fcs, opts := randInstance(r)
-		jobs := make([]forecast.JobRequest, 1+r.IntN(6))
-		for i := range jobs {
-			jobs[i] = randJob(r, i)
-		}
-		scale := []int64{1, 60, 300}[inst%3] // runs in every length class
-		scaleTime(fcs, &opts, jobs, scale)
-		p, err := NewPool(fcs, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.ensureRuns()
+		p, jobs := randRunPool(t, r, inst, 6)
+		scale := []int64{1, 60, 300}[inst%3]
 		for _, job := range jobs {
 			p.Place(job)
 		}
@@ -46,7 +55,7 @@ func TestRunsAreWindowMinima(t *testing.T) {
 		for n := range p.nodes {
 			for cut := int32(-1); cut <= int32(len(p.prices)); cut++ {
 				for range 12 {
-					a := opts.NotBefore + int64(r.IntN(90))*scale
+					a := p.opts.NotBefore + int64(r.IntN(90))*scale
 					b := a + 1 + int64(r.IntN(60))*scale
 					var sum int64
 					for _, s := range byNode[int32(n)] {
