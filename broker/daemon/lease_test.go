@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"lookahead/wire"
@@ -127,37 +128,48 @@ func TestLeaseReleaseAfterALostAcknowledgement(t *testing.T) {
 
 // notYetServed is a lease bucket whose status says "stream not found" the
 // first misses times (a bucket another broker has just created on a
-// JetStream cluster).
+// JetStream cluster), then st; it counts the asks.
 type notYetServed struct {
 	jetstream.KeyValue
+	st     jetstream.KeyValueStatus
 	misses int
+	asked  int
 }
 
-func (n *notYetServed) Status(ctx context.Context) (jetstream.KeyValueStatus, error) {
+func (n *notYetServed) Status(context.Context) (jetstream.KeyValueStatus, error) {
+	n.asked++
 	if n.misses > 0 {
 		n.misses--
 		return nil, jetstream.ErrStreamNotFound
 	}
-	return n.KeyValue.Status(ctx)
+	return n.st, nil
 }
 
 // TestLeaseOnABucketNotYetServed: a broker starting beside another that has
-// just created the lease bucket waits for it to be served instead of
-// failing its start; a bucket that never is still fails, saying so.
+// just created the lease bucket asks again after 100, 200, 400 … ms
+// instead of failing its start; a bucket still not served after 6.3 s (the
+// seventh ask) fails the start, saying so. On synctest's clock: the waits
+// are exact.
 func TestLeaseOnABucketNotYetServed(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
-	l, err := openLease(ctx, e.js, "b1", 3*time.Second, 1)
+	l, err := openLease(context.Background(), e.js, "b1", 3*time.Second, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := leaseOn(ctx, &notYetServed{KeyValue: l.kv, misses: 2}, "b2")
-	if err != nil || got.ttl != 3*time.Second {
-		t.Fatalf("after two misses: %v, %v", got, err)
+	st, err := l.kv.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	short, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
-	defer cancel()
-	if _, err := leaseOn(short, &notYetServed{KeyValue: l.kv, misses: 100}, "b2"); !errors.Is(err, jetstream.ErrStreamNotFound) {
-		t.Fatalf("a bucket never served: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		kv := &notYetServed{st: st, misses: 2}
+		t0 := time.Now()
+		got, err := leaseOn(context.Background(), kv, "b2")
+		if err != nil || got.ttl != 3*time.Second || kv.asked != 3 || time.Since(t0) != 300*time.Millisecond {
+			t.Fatalf("after two misses: %v, %v; %d asks over %s, want 3 over 300ms", got, err, kv.asked, time.Since(t0))
+		}
+		kv, t0 = &notYetServed{st: st, misses: 100}, time.Now()
+		if _, err := leaseOn(context.Background(), kv, "b2"); !errors.Is(err, jetstream.ErrStreamNotFound) || kv.asked != 7 || time.Since(t0) != 6300*time.Millisecond {
+			t.Fatalf("a bucket never served: %v; %d asks over %s, want 7 over 6.3s", err, kv.asked, time.Since(t0))
+		}
+	})
 }
