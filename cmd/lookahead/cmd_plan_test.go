@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,15 +122,7 @@ func TestPlanRejectsBadInput(t *testing.T) {
 func TestPlanJobsFromStdin(t *testing.T) {
 	opts := examplePlan
 	opts.jobs = "-"
-	in := strings.NewReader(`[{"id":"x","procs":8,"walltime":600,"max_price":2}]`)
-	var out bytes.Buffer
-	if err := runPlan(context.Background(), opts, in, &out); err != nil {
-		t.Fatal(err)
-	}
-	var allocs []forecast.Allocation
-	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
-		t.Fatalf("got %s (%v)", out.String(), err)
-	}
+	planOne(t, opts, strings.NewReader(`[{"id":"x","procs":8,"walltime":600,"max_price":2}]`))
 }
 
 // TestPlanCriterionAndWhy: --criterion plans the jobs that omit one, and
@@ -224,16 +217,24 @@ func queuedOrFree(t *testing.T, now, submitted int64) planOptions {
 // part (the test fails when it is not placed).
 func planOneSite(t *testing.T, opts planOptions) string {
 	t.Helper()
+	a := planOne(t, opts, nil)
+	t.Logf("on %s: %s", a.Parts[0].Site, a.Why)
+	return a.Parts[0].Site
+}
+
+// planOne plans the one job of opts (read from in when opts.jobs is "-")
+// and returns its allocation; the test fails when it is not placed.
+func planOne(t *testing.T, opts planOptions, in io.Reader) forecast.Allocation {
+	t.Helper()
 	var out bytes.Buffer
-	if err := runPlan(context.Background(), opts, nil, &out); err != nil {
+	if err := runPlan(context.Background(), opts, in, &out); err != nil {
 		t.Fatal(err)
 	}
 	var allocs []forecast.Allocation
 	if err := json.Unmarshal(out.Bytes(), &allocs); err != nil || len(allocs) != 1 || !allocs[0].Placed() {
 		t.Fatalf("%s (%v)", out.String(), err)
 	}
-	t.Logf("on %s: %s", allocs[0].Parts[0].Site, allocs[0].Why)
-	return allocs[0].Parts[0].Site
+	return allocs[0]
 }
 
 // TestPlanOrder: --order fcfs (the default) plans an earlier job first
