@@ -52,9 +52,11 @@ func TestLiveWidenedReservationKeepsItsQueuedPart(t *testing.T) {
 	if st := strings.TrimSpace(c.Run("squeue", "-h", "-j", part, "-o", "%T %v").Stdout); st != "PENDING la.q1" {
 		t.Errorf("the part queued in la.q1 is %q after the repair, want still PENDING in it", st)
 	}
-	if l := log.String(); !strings.Contains(l, "ACL restored in place") {
-		t.Errorf("the agent's log does not say the ACL was restored in place:\n%s", grepLines(l, "repair"))
-	}
+	// The agent logs the repair after slurmctld answers the update, so
+	// the narrowed reservation can be seen a moment before the line.
+	waitSlurm(t, "the agent's log to say the ACL was restored in place", func() bool {
+		return strings.Contains(log.String(), "ACL restored in place")
+	})
 	c.Run("scancel", part)
 }
 
