@@ -42,15 +42,18 @@ func haStatuses(t *testing.T, nc *nats.Conn) map[string]wire.HAStatus {
 	}
 }
 
-// waitActive waits until b has begun its term.
-func waitActive(t *testing.T, b *Broker, within time.Duration) {
+// waitServing waits until b has begun its term and serves the grid's
+// endpoints, its step-down among them (its Ready). Its epoch alone is not
+// enough: the epoch is set as the term begins, before the service and the
+// step-down subscription exist, so a request sent on seeing it can find
+// no responder (seen under load).
+func waitServing(t *testing.T, b *Broker, within time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b.Epoch() != 0 {
-			return
-		}
+	select {
+	case <-b.Ready():
+	case <-time.After(within):
+		t.Fatalf("broker %s never served as the active one (epoch %d)", b.cfg.Name, b.Epoch())
 	}
-	t.Fatalf("broker %s never became active", b.cfg.Name)
 }
 
 // TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown: of two brokers
@@ -77,7 +80,7 @@ func TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown(t *testing.T) {
 		second = b
 	}
 	var sts map[string]wire.HAStatus
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if sts = haStatuses(t, e.nc); sts["b2"].Leader != nil {
 			break
 		}
@@ -139,7 +142,7 @@ func TestStandbyServesOnlyItsStatusAndTakesOverOnStepDown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("b1 did not step down")
 	}
-	waitActive(t, second, 10*time.Second)
+	waitServing(t, second, time.Minute)
 	if second.Epoch() <= e1 {
 		t.Fatalf("b2's epoch %d is not newer than b1's %d", second.Epoch(), e1)
 	}
