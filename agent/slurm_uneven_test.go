@@ -113,6 +113,10 @@ func TestLiveUnevenCoresOnABusyNode(t *testing.T) {
 			return err == nil && r != nil && r.Identity.User == slurmtest.User2 && len(r.Extra) == 0
 		})
 	}
+	// The agent audits a repair after slurmctld answers it, so the
+	// repaired reservation can be listed before its record is stored;
+	// a poll lists only after the one before ended (its records stored).
+	g.waitPolls(2)
 	if n := g.repairs("u5") + g.repairs("u6"); n != 2 {
 		t.Errorf("%d repairs of la.u5 and la.u6, want one each", n)
 	}
