@@ -131,18 +131,21 @@ func withOutput(ev *wire.JobEvent, po PartOutput) {
 // reported is then written to Config.PartState before anything else, so
 // an agent restarted later re-sends only what may not have arrived. A
 // failure is logged, and ends the pass: the next build reports what this
-// one missed.
+// one missed. The jobs are listed under the request lock, as a dispatch
+// submits and records its part under it: a part dispatched while a
+// listing ran outside it was missing from that listing and forgotten as
+// no longer listed, never reported (its job failed as not started).
 func (a *Agent) followParts(ctx context.Context, now int64) {
 	if a.deps.Executor == nil || a.deps.Conn == nil {
 		return
 	}
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
 	jobs, _, err := a.deps.Executor.Jobs(ctx)
 	if err != nil {
 		a.log.Warn().Err(err).Msg("dispatched parts not followed this time")
 		return
 	}
-	a.resMu.Lock()
-	defer a.resMu.Unlock()
 	a.loadPartState()
 	evs := a.parts.observe(jobs, now, a.outputLocator())
 	var sent []wire.JobEvent
