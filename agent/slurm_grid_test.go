@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,11 +32,11 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	ctx := context.Background()
 
 	script := []byte("#!/bin/sh\n#lookahead-sim runtime=3s exit=0\necho part $LOOKAHEAD_PART of $LOOKAHEAD_JOB on $LOOKAHEAD_SITE as $(id -un)\nsleep 3\n")
-	job := forecast.JobRequest{ID: "x1", Procs: 10, Walltime: 180, MaxSites: 2, User: "alice", Account: "proj1", MaxPrice: 100}
+	job := forecast.JobRequest{ID: gridRunID("x1"), Procs: 10, Walltime: 180, MaxSites: 2, User: "alice", Account: "proj1", MaxPrice: 100}
 	if r, err := cl.SubmitScript(ctx, job, script, ""); err != nil || r.Code != wire.CodeOK {
 		t.Fatalf("submit: %+v, %v", r, err)
 	}
-	st := waitJob(t, cl, "x1", wire.JobFinished, 3*time.Minute)
+	st := waitJob(t, cl, job.ID, wire.JobFinished, 3*time.Minute)
 	bySite := map[string]wire.PartStatus{}
 	for _, p := range st.Parts {
 		bySite[p.Site] = p
@@ -54,8 +55,8 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 	if sl.LocalUser != slurmtest.User2 || sl.ExitStatus == nil || *sl.ExitStatus != 0 || sl.Start < resv.Start || sl.Start >= resv.End {
 		t.Errorf("slurm part %+v in reservation %+v", sl, resv)
 	}
-	if text, _ := os.ReadFile(filepath.Join(c.OutDir(), wire.PartName("x1", sl.Part)+".out")); string(text) !=
-		fmt.Sprintf("part %d of x1 on sl as %s\n", sl.Part, slurmtest.User2) {
+	if text, _ := os.ReadFile(filepath.Join(c.OutDir(), wire.PartName(job.ID, sl.Part)+".out")); string(text) !=
+		fmt.Sprintf("part %d of %s on sl as %s\n", sl.Part, job.ID, slurmtest.User2) {
 		t.Errorf("slurm part output %q", text)
 	}
 
@@ -105,6 +106,23 @@ func TestLiveGridJobAcrossSlurmAndMaui(t *testing.T) {
 			t.Fatal("the Slurm reservation of the cancelled job was not released")
 		}
 	}
+}
+
+// gridRuns counts the runs of TestLiveGridJobAcrossSlurmAndMaui in this
+// test binary (-count).
+var gridRuns atomic.Int32
+
+// gridRunID is base for the first run of the test in this binary, base-N
+// for the Nth: the shared cluster still lists an earlier run's part as
+// completed (squeue keeps an ended job for MinJobAge, 300 s), and the
+// agent rightly takes a part of the same grid job and user for a retried
+// dispatch ("already submitted"), which started before this run's
+// reservation.
+func gridRunID(base string) string {
+	if n := gridRuns.Add(1); n > 1 {
+		return fmt.Sprintf("%s-%d", base, n)
+	}
+	return base
 }
 
 func waitJob(t *testing.T, cl *client.Client, id, state string, limit time.Duration) wire.JobStatus {
