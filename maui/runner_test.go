@@ -53,31 +53,65 @@ func TestExecRunnerBoundsStderr(t *testing.T) {
 }
 
 // TestExecRunnerKillsProcessGroup: a command that leaves a child behind
-// is killed with its child when the per-call timeout fires.
+// is killed with its child when its call ends. The call is cancelled once
+// the child's pid is written, not by a short timeout: under load a 300 ms
+// timeout fired before the script wrote it (no pid file, or an empty one
+// read as pid 0). The timeout ends a call the same way (cmd.Cancel):
+// TestExecRunnerTimeoutEndsTheCall.
 func TestExecRunnerKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
-	script(t, dir, "schedctl", `sleep 60 & echo $! > `+pidFile+`; wait`)
-	r := NewExecRunner(ExecConfig{BinDir: dir, Timeout: 300 * time.Millisecond})
-	start := time.Now()
-	_, err := r.Run(context.Background(), "schedctl")
-	if !errors.Is(err, context.DeadlineExceeded) {
+	script(t, dir, "schedctl", `sleep 60 & echo $! > `+pidFile+`.new; mv `+pidFile+`.new `+pidFile+`; wait`)
+	r := NewExecRunner(ExecConfig{BinDir: dir, Timeout: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(pidFile); err == nil {
+				cancelled = time.Now()
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	_, err := r.Run(ctx, "schedctl")
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatalf("took %v", time.Since(start))
+	if took := time.Since(cancelled); took > 5*time.Second {
+		t.Fatalf("took %v after the cancel", took)
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(3 * time.Second)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid file %q", b)
+	}
+	deadline := time.Now().Add(30 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d still alive", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestExecRunnerTimeoutEndsTheCall: the per-call timeout ends a command
+// that would run for a minute, as a timeout.
+func TestExecRunnerTimeoutEndsTheCall(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "schedctl", `exec sleep 60`)
+	start := time.Now()
+	_, err := NewExecRunner(ExecConfig{BinDir: dir, Timeout: 300 * time.Millisecond}).Run(context.Background(), "schedctl")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("took %v", took)
 	}
 }
 
