@@ -33,14 +33,28 @@ func TestExecRunner(t *testing.T) {
 	}
 }
 
-// A timed-out command is killed with its whole process group: the
-// grandchild holding stdout open does not keep Run waiting.
-// The grandchild (a background sleep holding stdout) must die too.
+// A command whose call ends is killed with its whole process group: the
+// grandchild holding stdout open (a background sleep) does not keep Run
+// waiting, and dies too. The call is cancelled once the grandchild's pid
+// is written, not by a short timeout: under load a 300 ms timeout fired
+// before the script wrote it (no pid file, or an empty one). A timeout
+// ends a call the same way (cmd.Cancel): TestExecRunnerTimeoutEndsTheCall.
 func TestExecRunnerTimeoutKillsGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	r := NewExecRunner(ExecConfig{Timeout: 300 * time.Millisecond, WaitDelay: time.Second})
-	_, err := r.Run(context.Background(), "sh", "-c", "sleep 60 & echo $! > "+pidfile+"; wait")
-	if !errors.Is(err, ErrTimeout) {
+	r := NewExecRunner(ExecConfig{Timeout: time.Minute, WaitDelay: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(pidfile); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	_, err := r.Run(ctx, "sh", "-c", "sleep 60 & echo $! > "+pidfile+".new; mv "+pidfile+".new "+pidfile+"; wait")
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
 	data, err := os.ReadFile(pidfile)
@@ -48,15 +62,27 @@ func TestExecRunnerTimeoutKillsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid file %q", data)
 	}
-	for i := 0; syscall.Kill(pid, 0) == nil; i++ { // bounded wait for the reaper
-		if i == 1000 {
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) { // bounded wait for the reaper
+		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("grandchild %d survived the timeout", pid)
+			t.Fatalf("grandchild %d survived the end of the call", pid)
 		}
-		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestExecRunnerTimeoutEndsTheCall: the per-call timeout ends a command
+// that would run for a minute, as ErrTimeout.
+func TestExecRunnerTimeoutEndsTheCall(t *testing.T) {
+	start := time.Now()
+	_, err := NewExecRunner(ExecConfig{Timeout: 300 * time.Millisecond, WaitDelay: time.Second}).Run(context.Background(), "sh", "-c", "exec sleep 60")
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v", err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("took %v", took)
 	}
 }
 
