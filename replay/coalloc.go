@@ -25,6 +25,7 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	o.FreeWait = sc.Broker.FreeWait.Seconds()
 	o.FreeWindow = sc.Broker.FreeWindow
 	o.FreeFallback = sc.Broker.FreeFallback
+	o.SplitBacklog = sc.Broker.SplitBacklog
 	switch sc.Broker.Order {
 	case OrderPriority:
 		o.Order = coalloc.OrderPrice

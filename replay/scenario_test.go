@@ -138,6 +138,10 @@ func TestPolicySettings(t *testing.T) {
 		v.Broker.CommitLead.Seconds() != 3600 || sc.Broker.CommitLead == v.Broker.CommitLead {
 		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
 	}
+	sc.Policies = []string{"lookahead[split_backlog=1.5]"}
+	if v, err := sc.forPolicy(sc.Policies[0]); err != nil || coallocOptions(v).SplitBacklog != 1.5 || coallocOptions(sc).SplitBacklog != 0 {
+		t.Fatalf("split backlog: %+v %v", coallocOptions(v), err)
+	}
 	sc.Policies = []string{"lookahead[order=area, aging=60s, hold_free=true]"}
 	if err := sc.WithDefaults().Validate(); err != nil {
 		t.Fatalf("the area order with aging: %v", err)
@@ -145,7 +149,7 @@ func TestPolicySettings(t *testing.T) {
 	if v, err := sc.forPolicy(sc.Policies[0]); err != nil || coallocOptions(v).Order != coalloc.OrderArea || coallocOptions(v).Aging != 60 || !v.Broker.HoldFree {
 		t.Fatalf("area order: %+v %v", coallocOptions(v), err)
 	}
-	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]", "lookahead[commit_lead=soon]"} {
+	for _, p := range []string{"lookahead[bogus=1]", "lookahead[order=sometimes]", "lookahead[free_tolerance=x]", "lookahead[order]", "lookahead[free_window=never]", "lookahead[commit_lead=soon]", "lookahead[split_backlog=-1]"} {
 		sc.Policies = []string{p}
 		if err := sc.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "policies[0]") {
 			t.Errorf("%s: %v, want refused naming policies[0]", p, err)

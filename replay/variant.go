@@ -11,7 +11,7 @@ import (
 // A policy may name a strategy with broker settings of its own, for
 // studies that weigh settings side by side on the same jobs and baseline:
 // "lookahead[order=fcfs,free_tolerance=0.5]". The keys are BrokerSpec's:
-// order, aging, tolerance, free_tolerance, free_wait, free_window,
+// order, aging, tolerance, free_tolerance, free_wait, free_window, split_backlog,
 // free_fallback, commit_lead, hold_free.
 
 // splitPolicy is a policy's strategy name and its settings ("" when none).
@@ -71,6 +71,11 @@ func (b *BrokerSpec) set(k, v string) error {
 		err = dur(&b.FreeWait)
 	case "free_fallback":
 		b.FreeFallback, err = v, coalloc.CheckFreeFallback(k, v)
+	case "split_backlog":
+		var f *float64
+		if f, err = num(); err == nil {
+			b.SplitBacklog = *f
+		}
 	case "hold_free":
 		b.HoldFree, err = strconv.ParseBool(v)
 	case "commit_lead":
@@ -78,7 +83,7 @@ func (b *BrokerSpec) set(k, v string) error {
 	case "free_window":
 		b.FreeWindow, err = v, coalloc.CheckFreeWindow(k, v)
 	default:
-		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, free_fallback, commit_lead, hold_free)", k)
+		return fmt.Errorf("unknown broker setting %q (order, aging, tolerance, free_tolerance, free_wait, free_window, free_fallback, commit_lead, hold_free, split_backlog)", k)
 	}
 	return err
 }

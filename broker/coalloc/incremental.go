@@ -115,6 +115,9 @@ type entry struct {
 func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, Stats, error) {
 	prev := in.prev
 	in.prev = nil
+	if in.opts.SplitBacklog > 0 {
+		prev = nil // every answer depends on the whole queue (backlog.go)
+	}
 	st := Stats{Jobs: len(jobs)}
 	sites := memoSites(fcs, prev, notBefore)
 	if prev != nil && !freeMoved(sites, prev.sites) && prev.sameInput(fcs, jobs, notBefore) {
@@ -129,6 +132,7 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	if err != nil {
 		return nil, st, err
 	}
+	p.setBacklog(jobs)
 	w := newWalk(p, prev, fcs, notBefore)
 	// free-first answers rest on every owner's free price (see keep)
 	w.freeMoved = prev != nil && freeMoved(sites, prev.sites)

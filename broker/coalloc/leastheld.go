@@ -61,8 +61,13 @@ func (p *Pool) selectLeastHeld(job forecast.JobRequest, tiers, exact []float64, 
 }
 
 // within is the latest finish the tolerance admits when the earliest is e.
+// With Options.SplitBacklog, the split window may be wider (backlog.go).
 func (p *Pool) within(job forecast.JobRequest, e int64) int64 {
-	return withinBy(p.opts.Tolerance, job, e)
+	w := withinBy(p.opts.Tolerance, job, e)
+	if s := p.splitSlack(job); s > 0 {
+		w = max(w, addSat(e, s))
+	}
+	return w
 }
 
 // withinBy is the latest finish tolerance tol admits when the earliest is e.
@@ -210,8 +215,8 @@ func (p *Pool) whyLeastHeld(job forecast.JobRequest, won, first weighed, n int) 
 			won.sites, hours(won), n)
 	}
 	return fmt.Sprintf("%d site(s), %.4g reference processor-hours instead of %.4g on %d site(s) for the earliest finish, "+
-		"which ends %d s sooner (within the tolerance of %g × walltime; %d allocations weighed)",
-		won.sites, hours(won), hours(first), first.sites, won.pl.end-first.pl.end, p.opts.Tolerance, n)
+		"which ends %d s sooner (within %s; %d allocations weighed)",
+		won.sites, hours(won), hours(first), first.sites, won.pl.end-first.pl.end, p.whySplit(job), n)
 }
 
 // whyEarliest explains an earliest-start or earliest-finish allocation.

@@ -77,6 +77,14 @@ type Options struct {
 	// per CPU-hour of max_price (> 0 with OrderAging); with OrderArea,
 	// seconds per CPU-hour of the job's size (0: by size alone).
 	Aging float64
+	// SplitBacklog (experimental, for studies; the broker's config does
+	// not offer it), when > 0, widens least-held's window for holding
+	// less work to SplitBacklog × (the work a split adds per second of
+	// walltime) × the grid's backlog, so on a loaded grid a job spans
+	// sites only when that saves more than its waste costs the queue
+	// (backlog.go). Answers then depend on the whole queue: the
+	// incremental planner plans from scratch. It must be in [0, 100].
+	SplitBacklog float64
 }
 
 // Queue orders (Options.Order).
@@ -237,6 +245,9 @@ func (o Options) Validate() error {
 	}
 	if a := o.Aging; math.IsNaN(a) || a < 0 || a > float64(maxDuration) || (o.Order == OrderAging && a == 0) {
 		return fmt.Errorf("%w: aging %v: must be a number of seconds per credit, > 0 with order %q", forecast.ErrInvalid, a, OrderAging)
+	}
+	if b := o.SplitBacklog; math.IsNaN(b) || b < 0 || b > 100 {
+		return fmt.Errorf("%w: split backlog %v: must be a number in [0, 100]", forecast.ErrInvalid, b)
 	}
 	if o.StagingDelay < 0 || o.StagingDelay > maxDuration/1024 {
 		return fmt.Errorf("%w: staging delay %d: must be >= 0 and < 2^50 s", forecast.ErrInvalid, o.StagingDelay)

@@ -80,6 +80,9 @@ type Pool struct {
 	// cut, when set, is the price cut per site of the searches of the job
 	// being placed (free-first's free pass; see freefirst.go).
 	cut []int32
+	// backlog is the grid's queued work over its processors, in seconds,
+	// for the split window (backlog.go; 0 without Options.SplitBacklog).
+	backlog int64
 	// the last price rankOf looked up
 	lastPrice float64
 	lastRank  int32

@@ -66,6 +66,7 @@ func PlanEach(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Op
 	if err != nil {
 		return nil, err
 	}
+	p.setBacklog(jobs)
 	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
