@@ -1,6 +1,9 @@
 package coalloc
 
 import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,12 +30,13 @@ func splitGrid(held int64) []forecast.Forecast {
 }
 
 // TestSplitWindowWeighsWasteAgainstBacklog: a split at factor 1.5 wastes
-// half the job's area; with a backlog of 3000 s (96,000 processor-seconds
-// held by local jobs over 32 processors) the split window is 0.5 × 3000
-// = 1500 s, so one site finishing at 3000 (1500 s after the split's 1500)
-// wins; with half that backlog, no factor, no backlog or the window off,
-// the split finishes first and least-held's tolerance (0.5 × 1000 s)
-// keeps it. The grid queue's work counts in the backlog too.
+// half the job's area; with a backlog of 3375 s (96,000 processor-seconds
+// held by local jobs and g's own 12,000, over 32 processors) the split
+// window is 0.5 × 3375 s, so one site finishing at 3000 (1500 s after the
+// split's 1500) wins; with 1875 s of backlog (a window of 937 s), no
+// factor, no backlog or the window off, the split finishes first and
+// least-held's tolerance (0.5 × 1000 s) keeps it. Other grid jobs queued
+// count in the backlog too.
 func TestSplitWindowWeighsWasteAgainstBacklog(t *testing.T) {
 	job := jb("g", 12, 1000, 3)
 	later := submittedAt(jb("h", 8, 6000, 3), 1) // 48,000 processor-seconds queued behind g
@@ -44,12 +48,12 @@ func TestSplitWindowWeighsWasteAgainstBacklog(t *testing.T) {
 		queue  []forecast.JobRequest
 		want   string
 	}{
-		{"backlog 3000 s, factor 1.5: one site", 12_000, 1.5, 1, nil, "a/a1:12"},
-		{"backlog 1500 s: the split", 6_000, 1.5, 1, nil, "b/b1:8 c/c1:4"},
-		{"backlog 1500 s and the grid queue's 1500 s: one site", 6_000, 1.5, 1, []forecast.JobRequest{later}, "a/a1:12"},
-		{"twice the window on backlog 1500 s: one site", 6_000, 1.5, 2, nil, "a/a1:12"},
+		{"backlog 3375 s, factor 1.5: one site", 12_000, 1.5, 1, nil, "a/a1:12"},
+		{"backlog 1875 s: the split", 6_000, 1.5, 1, nil, "b/b1:8 c/c1:4"},
+		{"backlog 1875 s and another grid job's 1500 s: one site", 6_000, 1.5, 1, []forecast.JobRequest{later}, "a/a1:12"},
+		{"twice the window on backlog 1875 s: one site", 6_000, 1.5, 2, nil, "a/a1:12"},
 		{"no multi-site factor: the split", 12_000, 1, 1, nil, "b/b1:8 c/c1:4"},
-		{"no backlog: the split", 0, 1.5, 1, nil, "b/b1:8 c/c1:4"},
+		{"no local backlog: the split", 0, 1.5, 1, nil, "b/b1:8 c/c1:4"},
 		{"split window off: the split", 12_000, 1.5, 0, nil, "b/b1:8 c/c1:4"},
 	} {
 		for _, crit := range []string{forecast.FreeFirst, forecast.LeastHeld} {
@@ -81,4 +85,94 @@ func TestSplitBacklogValidated(t *testing.T) {
 			t.Errorf("split backlog %v accepted", b)
 		}
 	}
+}
+
+// TestSplitBacklogBand: the incremental planner keeps the backlog it
+// planned with while the grid's stays within backlogBand of it, and plans
+// every job again, on the new figure, once it leaves the band.
+func TestSplitBacklogBand(t *testing.T) {
+	in, err := NewIncremental(Options{MultiSiteFactor: 1.5, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance, SplitBacklog: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []forecast.JobRequest{jb("g", 12, 1000, 3)}
+	for i, c := range []struct {
+		held    int64 // local work held on b: held × 8 processor-seconds
+		backlog int64 // what the cycle plans with
+		moved   bool
+		want    string
+	}{
+		{12_000, 3375, false, "a/a1:12"},      // (96,000 + g's 12,000) / 32
+		{10_000, 3375, false, "a/a1:12"},      // 2875 s: within 25 % of 3375
+		{6_000, 1875, true, "b/b1:8 c/c1:4"},  // 1875 s: out of it
+		{7_000, 1875, false, "b/b1:8 c/c1:4"}, // 2125 s
+		{12_000, 3375, true, "a/a1:12"},
+	} {
+		fcs := splitGrid(c.held)
+		out, st, err := in.Plan(fcs, jobs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Backlog != c.backlog || (st.FullWhy == "the backlog moved") != c.moved || partsOf(out[0]) != c.want {
+			t.Errorf("cycle %d (backlog now %d): planned with %d (full: %q), g on %q; want %d, moved %v, on %q",
+				i, Backlog(fcs, jobs, 0), st.Backlog, st.FullWhy, partsOf(out[0]), c.backlog, c.moved, c.want)
+		}
+	}
+}
+
+// TestSplitIncrementalSameAnswers: with the split window, the incremental
+// planner's answers are those of placing every job from scratch with the
+// backlog it planned with, cycle after cycle, on random instances.
+func TestSplitIncrementalSameAnswers(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for it := range 300 {
+		fcs, opts := randInstance(r)
+		opts.Order, opts.MultiSiteFactor, opts.SplitBacklog = OrderFCFS, 1.5, float64(1+it%3)
+		in, err := NewIncremental(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs []forecast.JobRequest
+		for cycle := range 4 {
+			for k := range 1 + r.IntN(3) {
+				jobs = append(jobs, randJob(r, 10*cycle+k))
+			}
+			if len(jobs) > 2 && r.IntN(2) == 0 {
+				jobs = jobs[1:]
+			}
+			o := opts
+			o.NotBefore += int64(5 * cycle)
+			got, st, err := in.Plan(fcs, jobs, o.NotBefore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now := Backlog(fcs, jobs, o.NotBefore); keptBacklog(st.Backlog, now, true) != st.Backlog {
+				t.Fatalf("instance %d cycle %d: planned with backlog %d, the grid's is %d: outside the band", it, cycle, st.Backlog, now)
+			}
+			if want := placeEachAt(t, fcs, jobs, o, st.Backlog); !reflect.DeepEqual(got, want) {
+				t.Fatalf("instance %d cycle %d (backlog %d): incremental %+v\nfrom scratch %+v", it, cycle, st.Backlog, got, want)
+			}
+		}
+	}
+}
+
+// placeEachAt is PlanEach with the pool's backlog set to backlog.
+func placeEachAt(t *testing.T, fcs []forecast.Forecast, jobs []forecast.JobRequest, o Options, backlog int64) []forecast.Allocation {
+	t.Helper()
+	p, err := NewPool(fcs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.backlog = backlog
+	q := slices.Clone(jobs)
+	o.SortQueue(q)
+	byID := map[string]forecast.Allocation{}
+	for _, j := range q {
+		byID[j.ID] = p.Place(j)
+	}
+	out := make([]forecast.Allocation, len(jobs))
+	for i, j := range jobs {
+		out[i] = byID[j.ID]
+	}
+	return out
 }

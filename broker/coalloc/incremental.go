@@ -56,7 +56,10 @@ type Stats struct {
 	Time    int    // time passed a start its answer depended on
 	Changed int    // slots it may use changed
 	Full    int    // every job, because of FullWhy
-	FullWhy string // first cycle, sites or nodes changed, options, clock went back
+	FullWhy string // first cycle, sites or nodes changed, options, clock went back, the backlog moved
+	// Backlog is the backlog the split window planned with (seconds; 0
+	// without Options.SplitBacklog).
+	Backlog int64
 	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
 	// Differ counts the re-planned jobs (not new) whose answer changed.
 	Differ int
@@ -88,6 +91,8 @@ type memo struct {
 	// cutAt is cut's answer once cutKnown.
 	cutAt    int64
 	cutKnown bool
+	// backlog is the backlog the answers were planned with (backlog.go).
+	backlog int64
 }
 
 type siteMemo struct {
@@ -115,11 +120,20 @@ type entry struct {
 func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) ([]forecast.Allocation, Stats, error) {
 	prev := in.prev
 	in.prev = nil
-	if in.opts.SplitBacklog > 0 {
-		prev = nil // every answer depends on the whole queue (backlog.go)
-	}
 	st := Stats{Jobs: len(jobs)}
 	sites := memoSites(fcs, prev, notBefore)
+	var backlog int64
+	if in.opts.SplitBacklog > 0 { // every answer rests on the backlog (backlog.go)
+		backlog = keptBacklog(0, backlogOf(sites, jobs, notBefore), false)
+		if prev != nil {
+			backlog = keptBacklog(prev.backlog, backlog, true)
+			if backlog != prev.backlog {
+				prev = nil
+				st.FullWhy = "the backlog moved"
+			}
+		}
+		st.Backlog = backlog
+	}
 	if prev != nil && !freeMoved(sites, prev.sites) && prev.sameInput(fcs, jobs, notBefore) {
 		st.Reused = len(jobs)
 		prev.notBefore, prev.sites = notBefore, sites
@@ -132,13 +146,15 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	if err != nil {
 		return nil, st, err
 	}
-	p.setBacklog(jobs)
+	p.backlog = backlog
 	w := newWalk(p, prev, fcs, notBefore)
 	// free-first answers rest on every owner's free price (see keep)
 	w.freeMoved = prev != nil && freeMoved(sites, prev.sites)
-	st.FullWhy = w.why
+	if st.FullWhy == "" {
+		st.FullWhy = w.why
+	}
 	next := w.run(jobs, &st)
-	next.sites = sites
+	next.sites, next.backlog = sites, backlog
 	in.prev = next
 	return slices.Clone(next.out), st, nil
 }

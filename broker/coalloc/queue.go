@@ -66,7 +66,9 @@ func PlanEach(forecasts []forecast.Forecast, jobs []forecast.JobRequest, opts Op
 	if err != nil {
 		return nil, err
 	}
-	p.setBacklog(jobs)
+	if opts.SplitBacklog > 0 {
+		p.backlog = Backlog(forecasts, jobs, opts.NotBefore)
+	}
 	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
