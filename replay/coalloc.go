@@ -15,6 +15,7 @@ func coallocOptions(sc Scenario) coalloc.Options {
 		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
 		Tolerance:       coalloc.DefaultTolerance,
 		FreeTolerance:   coalloc.DefaultFreeTolerance,
+		SplitBacklog:    coalloc.DefaultSplitBacklog,
 	}
 	if sc.Broker.Tolerance != nil {
 		o.Tolerance = *sc.Broker.Tolerance
@@ -25,7 +26,9 @@ func coallocOptions(sc Scenario) coalloc.Options {
 	o.FreeWait = sc.Broker.FreeWait.Seconds()
 	o.FreeWindow = sc.Broker.FreeWindow
 	o.FreeFallback = sc.Broker.FreeFallback
-	o.SplitBacklog = sc.Broker.SplitBacklog
+	if sc.Broker.SplitBacklog != nil {
+		o.SplitBacklog = *sc.Broker.SplitBacklog
+	}
 	switch sc.Broker.Order {
 	case OrderPriority:
 		o.Order = coalloc.OrderPrice

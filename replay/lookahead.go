@@ -34,6 +34,9 @@ func (l lookahead) planKept(now int64, fcs []forecast.Forecast, reqs []forecast.
 	memo := env.memo
 	lim := memo.horizon(fcs)
 	changed := memo.diffFrom(fcs, now, lim)
+	if _, moved, _ := cycleBacklog(now, fcs, reqs, env); moved {
+		changed = now // every answer weighed the old backlog
+	}
 	old := map[string]memoPlaced{}
 	for _, mp := range memo.placed {
 		old[mp.req.ID] = mp
@@ -95,6 +98,7 @@ func (l lookahead) ready(pool Pool, now int64, fcs []forecast.Forecast, pending 
 		if pool, err = env.NewPool(fcs, now); err != nil {
 			return nil, err
 		}
+		pool = withBacklog(pool, env)
 	}
 	for _, mp := range pending {
 		if err := pool.Take(mp.req, mp.alloc); err != nil {
@@ -158,4 +162,36 @@ func (l lookahead) planIncremental(now int64, fcs []forecast.Forecast, reqs []fo
 	}
 	out, _, err := memo.inc.Plan(fcs, reqs, now)
 	return out, err
+}
+
+// splitBacklog is the backlog the last cycle's pools weighed.
+type splitBacklog struct {
+	last int64
+	had  bool
+}
+
+// cycleBacklog is the split window's backlog for this cycle's pools, kept
+// over the cycles as the incremental planner keeps it
+// (coalloc.KeptBacklog), so that every way of planning gives the same
+// answers; moved says it differs from the last cycle's. on is false when
+// the window is off.
+func cycleBacklog(now int64, fcs []forecast.Forecast, reqs []forecast.JobRequest, env Env) (b int64, moved, on bool) {
+	if env.incremental == nil || env.incremental.SplitBacklog <= 0 || env.split == nil {
+		return 0, false, false
+	}
+	s := env.split
+	b = coalloc.KeptBacklog(s.last, coalloc.Backlog(fcs, reqs, now), s.had)
+	moved = s.had && b != s.last
+	s.last, s.had = b, true
+	return b, moved, true
+}
+
+// withBacklog sets this cycle's backlog (cycleBacklog's) on a pool that
+// weighs one.
+func withBacklog(pool Pool, env Env) Pool {
+	if sb, ok := pool.(interface{ SetBacklog(int64) }); ok && env.split != nil && env.split.had &&
+		env.incremental != nil && env.incremental.SplitBacklog > 0 {
+		sb.SetBacklog(env.split.last)
+	}
+	return pool
 }

@@ -75,7 +75,7 @@ func newReplayer(sc Scenario, w Workload, strat Strategy, opts Options) (*replay
 		}
 		r.pending = append(r.pending, j)
 	}
-	r.env = Env{NewPool: opts.NewPool, Order: opts.Order, Rebuild: opts.Rebuild}
+	r.env = Env{NewPool: opts.NewPool, Order: opts.Order, Rebuild: opts.Rebuild, split: &splitBacklog{}}
 	if len(sc.Broker.Tiers) == 0 {
 		// Keeping candidates between cycles is exact only with exact tiers.
 		r.env.memo = &planMemo{}

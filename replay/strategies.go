@@ -40,10 +40,12 @@ func (l lookahead) Plan(now int64, fcs []forecast.Forecast, queue []GridJob, env
 		}
 		return out, nil
 	}
+	cycleBacklog(now, fcs, reqs, env)
 	pool, err := env.NewPool(fcs, now)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.Name(), err)
 	}
+	pool = withBacklog(pool, env)
 	out := make([]forecast.Allocation, 0, len(reqs))
 	for _, r := range reqs {
 		out = append(out, pool.Place(r))

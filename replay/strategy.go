@@ -56,6 +56,10 @@ type Env struct {
 	// queue order of Order: with a memo, the lookahead strategies plan with
 	// coalloc.Incremental (the same answers as placing every job again).
 	incremental *coalloc.Options
+	// split is the split window's backlog kept over the cycles, for the
+	// lookahead strategies' pools when they plan without the incremental
+	// planner (lookahead.go, cycleBacklog).
+	split *splitBacklog
 }
 
 // Strategy is a broker policy: given the forecasts and the grid queue at

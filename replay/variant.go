@@ -72,10 +72,7 @@ func (b *BrokerSpec) set(k, v string) error {
 	case "free_fallback":
 		b.FreeFallback, err = v, coalloc.CheckFreeFallback(k, v)
 	case "split_backlog":
-		var f *float64
-		if f, err = num(); err == nil {
-			b.SplitBacklog = *f
-		}
+		b.SplitBacklog, err = num()
 	case "hold_free":
 		b.HoldFree, err = strconv.ParseBool(v)
 	case "commit_lead":

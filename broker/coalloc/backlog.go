@@ -29,23 +29,29 @@ import (
 // all sites, as free-first's cut) and the queued grid jobs' processors ×
 // walltime, over the grid's processors. 0 when the grid has none.
 func Backlog(fcs []forecast.Forecast, jobs []forecast.JobRequest, notBefore int64) int64 {
-	return backlogOf(memoSites(fcs, nil, notBefore), jobs, notBefore)
+	return backlogOf(memoSites(fcs, nil, notBefore), nil, jobs, notBefore)
 }
 
-func backlogOf(sites []siteMemo, jobs []forecast.JobRequest, notBefore int64) int64 {
+// backlogOf is Backlog over the sites (memoSites'), each site's held work
+// kept in sites[i].held: taken from prev's when its slots are the same
+// slice at the same free price and notBefore has not passed a held slot's
+// edge since (heldOf.at), else counted over its slots.
+func backlogOf(sites []siteMemo, prev []siteMemo, jobs []forecast.JobRequest, notBefore int64) int64 {
 	low := lowestPrice(sites)
 	var work float64
 	var procs int64
-	for _, s := range sites {
+	for i := range sites {
+		s := &sites[i]
 		for _, n := range s.nodes {
 			procs += int64(n.Procs)
 		}
 		free := s.freePrice(low)
-		for _, sl := range s.slots {
-			if start := max(sl.Start, notBefore); sl.Price > free && sl.End > start {
-				work += float64(sl.Procs) * float64(sl.End-start)
-			}
+		if i < len(prev) && prev[i].name == s.name && sameSlice(prev[i].slots, s.slots) && prev[i].held.holds(free, notBefore) {
+			s.held = prev[i].held
+		} else {
+			s.held = heldIn(s.slots, free, notBefore)
 		}
+		work += s.held.at(notBefore)
 	}
 	for _, j := range jobs {
 		work += float64(j.Procs) * float64(j.Walltime)
@@ -56,20 +62,72 @@ func backlogOf(sites []siteMemo, jobs []forecast.JobRequest, notBefore int64) in
 	return int64(min(work/float64(procs), float64(maxDuration)))
 }
 
+// heldOf is the work a site's local jobs are forecast to hold from an
+// instant on, kept while time passes: from `from` to `until` (the next
+// edge of a held slot) it falls by `rate` processor-seconds per second.
+type heldOf struct {
+	free        float64 // the free price it was counted at
+	work        float64 // processor-seconds held from `from` on
+	rate        float64 // processors held at `from`
+	from, until int64
+	ok          bool
+}
+
+// heldIn counts the slots dearer than free from notBefore on.
+func heldIn(slots []forecast.Slot, free float64, notBefore int64) heldOf {
+	h := heldOf{free: free, from: notBefore, until: math.MaxInt64, ok: true}
+	for _, sl := range slots {
+		if sl.Price <= free || sl.End <= notBefore {
+			continue
+		}
+		start := max(sl.Start, notBefore)
+		h.work += float64(sl.Procs) * float64(sl.End-start)
+		if sl.Start <= notBefore {
+			h.rate += float64(sl.Procs)
+			h.until = min(h.until, sl.End)
+		} else {
+			h.until = min(h.until, sl.Start)
+		}
+	}
+	return h
+}
+
+// holds: the count still applies at notBefore and free price free.
+func (h heldOf) holds(free float64, notBefore int64) bool {
+	return h.ok && h.free == free && notBefore >= h.from && notBefore <= h.until
+}
+
+// at is the work held from t on (h.holds at t).
+func (h heldOf) at(t int64) float64 {
+	return max(h.work-h.rate*float64(t-h.from), 0)
+}
+
 // backlogBand is how far the backlog may move before the incremental
 // planner takes the new one (and plans every job again): a fraction of
 // the backlog it plans with. Within it the answers keep the old figure,
 // so a backlog that hovers does not re-plan the queue each cycle.
 const backlogBand = 0.25
 
-// keptBacklog is the backlog an incremental cycle plans with: the last
-// cycle's while now lies within backlogBand of it, else now.
+// KeptBacklog is the backlog a cycle plans with when the last cycle
+// planned with last (had: there was one) and the grid's is now: the last
+// cycle's while now lies within backlogBand of it, else now. The
+// incremental planner keeps its backlog so; a caller planning each cycle
+// on a new pool (Pool.SetBacklog) keeps it the same way to get the same
+// answers.
+func KeptBacklog(last, now int64, had bool) int64 {
+	return keptBacklog(last, now, had)
+}
+
 func keptBacklog(last, now int64, had bool) int64 {
 	if had && math.Abs(float64(now-last)) <= backlogBand*float64(last) {
 		return last
 	}
 	return now
 }
+
+// SetBacklog sets the backlog the split window weighs on this pool, in
+// seconds (PlanQueue sets Backlog's; Place alone weighs none).
+func (p *Pool) SetBacklog(b int64) { p.backlog = max(b, 0) }
 
 // splitSlack is how much later than the earliest finish the split window
 // lets a job finish to hold less work (0: the window is Tolerance's).

@@ -1,6 +1,7 @@
 package coalloc
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -175,4 +176,28 @@ func placeEachAt(t *testing.T, fcs []forecast.Forecast, jobs []forecast.JobReque
 		out[i] = byID[j.ID]
 	}
 	return out
+}
+
+// TestHeldKeptOverTime: the held work counted once and carried forward
+// while no held slot's edge passes (heldOf.holds, at) is what counting it
+// again gives, on random slots at random later instants.
+func TestHeldKeptOverTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for it := range 2000 {
+		var slots []forecast.Slot
+		for range 1 + r.IntN(8) {
+			st := int64(r.IntN(1000))
+			slots = append(slots, forecast.Slot{Node: "n", Procs: 1 + r.IntN(8), Start: st, End: st + 1 + int64(r.IntN(500)), Price: float64(1 + r.IntN(3))})
+		}
+		t0 := int64(r.IntN(1200))
+		h := heldIn(slots, 1, t0)
+		for t1 := t0; h.holds(1, t1) && t1 < 2000; t1 += 1 + int64(r.IntN(50)) {
+			if got, want := h.at(t1), heldIn(slots, 1, t1).work; math.Abs(got-want) > 1e-6 {
+				t.Fatalf("instance %d: counted at %d, carried to %d: %v, counted there: %v", it, t0, t1, got, want)
+			}
+		}
+		if h.holds(2, t0) || (h.until < math.MaxInt64 && h.holds(1, h.until+1)) || h.holds(1, t0-1) {
+			t.Fatalf("instance %d: the count holds at another free price or outside [%d, %d]", it, h.from, h.until)
+		}
+	}
 }

@@ -60,7 +60,7 @@ type Stats struct {
 	// Backlog is the backlog the split window planned with (seconds; 0
 	// without Options.SplitBacklog).
 	Backlog int64
-	Skipped int    // no sweep: an earlier job it dominates did not fit this cycle
+	Skipped int // no sweep: an earlier job it dominates did not fit this cycle
 	// Differ counts the re-planned jobs (not new) whose answer changed.
 	Differ int
 	// Unreached counts the kept answers (in Reused) of jobs whose slots
@@ -101,6 +101,7 @@ type siteMemo struct {
 	slots  []forecast.Slot
 	free   freeOf
 	stated float64 // the forecast's free_price (0: not stated)
+	held   heldOf  // the split window's count (backlog.go)
 }
 
 type entry struct {
@@ -124,7 +125,11 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	sites := memoSites(fcs, prev, notBefore)
 	var backlog int64
 	if in.opts.SplitBacklog > 0 { // every answer rests on the backlog (backlog.go)
-		backlog = keptBacklog(0, backlogOf(sites, jobs, notBefore), false)
+		var was []siteMemo
+		if prev != nil {
+			was = prev.sites
+		}
+		backlog = keptBacklog(0, backlogOf(sites, was, jobs, notBefore), false)
 		if prev != nil {
 			backlog = keptBacklog(prev.backlog, backlog, true)
 			if backlog != prev.backlog {

@@ -77,13 +77,13 @@ type Options struct {
 	// per CPU-hour of max_price (> 0 with OrderAging); with OrderArea,
 	// seconds per CPU-hour of the job's size (0: by size alone).
 	Aging float64
-	// SplitBacklog (experimental, for studies; the broker's config does
-	// not offer it), when > 0, widens least-held's window for holding
-	// less work to SplitBacklog × (the work a split adds per second of
-	// walltime) × the grid's backlog, so on a loaded grid a job spans
-	// sites only when that saves more than its waste costs the queue
-	// (backlog.go). Answers then depend on the whole queue: the
-	// incremental planner plans from scratch. It must be in [0, 100].
+	// SplitBacklog, when > 0, widens least-held's window for holding
+	// less work (free-first ranks with it too) to SplitBacklog × (the
+	// work a split adds per second of walltime) × the grid's backlog
+	// (Backlog), so on a loaded grid a job spans sites only when that
+	// saves more than its waste costs the queue (backlog.go). 0 means
+	// off (the zero value); the broker, `lookahead plan` and the replay
+	// use DefaultSplitBacklog. It must be in [0, 100].
 	SplitBacklog float64
 }
 
@@ -200,6 +200,11 @@ func CheckFreeWindow(key, w string) error {
 // replay use unless told otherwise (docs/coalloc.md, "The least-held
 // criterion", says how it was chosen).
 const DefaultTolerance = 0.5
+
+// DefaultSplitBacklog is the SplitBacklog the broker, `lookahead plan`
+// and the replay use unless told otherwise (docs/replay.md, "Issue 33's
+// study, fifth round", says how it was chosen).
+const DefaultSplitBacklog = 2.0
 
 // DefaultFreeTolerance is the FreeTolerance the broker, `lookahead plan`
 // and the replay use unless told otherwise (docs/replay.md, issue 20's

@@ -81,7 +81,7 @@ func BenchmarkPlanningCycle(b *testing.B) {
 			})
 		}
 		for _, ch := range []string{"time", "site", "arrive", "commit"} {
-			b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
+			b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch, benchPlanner) })
 		}
 	}
 }
@@ -136,12 +136,12 @@ func profileTimed(b *testing.B) (stop func()) {
 
 // benchNext times the cycle after one change, on a planner primed with
 // the cycle before it (untimed).
-func benchNext(b *testing.B, in broker.CycleInput, change string) {
+func benchNext(b *testing.B, in broker.CycleInput, change string, opts PlannerOptions) {
 	var st coalloc.Stats
 	var cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		pl := NewPlanner(benchPlanner)
+		pl := NewPlanner(opts)
 		allocs, err := broker.PlanCycle(in, pl.Plan)
 		if err != nil {
 			b.Fatal(err)

@@ -28,6 +28,9 @@ type PlannerOptions struct {
 	// and names the order the planner plans in (Config.Queue).
 	Order string
 	Aging float64
+	// SplitBacklog widens least-held's window for one site by the grid's
+	// backlog (coalloc.Options.SplitBacklog; 0: off).
+	SplitBacklog float64
 }
 
 // Planner is the co-allocation core bound as the broker's planner: the
@@ -49,7 +52,7 @@ type Planner struct {
 func NewPlanner(o PlannerOptions) *Planner {
 	opts := coalloc.Options{Tiers: o.Tiers, MultiSiteFactor: o.MultiSiteFactor,
 		StagingDelay: o.StagingDelay, Criterion: o.Criterion, Tolerance: o.Tolerance, FreeTolerance: o.FreeTolerance, FreeWindow: o.FreeWindow,
-		Order: o.Order, Aging: o.Aging}
+		Order: o.Order, Aging: o.Aging, SplitBacklog: o.SplitBacklog}
 	inc, err := coalloc.NewIncremental(opts)
 	return &Planner{opts: opts, inc: inc, err: err}
 }

@@ -104,7 +104,7 @@ func BenchmarkScaleCycle(b *testing.B) {
 	})
 	b.Run(name+"/algo=first/runs=coarse", func(b *testing.B) { benchFirst(b, in, true) })
 	for _, ch := range []string{"time", "arrive"} {
-		b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch) })
+		b.Run(name+"/after="+ch, func(b *testing.B) { benchNext(b, in, ch, benchPlanner) })
 	}
 }
 

@@ -181,7 +181,7 @@ func daemonConfig(cfg Config, log zerolog.Logger, m *metrics.Broker) daemon.Conf
 	planner := daemon.NewPlanner(daemon.PlannerOptions{
 		Tiers: p.Tiers, MultiSiteFactor: p.MultiSite, StagingDelay: int64(p.StagingDelay / time.Second),
 		Criterion: p.Criterion, Tolerance: p.Tolerance, FreeTolerance: p.FreeTolerance, FreeWindow: p.FreeWindow,
-		Order: p.Order, Aging: p.Aging.Seconds()})
+		Order: p.Order, Aging: p.Aging.Seconds(), SplitBacklog: p.SplitBacklog})
 	c := daemon.Config{
 		CycleInterval: p.Cycle, Debounce: p.Debounce, CommitLead: p.CommitLead,
 		ReserveTimeout: p.ReserveTimeout, ForecastTTL: p.SiteTTL, StartMargin: p.StartMargin, StartGrace: p.StartGrace,

@@ -43,6 +43,10 @@ type Config struct {
 		Criterion      string        `mapstructure:"criterion" json:"criterion" default:"free-first"`
 		Tolerance      float64       `mapstructure:"tolerance" json:"tolerance" default:"0.5" min:"0"`
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
+		// SplitBacklog: a job spans sites only when the time it saves
+		// outweighs what the multi-site factor's waste delays the grid's
+		// backlog, times this (coalloc.Options.SplitBacklog; 0: off).
+		SplitBacklog float64 `mapstructure:"split_backlog" json:"split_backlog" default:"2" min:"0"`
 		// FreeWindow is what free_tolerance counts from: each-cycle or
 		// since-submit (coalloc.Options.FreeWindow).
 		FreeWindow string `mapstructure:"free_window" json:"free_window" default:"each-cycle"`
@@ -223,6 +227,9 @@ func (c Config) Validate() error {
 	}
 	if t := c.Planning.FreeTolerance; t > 100 {
 		errs = append(errs, fmt.Errorf("planning.free_tolerance %v: must be at most 100", t))
+	}
+	if b := c.Planning.SplitBacklog; b > 100 {
+		errs = append(errs, fmt.Errorf("planning.split_backlog %v: must be at most 100", b))
 	}
 	for i, t := range c.Planning.Tiers {
 		if !(t > 0) { // as lookahead plan --tiers; NaN and Inf never get here (config refuses them)

@@ -30,6 +30,7 @@ type planOptions struct {
 	criterion       string
 	tolerance       float64
 	freeTolerance   float64
+	splitBacklog    float64
 	freeWindow      string
 	order           string
 	aging           time.Duration
@@ -96,6 +97,8 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
 		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
+	f.Float64Var(&opts.splitBacklog, "split-backlog", coalloc.DefaultSplitBacklog,
+		"a job spans sites only when the time it saves exceeds this × the multi-site factor's waste (factor − 1, plus staging per walltime) × the grid's backlog (queued work over its processors; planning.split_backlog; 0: off)")
 	f.StringVar(&opts.freeWindow, "free-window", coalloc.FreeWindowEachCycle,
 		"free-first: what --free-tolerance counts from: each-cycle (each plan's earliest finish) or since-submit (the time since the job's submitted is spent from it, so it waits for free time at most --free-tolerance × walltime in all)")
 	f.StringVar(&opts.order, "order", coalloc.DefaultOrder,
@@ -129,7 +132,7 @@ func runPlan(ctx context.Context, opts planOptions, stdin io.Reader, stdout io.W
 	copts := coalloc.Options{
 		Tiers: opts.tiers, MultiSiteFactor: opts.multiSiteFactor, StagingDelay: int64(opts.stagingDelay / time.Second),
 		NotBefore: opts.notBefore, Criterion: opts.criterion, Tolerance: opts.tolerance, FreeTolerance: opts.freeTolerance, FreeWindow: opts.freeWindow,
-		Order: opts.order, Aging: opts.aging.Seconds(),
+		Order: opts.order, Aging: opts.aging.Seconds(), SplitBacklog: opts.splitBacklog,
 	}
 	if err := client.CheckOrder("--order", opts.order, "--aging", opts.aging); err != nil {
 		return cli.Usagef("plan: %w", err)
