@@ -15,7 +15,6 @@ func coallocOptions(sc Scenario) coalloc.Options {
 		StagingDelay:    sc.Broker.StagingDelay.Seconds(),
 		Tolerance:       coalloc.DefaultTolerance,
 		FreeTolerance:   coalloc.DefaultFreeTolerance,
-		SplitBacklog:    coalloc.DefaultSplitBacklog,
 	}
 	if sc.Broker.Tolerance != nil {
 		o.Tolerance = *sc.Broker.Tolerance

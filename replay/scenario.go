@@ -174,8 +174,7 @@ type BrokerSpec struct {
 	// starts, instead of at the commit lead (experimental).
 	HoldFree bool `yaml:"hold_free" json:"hold_free,omitempty"`
 	// SplitBacklog widens least-held's window for one site by the grid's
-	// backlog (coalloc.Options.SplitBacklog; unset:
-	// coalloc.DefaultSplitBacklog, 0: off).
+	// backlog (coalloc.Options.SplitBacklog; unset or 0: off).
 	SplitBacklog *float64 `yaml:"split_backlog" json:"split_backlog,omitempty"`
 }
 

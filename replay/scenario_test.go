@@ -139,7 +139,7 @@ func TestPolicySettings(t *testing.T) {
 		t.Fatalf("settings %+v, %v (scenario's %+v)", v.Broker, err, sc.Broker)
 	}
 	sc.Policies = []string{"lookahead[split_backlog=1.5]"}
-	if v, err := sc.forPolicy(sc.Policies[0]); err != nil || coallocOptions(v).SplitBacklog != 1.5 || coallocOptions(sc).SplitBacklog != coalloc.DefaultSplitBacklog {
+	if v, err := sc.forPolicy(sc.Policies[0]); err != nil || coallocOptions(v).SplitBacklog != 1.5 || coallocOptions(sc).SplitBacklog != 0 {
 		t.Fatalf("split backlog: %+v %v", coallocOptions(v), err)
 	}
 	sc.Policies = []string{"lookahead[order=area, aging=60s, hold_free=true]"}

@@ -82,8 +82,10 @@ type Options struct {
 	// work a split adds per second of walltime) × the grid's backlog
 	// (Backlog), so on a loaded grid a job spans sites only when that
 	// saves more than its waste costs the queue (backlog.go). 0 means
-	// off (the zero value); the broker, `lookahead plan` and the replay
-	// use DefaultSplitBacklog. It must be in [0, 100].
+	// off, the default of the broker (planning.split_backlog), `lookahead
+	// plan` and the replay: on issue 33's study it helps saturated grids
+	// and hurt the held-out one (docs/replay.md, "Issue 33's study, fifth
+	// round"). It must be in [0, 100].
 	SplitBacklog float64
 }
 
@@ -200,11 +202,6 @@ func CheckFreeWindow(key, w string) error {
 // replay use unless told otherwise (docs/coalloc.md, "The least-held
 // criterion", says how it was chosen).
 const DefaultTolerance = 0.5
-
-// DefaultSplitBacklog is the SplitBacklog the broker, `lookahead plan`
-// and the replay use unless told otherwise (docs/replay.md, "Issue 33's
-// study, fifth round", says how it was chosen).
-const DefaultSplitBacklog = 2.0
 
 // DefaultFreeTolerance is the FreeTolerance the broker, `lookahead plan`
 // and the replay use unless told otherwise (docs/replay.md, issue 20's

@@ -45,8 +45,9 @@ type Config struct {
 		FreeTolerance  float64       `mapstructure:"free_tolerance" json:"free_tolerance" default:"2" min:"0"`
 		// SplitBacklog: a job spans sites only when the time it saves
 		// outweighs what the multi-site factor's waste delays the grid's
-		// backlog, times this (coalloc.Options.SplitBacklog; 0: off).
-		SplitBacklog float64 `mapstructure:"split_backlog" json:"split_backlog" default:"2" min:"0"`
+		// backlog, times this (coalloc.Options.SplitBacklog; 0: off, the
+		// default).
+		SplitBacklog float64 `mapstructure:"split_backlog" json:"split_backlog" default:"0" min:"0"`
 		// FreeWindow is what free_tolerance counts from: each-cycle or
 		// since-submit (coalloc.Options.FreeWindow).
 		FreeWindow string `mapstructure:"free_window" json:"free_window" default:"each-cycle"`

@@ -68,6 +68,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"planning: {free_tolerance: 101}":               "planning.free_tolerance",
 		"planning: {free_tolerance: 2h}":                "planning.free_tolerance",
 		"planning: {free_window: since-start}":          "planning.free_window \"since-start\": must be \"each-cycle\" or \"since-submit\"",
+		"planning: {split_backlog: 101}":                "planning.split_backlog",
+		"planning: {split_backlog: -1}":                 "planning.split_backlog",
 		"planning: {order: random}":                     "planning.order: \"random\": must be",
 		"planning: {order: aging}":                      "planning.aging: required with planning.order \"aging\"",
 		"planning: {order: aging, aging: 7200}":         "planning.aging: 7200 has no unit",

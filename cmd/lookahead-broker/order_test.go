@@ -75,3 +75,40 @@ func configFrom(t *testing.T, text string) Config {
 	}
 	return c
 }
+
+// TestSplitBacklogReachesThePlanner: planning.split_backlog sets the
+// daemon planner's split window (docs/coalloc.md). Site a (16
+// processors) is free from 2000, b and c (8 each) now; local jobs hold b
+// for 12,000 s from 10,000 (price 2, its free price 1). A 12-processor
+// job of 1000 s at factor 1.5 finishes at 1500 split over b and c, at
+// 3000 on a alone: with the window (k 1, a backlog of 3375 s) it waits
+// for a; without it (the default) it splits.
+func TestSplitBacklogReachesThePlanner(t *testing.T) {
+	site := func(name string, procs int, slots ...forecast.Slot) forecast.Forecast {
+		for i := range slots {
+			slots[i].Node, slots[i].Procs = "n1", procs
+		}
+		return forecast.Forecast{Version: 1, Site: name, Horizon: 1 << 30, FreePrice: 1,
+			Nodes: []forecast.Node{{Name: "n1", Procs: procs, Speed: 1, MemMB: 1000}}, Slots: slots}
+	}
+	fcs := []forecast.Forecast{
+		site("a", 16, forecast.Slot{Start: 2000, End: 1 << 30, Price: 1}),
+		site("b", 8, forecast.Slot{Start: 0, End: 10_000, Price: 1}, forecast.Slot{Start: 10_000, End: 22_000, Price: 2},
+			forecast.Slot{Start: 22_000, End: 1 << 30, Price: 1}),
+		site("c", 8, forecast.Slot{Start: 0, End: 1 << 30, Price: 1}),
+	}
+	for conf, want := range map[string]int{
+		"planning: {multi_site_factor: 1.5}\n":                   2,
+		"planning: {multi_site_factor: 1.5, split_backlog: 1}\n": 1,
+	} {
+		c := configFrom(t, conf)
+		jobs := []forecast.JobRequest{{ID: "j", Procs: 12, Walltime: 1000, MaxPrice: 3, Criterion: forecast.FreeFirst}}
+		out, err := daemonConfig(c, zerolog.Nop(), nil).Planner(fcs, jobs, 0)
+		if err != nil || len(out) != 1 || !out[0].Placed() {
+			t.Fatalf("%q: %+v (%v)", conf, out, err)
+		}
+		if got := len(out[0].Parts); got != want {
+			t.Errorf("%q: %d parts, want %d (%s)", conf, got, want, out[0].Why)
+		}
+	}
+}

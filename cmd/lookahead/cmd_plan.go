@@ -97,8 +97,8 @@ Use "-" as --jobs to read the queue from stdin.`,
 		"least-held: how much later than the earliest finish an allocation may end, as a fraction of the job's walltime")
 	f.Float64Var(&opts.freeTolerance, "free-tolerance", coalloc.DefaultFreeTolerance,
 		"free-first: how much later than the earliest finish an allocation on free time alone may end, as a fraction of the job's walltime")
-	f.Float64Var(&opts.splitBacklog, "split-backlog", coalloc.DefaultSplitBacklog,
-		"a job spans sites only when the time it saves exceeds this × the multi-site factor's waste (factor − 1, plus staging per walltime) × the grid's backlog (queued work over its processors; planning.split_backlog; 0: off)")
+	f.Float64Var(&opts.splitBacklog, "split-backlog", 0,
+		"a job spans sites only when the time it saves exceeds this × the multi-site factor's waste (factor − 1, plus staging per walltime) × the grid's backlog (queued work over its processors; planning.split_backlog; 0: off, the default; docs/coalloc.md, \"The split window\")")
 	f.StringVar(&opts.freeWindow, "free-window", coalloc.FreeWindowEachCycle,
 		"free-first: what --free-tolerance counts from: each-cycle (each plan's earliest finish) or since-submit (the time since the job's submitted is spent from it, so it waits for free time at most --free-tolerance × walltime in all)")
 	f.StringVar(&opts.order, "order", coalloc.DefaultOrder,

@@ -288,3 +288,31 @@ func TestPlanOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSplitBacklog: --split-backlog reaches the planner. Site a (16
+// processors) is free from 2000, b and c (8 each) now; local jobs hold b
+// for 12,000 s from 10,000. A 12-processor job of 1000 s at factor 1.5
+// splits over b and c (finishing at 1500) without the window and waits
+// for a (3000) with it (docs/coalloc.md, "The split window").
+func TestPlanSplitBacklog(t *testing.T) {
+	dir := t.TempDir()
+	site := func(name string, procs int, slots ...forecast.Slot) string {
+		for i := range slots {
+			slots[i].Node, slots[i].Procs = "n1", procs
+		}
+		return writeJSON(t, dir, name+".json", forecast.Forecast{Version: 1, Site: name, Horizon: 1 << 30, FreePrice: 1,
+			Nodes: []forecast.Node{{Name: "n1", Procs: procs, Speed: 1, MemMB: 1000}}, Slots: slots})
+	}
+	opts := planOptions{forecasts: []string{site("a", 16, forecast.Slot{Start: 2000, End: 1 << 30, Price: 1}),
+		site("b", 8, forecast.Slot{Start: 0, End: 10_000, Price: 1}, forecast.Slot{Start: 10_000, End: 22_000, Price: 2},
+			forecast.Slot{Start: 22_000, End: 1 << 30, Price: 1}),
+		site("c", 8, forecast.Slot{Start: 0, End: 1 << 30, Price: 1})},
+		jobs:   writeJSON(t, dir, "jobs.json", []forecast.JobRequest{{ID: "j", Procs: 12, Walltime: 1000, MaxPrice: 3}}),
+		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5, freeTolerance: 2, multiSiteFactor: 1.5}
+	for split, want := range map[float64]int{0: 2, 1: 1} {
+		opts.splitBacklog = split
+		if a := planOne(t, opts, nil); len(a.Parts) != want {
+			t.Errorf("--split-backlog %v: %d parts, want %d (%s)", split, len(a.Parts), want, a.Why)
+		}
+	}
+}
