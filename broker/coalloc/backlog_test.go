@@ -125,36 +125,17 @@ func TestSplitBacklogBand(t *testing.T) {
 // planner's answers are those of placing every job from scratch with the
 // backlog it planned with, cycle after cycle, on random instances.
 func TestSplitIncrementalSameAnswers(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	for it := range 300 {
-		fcs, opts := randInstance(r)
-		opts.Order, opts.MultiSiteFactor, opts.SplitBacklog = OrderFCFS, 1.5, float64(1+it%3)
-		in, err := NewIncremental(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var jobs []forecast.JobRequest
-		for cycle := range 4 {
-			for k := range 1 + r.IntN(3) {
-				jobs = append(jobs, randJob(r, 10*cycle+k))
-			}
-			if len(jobs) > 2 && r.IntN(2) == 0 {
-				jobs = jobs[1:]
-			}
-			o := opts
-			o.NotBefore += int64(5 * cycle)
-			got, st, err := in.Plan(fcs, jobs, o.NotBefore)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if now := Backlog(fcs, jobs, o.NotBefore); keptBacklog(st.Backlog, now, true) != st.Backlog {
-				t.Fatalf("instance %d cycle %d: planned with backlog %d, the grid's is %d: outside the band", it, cycle, st.Backlog, now)
-			}
-			if want := placeEachAt(t, fcs, jobs, o, st.Backlog); !reflect.DeepEqual(got, want) {
-				t.Fatalf("instance %d cycle %d (backlog %d): incremental %+v\nfrom scratch %+v", it, cycle, st.Backlog, got, want)
-			}
-		}
+	setup := func(it int, o *Options) {
+		o.Order, o.MultiSiteFactor, o.SplitBacklog = OrderFCFS, 1.5, float64(1+it%3)
 	}
+	eachIncrementalCycle(t, rand.New(rand.NewPCG(7, 11)), setup, func(c incCycle) {
+		if now := Backlog(c.fcs, c.jobs, c.opts.NotBefore); keptBacklog(c.st.Backlog, now, true) != c.st.Backlog {
+			t.Fatalf("instance %d cycle %d: planned with backlog %d, the grid's is %d: outside the band", c.it, c.cycle, c.st.Backlog, now)
+		}
+		if want := placeEachAt(t, c.fcs, c.jobs, c.opts, c.st.Backlog); !reflect.DeepEqual(c.got, want) {
+			t.Fatalf("instance %d cycle %d (backlog %d): incremental %+v\nfrom scratch %+v", c.it, c.cycle, c.st.Backlog, c.got, want)
+		}
+	})
 }
 
 // placeEachAt is PlanEach with the pool's backlog set to backlog.

@@ -58,13 +58,43 @@ func TestQueueOrder(t *testing.T) {
 // jobs come and go and time passes; so does it in the studies' area
 // order, by size alone or aged.
 func TestFCFSIncrementalSameAnswers(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 5))
+	setup := func(it int, o *Options) {
+		o.Order = OrderFCFS
+		if it%3 > 0 {
+			o.Order, o.Aging = OrderArea, float64(it%2)*30
+		}
+	}
+	eachIncrementalCycle(t, rand.New(rand.NewPCG(3, 5)), setup, func(c incCycle) {
+		want, err := PlanEach(c.fcs, c.jobs, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(c.got, want) {
+			t.Fatalf("instance %d cycle %d: incremental %+v\nfrom scratch %+v", c.it, c.cycle, c.got, want)
+		}
+	})
+}
+
+// incCycle is one cycle of eachIncrementalCycle: the instance and cycle,
+// its input (opts.NotBefore the cycle's now) and the incremental
+// planner's answers and stats.
+type incCycle struct {
+	it, cycle int
+	fcs       []forecast.Forecast
+	jobs      []forecast.JobRequest
+	opts      Options
+	got       []forecast.Allocation
+	st        Stats
+}
+
+// eachIncrementalCycle plans 300 random instances (randInstance, options
+// set by setup) with one incremental planner each over 4 cycles while
+// jobs come and go and time passes, and hands every cycle to check.
+func eachIncrementalCycle(t *testing.T, r *rand.Rand, setup func(it int, o *Options), check func(incCycle)) {
+	t.Helper()
 	for it := range 300 {
 		fcs, opts := randInstance(r)
-		opts.Order = OrderFCFS
-		if it%3 > 0 {
-			opts.Order, opts.Aging = OrderArea, float64(it%2)*30
-		}
+		setup(it, &opts)
 		in, err := NewIncremental(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -79,17 +109,11 @@ func TestFCFSIncrementalSameAnswers(t *testing.T) {
 			}
 			o := opts
 			o.NotBefore += int64(5 * cycle)
-			got, _, err := in.Plan(fcs, jobs, o.NotBefore)
+			got, st, err := in.Plan(fcs, jobs, o.NotBefore)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := PlanEach(fcs, jobs, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("instance %d cycle %d: incremental %+v\nfrom scratch %+v", it, cycle, got, want)
-			}
+			check(incCycle{it: it, cycle: cycle, fcs: fcs, jobs: jobs, opts: o, got: got, st: st})
 		}
 	}
 }
