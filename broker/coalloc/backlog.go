@@ -115,10 +115,6 @@ const backlogBand = 0.25
 // on a new pool (Pool.SetBacklog) keeps it the same way to get the same
 // answers.
 func KeptBacklog(last, now int64, had bool) int64 {
-	return keptBacklog(last, now, had)
-}
-
-func keptBacklog(last, now int64, had bool) int64 {
 	if had && math.Abs(float64(now-last)) <= backlogBand*float64(last) {
 		return last
 	}

@@ -8,27 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"lookahead/broker/brokertest"
 	"lookahead/forecast"
 )
-
-// splitGrid: site a (16 processors) is free from 2000; sites b and c (8
-// each) are free now. A 12-processor job of walltime 1000 fits one site
-// only at a (2000–3000), or b and c from 0, running factor × 1000. Local
-// jobs are forecast to hold b's node for held seconds from 10,000 (price
-// 2, the owner's free price is 1): held × 8 processor-seconds of queued
-// local work on a grid of 32 processors.
-func splitGrid(held int64) []forecast.Forecast {
-	free := func(f forecast.Forecast) forecast.Forecast { f.FreePrice = 1; return f }
-	b := []forecast.Slot{sl("b1", 8, 0, 10_000, 1), sl("b1", 8, 10_000+held, 1<<30, 1)}
-	if held > 0 {
-		b = append(b, sl("b1", 8, 10_000, 10_000+held, 2))
-	}
-	return []forecast.Forecast{
-		free(mkSite("a", []forecast.Node{nd("a1", 16, 1)}, sl("a1", 16, 2000, 1<<30, 1))),
-		free(mkSite("b", []forecast.Node{nd("b1", 8, 1)}, b...)),
-		free(mkSite("c", []forecast.Node{nd("c1", 8, 1)}, sl("c1", 8, 0, 1<<30, 1))),
-	}
-}
 
 // TestSplitWindowWeighsWasteAgainstBacklog: a split at factor 1.5 wastes
 // half the job's area; with a backlog of 3375 s (96,000 processor-seconds
@@ -61,11 +43,11 @@ func TestSplitWindowWeighsWasteAgainstBacklog(t *testing.T) {
 			t.Run(tc.name+"/"+crit, func(t *testing.T) {
 				opts := Options{MultiSiteFactor: tc.factor, Tolerance: DefaultTolerance, FreeTolerance: DefaultFreeTolerance, SplitBacklog: tc.split}
 				jobs := append([]forecast.JobRequest{withCrit(job, crit)}, tc.queue...)
-				out, err := PlanQueue(splitGrid(tc.held), jobs, opts)
+				out, err := PlanQueue(brokertest.SplitGrid(tc.held), jobs, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				each, err := PlanEach(splitGrid(tc.held), jobs, opts)
+				each, err := PlanEach(brokertest.SplitGrid(tc.held), jobs, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +91,7 @@ func TestSplitBacklogBand(t *testing.T) {
 		{7_000, 1875, false, "b/b1:8 c/c1:4"}, // 2125 s
 		{12_000, 3375, true, "a/a1:12"},
 	} {
-		fcs := splitGrid(c.held)
+		fcs := brokertest.SplitGrid(c.held)
 		out, st, err := in.Plan(fcs, jobs, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +111,7 @@ func TestSplitIncrementalSameAnswers(t *testing.T) {
 		o.Order, o.MultiSiteFactor, o.SplitBacklog = OrderFCFS, 1.5, float64(1+it%3)
 	}
 	eachIncrementalCycle(t, rand.New(rand.NewPCG(7, 11)), setup, func(c incCycle) {
-		if now := Backlog(c.fcs, c.jobs, c.opts.NotBefore); keptBacklog(c.st.Backlog, now, true) != c.st.Backlog {
+		if now := Backlog(c.fcs, c.jobs, c.opts.NotBefore); KeptBacklog(c.st.Backlog, now, true) != c.st.Backlog {
 			t.Fatalf("instance %d cycle %d: planned with backlog %d, the grid's is %d: outside the band", c.it, c.cycle, c.st.Backlog, now)
 		}
 		if want := placeEachAt(t, c.fcs, c.jobs, c.opts, c.st.Backlog); !reflect.DeepEqual(c.got, want) {

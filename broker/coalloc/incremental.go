@@ -125,17 +125,11 @@ func (in *Incremental) Plan(fcs []forecast.Forecast, jobs []forecast.JobRequest,
 	sites := memoSites(fcs, prev, notBefore)
 	var backlog int64
 	if in.opts.SplitBacklog > 0 { // every answer rests on the backlog (backlog.go)
-		var was []siteMemo
-		if prev != nil {
-			was = prev.sites
-		}
-		backlog = keptBacklog(0, backlogOf(sites, was, jobs, notBefore), false)
-		if prev != nil {
-			backlog = keptBacklog(prev.backlog, backlog, true)
-			if backlog != prev.backlog {
-				prev = nil
-				st.FullWhy = "the backlog moved"
-			}
+		if prev == nil {
+			backlog = backlogOf(sites, nil, jobs, notBefore)
+		} else if backlog = KeptBacklog(prev.backlog, backlogOf(sites, prev.sites, jobs, notBefore), true); backlog != prev.backlog {
+			prev = nil
+			st.FullWhy = "the backlog moved"
 		}
 		st.Backlog = backlog
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"lookahead/broker/brokertest"
 	"lookahead/forecast"
 )
 
@@ -84,19 +85,7 @@ func configFrom(t *testing.T, text string) Config {
 // 3000 on a alone: with the window (k 1, a backlog of 3375 s) it waits
 // for a; without it (the default) it splits.
 func TestSplitBacklogReachesThePlanner(t *testing.T) {
-	site := func(name string, procs int, slots ...forecast.Slot) forecast.Forecast {
-		for i := range slots {
-			slots[i].Node, slots[i].Procs = "n1", procs
-		}
-		return forecast.Forecast{Version: 1, Site: name, Horizon: 1 << 30, FreePrice: 1,
-			Nodes: []forecast.Node{{Name: "n1", Procs: procs, Speed: 1, MemMB: 1000}}, Slots: slots}
-	}
-	fcs := []forecast.Forecast{
-		site("a", 16, forecast.Slot{Start: 2000, End: 1 << 30, Price: 1}),
-		site("b", 8, forecast.Slot{Start: 0, End: 10_000, Price: 1}, forecast.Slot{Start: 10_000, End: 22_000, Price: 2},
-			forecast.Slot{Start: 22_000, End: 1 << 30, Price: 1}),
-		site("c", 8, forecast.Slot{Start: 0, End: 1 << 30, Price: 1}),
-	}
+	fcs := brokertest.SplitGrid(12_000)
 	for conf, want := range map[string]int{
 		"planning: {multi_site_factor: 1.5}\n":                   2,
 		"planning: {multi_site_factor: 1.5, split_backlog: 1}\n": 1,

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"lookahead/broker/brokertest"
 	"lookahead/broker/coalloc"
 	"lookahead/forecast"
 	"lookahead/internal/cli"
@@ -296,17 +297,11 @@ func TestPlanOrder(t *testing.T) {
 // for a (3000) with it (docs/coalloc.md, "The split window").
 func TestPlanSplitBacklog(t *testing.T) {
 	dir := t.TempDir()
-	site := func(name string, procs int, slots ...forecast.Slot) string {
-		for i := range slots {
-			slots[i].Node, slots[i].Procs = "n1", procs
-		}
-		return writeJSON(t, dir, name+".json", forecast.Forecast{Version: 1, Site: name, Horizon: 1 << 30, FreePrice: 1,
-			Nodes: []forecast.Node{{Name: "n1", Procs: procs, Speed: 1, MemMB: 1000}}, Slots: slots})
+	var files []string
+	for _, f := range brokertest.SplitGrid(12_000) {
+		files = append(files, writeJSON(t, dir, f.Site+".json", f))
 	}
-	opts := planOptions{forecasts: []string{site("a", 16, forecast.Slot{Start: 2000, End: 1 << 30, Price: 1}),
-		site("b", 8, forecast.Slot{Start: 0, End: 10_000, Price: 1}, forecast.Slot{Start: 10_000, End: 22_000, Price: 2},
-			forecast.Slot{Start: 22_000, End: 1 << 30, Price: 1}),
-		site("c", 8, forecast.Slot{Start: 0, End: 1 << 30, Price: 1})},
+	opts := planOptions{forecasts: files,
 		jobs:   writeJSON(t, dir, "jobs.json", []forecast.JobRequest{{ID: "j", Procs: 12, Walltime: 1000, MaxPrice: 3}}),
 		output: cli.FormatJSON, criterion: forecast.FreeFirst, tolerance: 0.5, freeTolerance: 2, multiSiteFactor: 1.5}
 	for split, want := range map[float64]int{0: 2, 1: 1} {
