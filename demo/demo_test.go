@@ -246,11 +246,13 @@ func TestDemoStopsOnCancel(t *testing.T) {
 	time.AfterFunc(3*time.Second, cancel)
 	var out bytes.Buffer
 	began := time.Now()
-	_, err := Run(ctx, Options{Duration: time.Minute, Out: &out})
+	// Ten minutes unless cancelled: stopping within two (a loaded machine's
+	// shutdown, not a timing claim) shows the cancel stopped it.
+	_, err := Run(ctx, Options{Duration: 10 * time.Minute, Out: &out})
 	if err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if time.Since(began) > 30*time.Second || !strings.Contains(out.String(), "summary (interrupted)") {
+	if time.Since(began) > 2*time.Minute || !strings.Contains(out.String(), "summary (interrupted)") {
 		t.Fatalf("did not stop cleanly:\n%s", out.String())
 	}
 }

@@ -73,9 +73,11 @@ func TestSimulatorReportsMauiDyingAtStart(t *testing.T) {
 func TestSimulatorTimeoutKillsMaui(t *testing.T) {
 	work := t.TempDir()
 	pidFile := filepath.Join(work, "maui.pid")
-	// Never answers: schedctl fails, maui sleeps on.
-	bin := fakeMaui(t, `echo $$ >> `+pidFile+`; sleep 300 & wait`, `exit 1`)
-	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: work, Timeout: 1 * time.Second})
+	// Never answers: schedctl fails (once maui has written its pid, so
+	// that the run's timeout cannot fire before there is a maui to
+	// kill, on a loaded machine), maui sleeps on.
+	bin := fakeMaui(t, `echo $$ >> `+pidFile+`; sleep 300 & wait`, `while [ ! -s `+pidFile+` ]; do sleep 0.01; done; exit 1`)
+	s := NewSimulator(SimulatorConfig{BinDir: bin, WorkDir: work, Timeout: 5 * time.Second})
 	start := time.Now()
 	_, err := s.Forecast(context.Background(), sampleSnapshot(), 1000, 5000)
 	if !errors.Is(err, ErrMauiFailed) {
