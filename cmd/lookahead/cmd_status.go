@@ -115,9 +115,24 @@ func writeJobTable(w io.Writer, jobs []wire.JobStatus, now int64) error {
 			queue = fmt.Sprintf("%d/%d", j.Queue.Position, j.Queue.Of)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.4g\t%s\t%s\t%s\t%s\t%s\n", j.Job.ID, j.State, j.Job.User, j.Job.Procs,
-			fmtDur(j.Job.Walltime), j.Job.MaxPrice, queue, start, sites, fmtCost(j.Cost), clip(j.Message, 60))
+			fmtDur(j.Job.Walltime), j.Job.MaxPrice, queue, start, sites, fmtCost(j.Cost), clip(rowNote(j), 60))
 	}
 	return tw.Flush()
+}
+
+// rowNote is a table row's note: the broker's message, else, for a job
+// the last cycle did not place, the first reason its why gives (`status
+// ID` prints the whole why and what would help).
+func rowNote(j wire.JobStatus) string {
+	if j.Message != "" || j.Plan == nil || j.Plan.Placed() || j.Plan.Error == "" {
+		return j.Message
+	}
+	why := j.Plan.Why
+	if why == "" {
+		why = strings.TrimPrefix(j.Plan.Error, "no-fit: ")
+	}
+	first, _, _ := strings.Cut(why, "; ")
+	return first
 }
 
 func writeJobDetail(w io.Writer, j wire.JobStatus, now int64) error {
@@ -226,10 +241,11 @@ func fmtCost(c float64) string {
 }
 
 func clip(s string, n int) string {
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	return s[:n-1] + "…"
+	return string(r[:n-1]) + "…"
 }
 
 // owedElsewhere lists the sites that owe the job a release and that no
