@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,10 +17,18 @@ type health struct {
 	mu         sync.Mutex
 	cycleOK    time.Time     // last cycle that succeeded (wall clock)
 	cycleLen   time.Duration // how long that cycle took
-	cycleErr   error         // the last cycle's error, nil when it succeeded
-	appendErr  error         // the last append's error, nil when it succeeded
+	recent     [recentCycles]time.Duration
+	next       int   // where the next successful cycle's length goes in recent
+	cycleErr   error // the last cycle's error, nil when it succeeded
+	appendErr  error // the last append's error, nil when it succeeded
 	appendedAt time.Time
 }
+
+// recentCycles is how many successful cycles' lengths readiness
+// remembers: the cycles since the last one that planned the whole queue
+// from scratch (each new forecast revision at scale), which takes many
+// times an incremental cycle.
+const recentCycles = 64
 
 // cycleDone records the outcome of a cycle that began at began.
 func (h *health) cycleDone(began time.Time, err error) {
@@ -29,16 +38,25 @@ func (h *health) cycleDone(began time.Time, err error) {
 	h.cycleErr = err
 	if err == nil {
 		h.cycleOK, h.cycleLen = now, now.Sub(began)
+		h.recent[h.next] = h.cycleLen
+		h.next = (h.next + 1) % recentCycles
 	}
 }
 
+// longest is the longest of the recent successful cycles.
+func (h *health) longest() time.Duration {
+	return max(h.cycleLen, slices.Max(h.recent[:]))
+}
+
 // stuck says, at now, why the broker is judged stuck ("" when it is not):
-// no cycle has finished within base (lateCycle) plus twice the last
-// successful cycle's length since that cycle ended. A queue whose every
-// full cycle takes longer than the cycle interval (a hundred thousand
-// jobs) is working, not stuck; a cycle that never ends still shows.
+// no cycle has finished within base (lateCycle) plus twice the longest
+// recent successful cycle since the last one ended. A queue whose full
+// cycles take longer than the cycle interval (a hundred thousand jobs,
+// each new forecast revision planned from scratch between short
+// incremental cycles) is working, not stuck; a cycle that never ends
+// still shows.
 func (h *health) stuck(now time.Time, base time.Duration) string {
-	late := base + 2*h.cycleLen
+	late := base + 2*h.longest()
 	if h.cycleOK.IsZero() || now.Sub(h.cycleOK) <= late {
 		return ""
 	}

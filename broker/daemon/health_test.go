@@ -48,3 +48,33 @@ func TestCycleDoneKeepsTheLastGoodLength(t *testing.T) {
 		t.Fatalf("after a failed cycle: %v %s %v", h.cycleOK, h.cycleLen, h.cycleErr)
 	}
 }
+
+// TestAFullCycleAmongShortOnesIsNotStuck: at scale a new forecast
+// revision is planned from scratch (minutes) between incremental cycles
+// (seconds); the next from-scratch cycle is judged against the last one,
+// not against the short cycle before it, until recentCycles short cycles
+// have passed since.
+func TestAFullCycleAmongShortOnesIsNotStuck(t *testing.T) {
+	base := lateCycle(Config{CycleInterval: 10 * time.Second, Debounce: time.Second, ReserveTimeout: 5 * time.Second})
+	var h health
+	record := func(d time.Duration) {
+		h.cycleDone(time.Now().Add(-d), nil)
+	}
+	record(90 * time.Second) // a cycle from scratch
+	for range 10 {
+		record(0) // incremental cycles
+	}
+	end := h.cycleOK
+	if why := h.stuck(end.Add(base+150*time.Second), base); why != "" {
+		t.Errorf("the next cycle from scratch, as long as the last one, after short cycles: %q, want ready", why)
+	}
+	if why := h.stuck(end.Add(base+200*time.Second), base); why == "" {
+		t.Error("a cycle past twice the longest recent one: judged ready")
+	}
+	for range recentCycles {
+		record(0)
+	}
+	if why := h.stuck(h.cycleOK.Add(base+10*time.Second), base); why == "" {
+		t.Errorf("%d short cycles after the long one: still judged by it", recentCycles)
+	}
+}
