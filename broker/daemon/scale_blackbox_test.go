@@ -88,6 +88,11 @@ func TestScaleBlackBox(t *testing.T) {
 	t.Logf("a new revision of all %d sites: cycle took %v (%d replanned: %d slots changed, %d full); broker cpu %v over %v",
 		g.sites, c.took(), c.replanned(), c.Changed, c.Full, b.cpu()-cpu0, time.Since(at).Round(time.Second))
 	t.Logf("broker %s", b.usage())
+	// /readyz through it all: a cycle that plans every job again after
+	// short ones is working, not stuck (health.stuck).
+	if n := b.stuck.Load(); n > 0 {
+		t.Errorf("the broker judged itself stuck %d time(s) while its cycles ran", n)
+	}
 	b.stop(t)
 }
 
@@ -123,6 +128,7 @@ type shipped struct {
 	cmd   *exec.Cmd
 	lines chan cycleLine
 	done  chan struct{}
+	stuck atomic.Int64 // "broker not ready" lines that judged it stuck
 }
 
 // cycleLine is the broker's "cycle" log line.
@@ -198,6 +204,9 @@ func (s *shipped) read(t *testing.T, sc *bufio.Scanner, ready chan struct{}) {
 			s.lines <- cycleLine{Cycle: num("cycle"), Jobs: num("jobs"), Reused: num("reused"), New: num("new"),
 				Changed: num("slots_changed"), Full: num("full"), Took: took, FullWhy: why}
 		default:
+			if why, _ := l["why"].(string); l["message"] == "broker not ready" && strings.HasPrefix(why, "no planning cycle finished") {
+				s.stuck.Add(1)
+			}
 			if lvl, _ := l["level"].(string); lvl == "error" || lvl == "warn" {
 				t.Logf("broker: %s", sc.Text())
 			}
