@@ -110,6 +110,28 @@ func explained(a *forecast.Allocation, why string) {
 	}
 }
 
+// explainUnplaced explains, for a status list, the first jobs in queue
+// order that the last cycle could not place (at most ViewExplains
+// computed per call, kept for the cycle as explainKept keeps them); the
+// list shows every kept explanation.
+func (b *Broker) explainUnplaced() {
+	b.mu.Lock()
+	var ids []string
+	for _, a := range b.plan.Allocations {
+		if _, kept := b.whys[a.Job]; a.Error != "" && !kept {
+			ids = append(ids, a.Job)
+		}
+		if len(ids) == ViewExplains {
+			break
+		}
+	}
+	b.mu.Unlock()
+	budget := ViewExplains
+	for _, id := range ids {
+		b.explainKept(id, &budget)
+	}
+}
+
 // explainShown puts into the waiting jobs of jobs (rendered from the plan
 // of cycle) their explanations, computing at most ViewExplains of them.
 func (b *Broker) explainShown(jobs []wire.JobStatus, cycle uint64) {

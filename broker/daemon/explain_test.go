@@ -144,3 +144,36 @@ func TestJobsExplainAsStatusOncePerCycle(t *testing.T) {
 		t.Errorf("after a new cycle: %d rows explained, %d computed in all; want %d anew (%d in all)", k, c, ViewExplains, n+ViewExplains)
 	}
 }
+
+// The queue's status (`lookahead status` without a job) says of a job the
+// last cycle could not place what was short, as `status JOB` does (the
+// same explanation, kept for the cycle), not only the no-fit code; a
+// placed job keeps its plan's own why.
+func TestStatusListExplainsAJobThatDoesNotFit(t *testing.T) {
+	e := newEnv(t)
+	e.startSite("alpha")
+	e.publish("alpha", 1, 4, 8, 2) // 32 procs, all at price 2
+	planner := NewPlanner(PlannerOptions{Order: coalloc.OrderPrice})
+	r := e.startBroker(func(c *Config) { c.UsePlanner(planner) })
+	e.waitSites(r.b, 1)
+	cheap := submit(t, r.b, "k1", job(16, 3600, 1)) // nothing is that cheap
+	dear := submit(t, r.b, "k2", job(16, 3600, 3))
+	if err := r.b.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	list := r.b.Status(wire.StatusRequest{})
+	rows := map[string]wire.JobStatus{}
+	for _, j := range list.Jobs {
+		rows[j.Job.ID] = j
+	}
+	c, d := rows[cheap.Job], rows[dear.Job]
+	if c.Plan == nil || c.Plan.Placed() || !strings.Contains(c.Plan.Why, "at max_price 1 at most 0 of its 16 processors") {
+		t.Errorf("the unplaced job's row: %+v\nwant the planner's why", c.Plan)
+	}
+	if one := status(t, r.b, cheap.Job); c.Plan != nil && one.Plan.Why != c.Plan.Why {
+		t.Errorf("the list says %q, status JOB %q", c.Plan.Why, one.Plan.Why)
+	}
+	if d.Plan == nil || !d.Plan.Placed() || strings.Contains(d.Plan.Why, "at max_price") {
+		t.Errorf("the placed job's row: %+v, want its plan's own why", d.Plan)
+	}
+}

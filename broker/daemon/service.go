@@ -256,6 +256,8 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 	why := ""
 	if sr.Job != "" {
 		why = b.explainNoFit(sr.Job) // outside mu: it searches the forecasts
+	} else {
+		b.explainUnplaced()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -263,6 +265,8 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 		pl := b.plannedFor(id)
 		if id == sr.Job {
 			explained(pl.Allocation(), why)
+		} else if a := pl.Allocation(); a != nil && a.Error != "" {
+			explained(a, b.whys[id]) // a job that did not fit: why, when explainUnplaced got to it
 		}
 		return pl
 	}
