@@ -256,8 +256,8 @@ func (b *Broker) status(v broker.Viewer, sr wire.StatusRequest) (wire.StatusRepl
 	why := ""
 	if sr.Job != "" {
 		why = b.explainNoFit(sr.Job) // outside mu: it searches the forecasts
-	} else {
-		b.explainUnplaced()
+	} else if sr.After == 0 {
+		b.explainUnplaced() // once per listing, not per page: each explanation searches the forecasts
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
