@@ -13,24 +13,32 @@ import (
 	"lookahead/wire"
 )
 
-// A waiting job's status says where it stands in the queue and, when it
-// did not fit, what was short and what would help (the planner's Explain
-// on the last cycle's forecasts), not only the no-fit code.
-func TestStatusExplainsAJobThatDoesNotFit(t *testing.T) {
+// oneFitsOneDoesNot runs a broker on one site of 32 processors, all at
+// price 2, with a 16-processor job nothing is cheap enough for (paying 1)
+// and one paying 3 (planned first in price order), after one cycle.
+func oneFitsOneDoesNot(t *testing.T) (r *brokerRun, cheap, dear wire.SubmitReply) {
+	t.Helper()
 	e := newEnv(t)
 	e.startSite("alpha")
-	e.publish("alpha", 1, 4, 8, 2) // 32 procs, all at price 2
+	e.publish("alpha", 1, 4, 8, 2)
 	planner := NewPlanner(PlannerOptions{Order: coalloc.OrderPrice})
-	r := e.startBroker(func(c *Config) { c.UsePlanner(planner) })
+	r = e.startBroker(func(c *Config) { c.UsePlanner(planner) })
 	e.waitSites(r.b, 1)
-	cheap := submit(t, r.b, "k1", job(16, 3600, 1)) // nothing is that cheap
-	dear := submit(t, r.b, "k2", job(16, 3600, 3))  // pays more: planned first
+	cheap, dear = submit(t, r.b, "k1", job(16, 3600, 1)), submit(t, r.b, "k2", job(16, 3600, 3))
 	if cheap.Code != wire.CodeOK || dear.Code != wire.CodeOK {
 		t.Fatalf("submit: %+v %+v", cheap, dear)
 	}
 	if err := r.b.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return r, cheap, dear
+}
+
+// A waiting job's status says where it stands in the queue and, when it
+// did not fit, what was short and what would help (the planner's Explain
+// on the last cycle's forecasts), not only the no-fit code.
+func TestStatusExplainsAJobThatDoesNotFit(t *testing.T) {
+	r, cheap, _ := oneFitsOneDoesNot(t)
 	st := status(t, r.b, cheap.Job)
 	if st.State != wire.JobWaiting || st.Plan == nil || st.Plan.Placed() {
 		t.Fatalf("status %+v, want a waiting job without an allocation", st)
@@ -150,17 +158,7 @@ func TestJobsExplainAsStatusOncePerCycle(t *testing.T) {
 // same explanation, kept for the cycle), not only the no-fit code; a
 // placed job keeps its plan's own why.
 func TestStatusListExplainsAJobThatDoesNotFit(t *testing.T) {
-	e := newEnv(t)
-	e.startSite("alpha")
-	e.publish("alpha", 1, 4, 8, 2) // 32 procs, all at price 2
-	planner := NewPlanner(PlannerOptions{Order: coalloc.OrderPrice})
-	r := e.startBroker(func(c *Config) { c.UsePlanner(planner) })
-	e.waitSites(r.b, 1)
-	cheap := submit(t, r.b, "k1", job(16, 3600, 1)) // nothing is that cheap
-	dear := submit(t, r.b, "k2", job(16, 3600, 3))
-	if err := r.b.Cycle(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	r, cheap, dear := oneFitsOneDoesNot(t)
 	list := r.b.Status(wire.StatusRequest{})
 	rows := map[string]wire.JobStatus{}
 	for _, j := range list.Jobs {
