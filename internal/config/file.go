@@ -1,7 +1,10 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -28,18 +31,33 @@ func (f fileInfo) where(key string) string {
 // every value of its key's type, durations with units, no key twice.
 func checkFile(s *Schema, name string, data []byte) (fileInfo, problems) {
 	info := fileInfo{name: name, lines: map[string]int{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		var ps problems
-		ps.add(name, "", "not valid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
-		return info, ps
-	}
-	if len(doc.Content) == 0 {
-		return info, nil // an empty file sets nothing
+	doc, ps := oneDocument(name, data)
+	if len(ps) > 0 || len(doc.Content) == 0 {
+		return info, ps // an empty file sets nothing
 	}
 	w := &walker{info: &info}
 	w.walk(s.root, doc.Content[0], "", false)
 	return info, w.ps
+}
+
+// oneDocument parses the file's one YAML document. A second document
+// (after a "---" line) is refused: the loader would read the first only and
+// silently drop what follows.
+func oneDocument(name string, data []byte) (yaml.Node, problems) {
+	var doc, next yaml.Node
+	var ps problems
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if err == nil {
+		if err = dec.Decode(&next); err == nil {
+			ps.add(fmt.Sprintf("%s:%d", name, next.Line), "", "a second YAML document starts here (\"---\"): a config file holds one; merge the two or remove the \"---\" line")
+			return doc, ps
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		ps.add(name, "", "not valid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return doc, ps
 }
 
 type walker struct {
