@@ -28,6 +28,9 @@ const DefaultConfigFile = "/etc/lookahead/agent.yaml"
 // `default` and `min` give its default and lower bound (internal/config
 // refuses unknown keys, durations without a unit and values below min).
 type Config struct {
+	// file is the config file read (--config), for messages; not a key.
+	file string
+
 	Site         string            `mapstructure:"site"`
 	LogLevel     string            `mapstructure:"log_level" default:"info"`
 	Backend      string            `mapstructure:"backend" default:"torque"`
@@ -157,7 +160,7 @@ func loadConfig(file string, explicit bool, flags *pflag.FlagSet) (Config, error
 // readConfig is loadConfig that also says where each value came from and,
 // with validate, adds Validate's problems to the others.
 func readConfig(file string, explicit bool, flags *pflag.FlagSet, validate bool) (Config, *config.Loaded, error) {
-	var c Config
+	c := Config{file: file}
 	spec := config.Spec{File: file, Explicit: explicit, EnvPrefix: "LOOKAHEAD", Flags: flags, FlagKeys: flagKeys}
 	if validate {
 		spec.Validate = func() error { return c.Validate() }
@@ -269,9 +272,17 @@ func (c Config) agentConfig() (agent.Config, error) {
 	}
 	ac = ac.WithDefaults()
 	if c.Site == "" {
-		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", DefaultConfigFile)
+		return ac, fmt.Errorf("site: required; set site: in %s, LOOKAHEAD_SITE or --site", c.fileName())
 	}
 	return ac, ac.Validate()
+}
+
+// fileName is the config file read, else the packaged one.
+func (c Config) fileName() string {
+	if c.file == "" {
+		return DefaultConfigFile
+	}
+	return c.file
 }
 
 func (c Config) pricing() forecast.Pricing {

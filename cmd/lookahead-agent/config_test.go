@@ -132,3 +132,18 @@ func TestRelativePathsAreMadeAbsolute(t *testing.T) {
 		t.Fatalf("grid state %q", c.gridState())
 	}
 }
+
+// TestSiteRequiredNamesTheFileRead: without a site, the error says where
+// to set it — in the file --config named, not the packaged default path.
+func TestSiteRequiredNamesTheFileRead(t *testing.T) {
+	for _, body := range []string{"", "log_level: info\n"} {
+		file := writeFile(t, "mine.yaml", body)
+		_, err := execute(t, "config", "--config", file)
+		if err == nil || !strings.Contains(err.Error(), "site: required; set site: in "+file+",") {
+			t.Errorf("%q: %v, want the error to name %s", body, err, file)
+		}
+		if code := cli.ExitCode(err); code != cli.ExitUsage {
+			t.Errorf("%q: exit code %d, want %d", body, code, cli.ExitUsage)
+		}
+	}
+}
