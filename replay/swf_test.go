@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,20 +22,29 @@ func TestReadSWFSlice(t *testing.T) {
 	}
 }
 
-func TestReadSWFErrorsNameTheLine(t *testing.T) {
+// TestReadSWFSkipsBadLines: a malformed line is left out with its line
+// and reason, and the good records around it are kept.
+func TestReadSWFSkipsBadLines(t *testing.T) {
 	good := "1 0 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n"
+	last := "9 20 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n"
+	// every case keeps one record and skips one malformed line
 	cases := map[string]string{
-		"; header\n" + good + "2 10 5 100 4 -1 -1\n":                                                 "line 3",
-		good + "2 x 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n":                                    "line 2 field 2",
-		"2 10 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n" + strings.Replace(good, "1 0", "3 5", 1): "before",
+		"; header\n" + "2 10 5 100 4 -1 -1\n" + last:                                      "line 2: 7 fields",
+		"2 x 5 100 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n" + last:                         "line 1: field 2",
+		strings.Replace(good, "1 0", "3 30", 1) + strings.Replace(good, "1 0", "3 40", 1): "line 2: job 3 repeats line 1",
 	}
 	for in, want := range cases {
-		if _, _, err := ReadSWF(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: got %v, want an error with %q", in, err, want)
+		jobs, st, err := ReadSWF(strings.NewReader(in))
+		if err != nil || len(jobs) != 1 || len(st.Skips) != 1 || st.Malformed() != 1 {
+			t.Errorf("%q: %d jobs, %+v, %v: want one job and one malformed line", in, len(jobs), st, err)
+			continue
+		}
+		if got := fmt.Sprintf("line %d: %s", st.Skips[0].Line, st.Skips[0].Reason); !strings.HasPrefix(got, want) {
+			t.Errorf("%q: skipped %q, want %q", in, got, want)
 		}
 	}
 	jobs, st, err := ReadSWF(strings.NewReader(good + "2 10 5 -1 4 -1 -1 -1 200 -1 1 1 1 1 1 -1 -1 -1\n"))
-	if err != nil || len(jobs) != 1 || st.Skipped != 1 {
+	if err != nil || len(jobs) != 1 || st.Skipped != 1 || st.Malformed() != 0 {
 		t.Fatalf("unknown run time: %d jobs, %+v, %v", len(jobs), st, err)
 	}
 }

@@ -2,18 +2,14 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"lookahead/internal/cli"
 	"lookahead/internal/durfmt"
@@ -120,7 +116,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err := checkRunFlags(o); err != nil {
 		return err
 	}
-	sc, in, err := prepareScenario(o, o.scenario)
+	sc, in, err := prepareScenario(stderr, o, o.scenario)
 	if err != nil {
 		return err
 	}
@@ -166,7 +162,7 @@ func checkRunFlags(o *replayOptions) error {
 
 // prepareScenario loads, checks and completes one scenario file and its
 // traces, with --policy and --start applied, on its wall clock.
-func prepareScenario(o *replayOptions, path string) (replay.Scenario, replay.Inputs, error) {
+func prepareScenario(stderr io.Writer, o *replayOptions, path string) (replay.Scenario, replay.Inputs, error) {
 	sc, err := loadScenario(path)
 	if err != nil {
 		return replay.Scenario{}, replay.Inputs{}, err
@@ -179,7 +175,7 @@ func prepareScenario(o *replayOptions, path string) (replay.Scenario, replay.Inp
 	if err := sc.Validate(); err != nil {
 		return replay.Scenario{}, replay.Inputs{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
 	}
-	in, err := loadTraces(sc, filepath.Dir(path), o.traceDir)
+	in, err := loadTraces(stderr, path, sc, o.traceDir)
 	if err != nil {
 		return replay.Scenario{}, replay.Inputs{}, err
 	}
@@ -262,85 +258,6 @@ func checkViolations(rep replay.Report) error {
 		}
 	}
 	return nil
-}
-
-// loadScenario reads a YAML scenario, refusing unknown fields.
-func loadScenario(path string) (replay.Scenario, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
-	}
-	var sc replay.Scenario
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&sc); err != nil {
-		var doc yaml.Node
-		if yaml.Unmarshal(b, &doc) == nil {
-			if key := yamlKeyOf(&doc, reflect.TypeOf(sc)); key != "" {
-				return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %s: %w", path, key, err)}
-			}
-		}
-		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
-	}
-	return sc, nil
-}
-
-// loadTraces reads every trace the scenario names.
-func loadTraces(sc replay.Scenario, base, dir string) (replay.Inputs, error) {
-	in := replay.Inputs{Traces: map[string][]replay.TraceJob{}, Origins: map[string]int64{}}
-	paths := []string{sc.Local.Trace, sc.Grid.Trace}
-	for _, s := range sc.Sites {
-		paths = append(paths, s.Trace)
-	}
-	for _, p := range paths {
-		if p == "" || in.Traces[p] != nil {
-			continue
-		}
-		jobs, origin, err := readReplayTrace(resolveTrace(p, base, dir))
-		if err != nil {
-			return replay.Inputs{}, err
-		}
-		in.Traces[p], in.Origins[p] = jobs, origin
-	}
-	return in, nil
-}
-
-func resolveTrace(p, base, dir string) string {
-	full := p
-	if !filepath.IsAbs(p) {
-		full = filepath.Join(base, p)
-	}
-	if _, err := os.Stat(full); err != nil && dir != "" {
-		return filepath.Join(dir, filepath.Base(p))
-	}
-	return full
-}
-
-// readReplayTrace reads an SWF trace, gunzipping a .gz file, and where its
-// time 0 is on the wall clock.
-func readReplayTrace(path string) ([]replay.TraceJob, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, cli.UsageError{Err: fmt.Errorf("trace: %w", err)}
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, 0, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
-		}
-		defer gz.Close()
-		r = gz
-	}
-	jobs, st, err := replay.ReadSWF(r)
-	if err != nil {
-		return nil, 0, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
-	}
-	if err := noRecords(path, st.Jobs+st.Skipped); err != nil {
-		return nil, 0, err
-	}
-	return jobs, st.Origin, nil
 }
 
 func writePlot(path string, sc replay.Scenario, rep replay.Report) error {

@@ -32,7 +32,7 @@ func runStudy(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) e
 	var scs []replay.Scenario
 	var seeds [][]int // per scenario
 	for _, path := range o.scenarios {
-		sc, in, err := prepareScenario(o, path)
+		sc, in, err := prepareScenario(stderr, o, path)
 		if err != nil {
 			return err
 		}

@@ -54,12 +54,14 @@ type Header struct {
 	Comments       []string
 }
 
-// Skip is a record left out because the archive's conventions allow a
-// field it needs to be missing (-1); Reason says which.
+// Skip is a record left out: because the archive's conventions allow a
+// field it needs to be missing (-1), or, read by ReadLenient, because the
+// line is malformed (Malformed). Reason says which.
 type Skip struct {
-	Line   int
-	ID     int64
-	Reason string
+	Line      int
+	ID        int64 // -1 when the line has no readable job number
+	Reason    string
+	Malformed bool
 }
 
 // Trace is a parsed workload.
@@ -75,6 +77,18 @@ type Trace struct {
 // job number or a submit time earlier than the previous record's is an
 // error naming the line. limit > 0 stops after that many jobs.
 func Read(r io.Reader, limit int) (*Trace, error) {
+	return read(r, limit, false)
+}
+
+// ReadLenient is Read that rejects a malformed record instead of the
+// trace: the line is left out, listed in Skipped (Malformed, the error as
+// its Reason), and reading carries on. A file that cannot be read to its
+// end (cut mid-stream) is still an error.
+func ReadLenient(r io.Reader, limit int) (*Trace, error) {
+	return read(r, limit, true)
+}
+
+func read(r io.Reader, limit int, lenient bool) (*Trace, error) {
 	t := &Trace{}
 	src := &errReader{r: r}
 	sc := bufio.NewScanner(src)
@@ -95,16 +109,17 @@ func Read(r io.Reader, limit int) (*Trace, error) {
 		if err != nil && src.err != nil {
 			return nil, readError(line, src.err) // the last line is cut: the file is, not the record
 		}
+		if err == nil {
+			err = checkOrder(j, last, seen)
+		}
+		if err != nil && lenient {
+			t.Skipped = append(t.Skipped, malformed(j, line, err))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		if j.Submit < last {
-			return nil, fmt.Errorf("%w: line %d: submit time %d is before the previous record's %d (records must be sorted)", ErrFormat, line, j.Submit, last)
-		}
 		last = j.Submit
-		if prev, dup := seen[j.ID]; dup {
-			return nil, fmt.Errorf("%w: line %d: job %d repeats line %d", ErrFormat, line, j.ID, prev)
-		}
 		seen[j.ID] = line
 		if reason := missing(j); reason != "" {
 			t.Skipped = append(t.Skipped, Skip{Line: line, ID: j.ID, Reason: reason})
@@ -119,6 +134,29 @@ func Read(r io.Reader, limit int) (*Trace, error) {
 		return nil, readError(line+1, err)
 	}
 	return t, nil
+}
+
+// checkOrder refuses a record submitted before the previous one or
+// repeating a job number.
+func checkOrder(j Job, last int64, seen map[int64]int) error {
+	if j.Submit < last {
+		return fmt.Errorf("%w: line %d: submit time %d is before the previous record's %d (records must be sorted)", ErrFormat, j.Line, j.Submit, last)
+	}
+	if prev, dup := seen[j.ID]; dup {
+		return fmt.Errorf("%w: line %d: job %d repeats line %d", ErrFormat, j.Line, j.ID, prev)
+	}
+	return nil
+}
+
+// malformed is the Skip of a line ReadLenient leaves out: its reason is
+// the error without the line, which Skip carries.
+func malformed(j Job, line int, err error) Skip {
+	id := j.ID
+	if j.Line == 0 {
+		id = -1 // the line did not parse
+	}
+	reason := strings.TrimPrefix(err.Error(), fmt.Sprintf("%v: line %d", ErrFormat, line))
+	return Skip{Line: line, ID: id, Reason: strings.TrimLeft(reason, ": "), Malformed: true}
 }
 
 // errReader remembers the first error other than io.EOF its reader

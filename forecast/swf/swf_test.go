@@ -1,11 +1,13 @@
 package swf
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,6 +80,61 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// TestReadLenientSkipsBadLines: ReadLenient leaves each malformed line
+// out with its line and reason and keeps the good records around it.
+func TestReadLenientSkipsBadLines(t *testing.T) {
+	rec := func(id, submit, run string) string {
+		return id + " " + submit + " 5 " + run + " 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
+	}
+	in := "; MaxProcs: 8\n" + rec("1", "3", "10") +
+		"2 5 5 10\n" + // too few fields
+		rec("3", "6", "ten") + // not a number
+		rec("4", "7", "-5") + // negative other than -1
+		rec("1", "8", "10") + // repeats job 1
+		rec("6", "2", "10") + // submitted before the previous record
+		rec("7", "9", "-1") + // run time missing: the archive's convention
+		rec("8", "9", "10")
+	tr, err := ReadLenient(strings.NewReader(in), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Jobs) != 2 || tr.Jobs[0].ID != 1 || tr.Jobs[1].ID != 8 {
+		t.Fatalf("jobs %+v: want jobs 1 and 8", tr.Jobs)
+	}
+	want := []struct {
+		line      int
+		reason    string
+		malformed bool
+	}{{3, "4 fields, want 18", true}, {4, `field 4: "ten" is not a number`, true}, {5, "field 4: -5 is negative", true},
+		{6, "job 1 repeats line 2", true}, {7, "submit time 2 is before", true}, {8, "run time missing", false}}
+	if len(tr.Skipped) != len(want) {
+		t.Fatalf("skipped %+v: want %d", tr.Skipped, len(want))
+	}
+	for i, w := range want {
+		s := tr.Skipped[i]
+		if s.Line != w.line || !strings.HasPrefix(s.Reason, w.reason) || s.Malformed != w.malformed {
+			t.Errorf("skip %d: %+v, want line %d, reason %q..., malformed %v", i, s, w.line, w.reason, w.malformed)
+		}
+	}
+	if _, err := Read(strings.NewReader(in), 0); !errors.Is(err, ErrFormat) {
+		t.Errorf("Read: %v, want the first bad line an error", err)
+	}
+	// a cut file is still an error
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	for i := range 2000 {
+		w.Write([]byte(rec(strconv.Itoa(i+1), strconv.Itoa(i), "10")))
+	}
+	w.Close()
+	zr, err := gzip.NewReader(bytes.NewReader(gz.Bytes()[:gz.Len()/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadLenient(zr, 0); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("cut gzip: %v, want an error saying it is truncated", err)
+	}
+}
+
 // Replays of real trace slices hold the invariants under every policy.
 func TestReplayRealSlices(t *testing.T) {
 	for _, file := range []string{"CTC-SP2-1996-3.1-cln.head800.swf", "KTH-SP2-1996-2.1-cln.head800.swf"} {
@@ -124,20 +181,36 @@ func FuzzRead(f *testing.F) {
 	f.Add("1 0 5 10 4 1.5 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n")
 	f.Add("1 0 5 9223372036854775000 4 -1 -1 4 9223372036854775000 -1 1 1 1 1 1 1 -1 -1\n")
 	f.Fuzz(func(t *testing.T, in string) {
+		lt, lerr := ReadLenient(strings.NewReader(in), 0)
+		if lerr != nil && !errors.Is(lerr, bufio.ErrTooLong) {
+			t.Fatalf("ReadLenient: %v; only a line too long to read fails it", lerr)
+		}
 		tr, err := Read(strings.NewReader(in), 0)
+		if err == nil && (len(lt.Jobs) != len(tr.Jobs) || len(lt.Skipped) != len(tr.Skipped)) {
+			t.Fatalf("ReadLenient kept %d jobs and skipped %d, Read %d and %d", len(lt.Jobs), len(lt.Skipped), len(tr.Jobs), len(tr.Skipped))
+		}
+		if lerr == nil {
+			checkKept(t, lt)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error %v does not wrap ErrFormat", err)
 			}
 			return
 		}
-		for _, j := range tr.Jobs {
-			if j.Procs() <= 0 || j.Procs() > forecast.MaxProcs || j.Walltime() <= 0 || j.Walltime() > forecast.MaxDuration ||
-				j.Run < 0 || j.Run > forecast.MaxDuration || j.Submit < 0 || j.Submit > forecast.MaxInstant {
-				t.Fatalf("kept a job the simulator cannot take: %+v", j)
-			}
-		}
+		checkKept(t, tr)
 	})
+}
+
+// checkKept fails on a kept job the simulator cannot take.
+func checkKept(t *testing.T, tr *Trace) {
+	t.Helper()
+	for _, j := range tr.Jobs {
+		if j.Procs() <= 0 || j.Procs() > forecast.MaxProcs || j.Walltime() <= 0 || j.Walltime() > forecast.MaxDuration ||
+			j.Run < 0 || j.Run > forecast.MaxDuration || j.Submit < 0 || j.Submit > forecast.MaxInstant {
+			t.Fatalf("kept a job the simulator cannot take: %+v", j)
+		}
+	}
 }
 
 // Issue 23.1: run and requested time 9223372036854775000 gave an absurd

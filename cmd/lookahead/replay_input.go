@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"lookahead/forecast/swf"
+	"lookahead/internal/cli"
+	"lookahead/replay"
+)
+
+// loadScenario reads a YAML scenario: one document, no unknown keys, every
+// value of its key's type. An error names the file, the key's path
+// (grid.redraw.min) and what the key wants.
+func loadScenario(path string) (replay.Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
+	}
+	bad := func(format string, args ...any) error {
+		return cli.UsageError{Err: fmt.Errorf("scenario %s: "+format, append([]any{path}, args...)...)}
+	}
+	var sc replay.Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); errors.Is(err, io.EOF) {
+		return sc, bad("empty: no scenario in it (see examples/replay/ and docs/replay.md)")
+	} else if err != nil {
+		return sc, scenarioYAMLError(path, b, err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return sc, bad("more than one YAML document (---): a scenario file holds one scenario")
+	}
+	return sc, nil
+}
+
+// scenarioYAMLError says which key of the scenario failed to decode and
+// why, in the scenario's words rather than Go's types.
+func scenarioYAMLError(path string, b []byte, err error) error {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return cli.UsageError{Err: fmt.Errorf("scenario %s: not YAML: %w", path, err)}
+	}
+	t := reflect.TypeOf(replay.Scenario{})
+	if key, line, known := unknownYAMLKey(doc.Content[0], t, ""); key != "" {
+		return cli.Usagef("scenario %s: line %d: %s: unknown key (known here: %s)", path, line, key, strings.Join(known, ", "))
+	}
+	key := yamlKeyOf(&doc, t)
+	if key == "" {
+		key = "(the whole file)"
+	}
+	return cli.Usagef("scenario %s: %s: %s", path, key, yamlTypeWords(err))
+}
+
+// unknownYAMLKey finds the first key of n that type t has no field for:
+// its path, its line and the keys t knows there.
+func unknownYAMLKey(n *yaml.Node, t reflect.Type, path string) (string, int, []string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			f, ok := yamlField(t, k.Value)
+			if !ok {
+				return join(path, k.Value), k.Line, yamlKeys(t)
+			}
+			if key, line, known := unknownYAMLKey(n.Content[i+1], f.Type, join(path, k.Value)); key != "" {
+				return key, line, known
+			}
+		}
+	case n.Kind == yaml.SequenceNode && t.Kind() == reflect.Slice:
+		for i, item := range n.Content {
+			if key, line, known := unknownYAMLKey(item, t.Elem(), path+"["+strconv.Itoa(i)+"]"); key != "" {
+				return key, line, known
+			}
+		}
+	}
+	return "", 0, nil
+}
+
+// yamlKeys are the YAML keys of struct t.
+func yamlKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+var yamlUnmarshalRE = regexp.MustCompile("line (\\d+): cannot unmarshal !!(\\w+) (`[^`]*` )?into (\\S+)")
+
+// yamlTypeWords rewrites yaml's "line 3: cannot unmarshal !!str `x` into
+// float64" as "line 3: got the text "x", want a number"; other errors
+// pass as they are.
+func yamlTypeWords(err error) string {
+	m := yamlUnmarshalRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return strings.TrimPrefix(err.Error(), "yaml: ")
+	}
+	got := map[string]string{"str": "the text", "int": "the integer", "float": "the number", "bool": "the boolean",
+		"seq": "a list", "map": "a mapping (key: value)", "null": "nothing"}[m[2]]
+	if got == "" {
+		got = "a " + m[2]
+	}
+	if v := strings.Trim(m[3], "` "); v != "" {
+		got += " " + strconv.Quote(v)
+	}
+	return fmt.Sprintf("line %s: got %s, want %s", m[1], got, goTypeWords(m[4]))
+}
+
+func goTypeWords(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list (each " + goTypeWords(t[2:]) + ")"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "a text"
+	case t == "replay.Duration":
+		return "a duration (seconds, 10m, 48h or 2d)"
+	case strings.HasPrefix(t, "*"):
+		return goTypeWords(t[1:])
+	}
+	return "a mapping (key: value)"
+}
+
+// loadTraces reads every trace the scenario at path names; an error
+// names the scenario and the key that names the trace. Records a trace
+// leaves out are said on stderr (how many, why, the first few).
+func loadTraces(stderr io.Writer, path string, sc replay.Scenario, dir string) (replay.Inputs, error) {
+	in := replay.Inputs{Traces: map[string][]replay.TraceJob{}, Origins: map[string]int64{}}
+	type named struct{ key, trace string }
+	traces := []named{{"local.trace", sc.Local.Trace}, {"grid.trace", sc.Grid.Trace}}
+	for i, s := range sc.Sites {
+		traces = append(traces, named{"sites[" + strconv.Itoa(i) + "].trace", s.Trace})
+	}
+	for _, t := range traces {
+		if t.trace == "" || in.Traces[t.trace] != nil {
+			continue
+		}
+		full := resolveTrace(t.trace, filepath.Dir(path), dir)
+		jobs, st, err := readReplayTrace(full)
+		if err == nil && len(jobs) == 0 {
+			err = noUsableJob(full, st)
+		}
+		if err != nil {
+			return replay.Inputs{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %s %q: %w", path, t.key, t.trace, err)}
+		}
+		warnSkippedRecords(stderr, path, t.key, full, st)
+		in.Traces[t.trace], in.Origins[t.trace] = jobs, st.Origin
+	}
+	return in, nil
+}
+
+func resolveTrace(p, base, dir string) string {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(base, p)
+	}
+	if _, err := os.Stat(full); err != nil && dir != "" {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return full
+}
+
+// readReplayTrace reads an SWF trace, gunzipping it when it is gzip data
+// (whatever its name).
+func readReplayTrace(path string) ([]replay.TraceJob, replay.SWFStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, replay.SWFStats{}, fmt.Errorf("%w (a path relative to the scenario file, or a file name found in --trace-dir)", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, replay.SWFStats{}, fmt.Errorf("%s is a directory: want an SWF trace file (.swf or .swf.gz)", path)
+	}
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	magic, _ := br.Peek(2)
+	switch {
+	case bytes.Equal(magic, []byte{0x1f, 0x8b}):
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, replay.SWFStats{}, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	case strings.HasSuffix(path, ".gz"):
+		return nil, replay.SWFStats{}, fmt.Errorf("%s: named .gz but not gzip data", path)
+	}
+	jobs, st, err := replay.ReadSWF(r)
+	if err != nil {
+		return nil, replay.SWFStats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return jobs, st, nil
+}
+
+// noUsableJob is the error of a trace without a job record to replay.
+func noUsableJob(path string, st replay.SWFStats) error {
+	if st.Skipped > 0 {
+		return fmt.Errorf("no usable job record: all %d records left out%s", st.Skipped, skipExamples(st.Skips))
+	}
+	size := "?"
+	if fi, err := os.Stat(path); err == nil {
+		size = strconv.FormatInt(fi.Size(), 10)
+	}
+	return fmt.Errorf("no job record (%s bytes): an empty or cut file, or not an SWF trace", size)
+}
+
+// warnSkippedRecords says how many records of a trace were left out and
+// why, with the first few.
+func warnSkippedRecords(w io.Writer, path, key, full string, st replay.SWFStats) {
+	if st.Skipped == 0 {
+		return
+	}
+	bad := st.Malformed()
+	fmt.Fprintf(w, "warning: scenario %s: %s %s: left out %d of %d records (%d malformed lines, %d whose processors or run time the archive marks missing)%s\n",
+		path, key, full, st.Skipped, st.Skipped+st.Jobs, bad, st.Skipped-bad, skipExamples(st.Skips))
+}
+
+// skipExamples are the first few records left out, with their reasons.
+func skipExamples(skips []swf.Skip) string {
+	var b strings.Builder
+	for i, s := range skips[:min(3, len(skips))] {
+		sep := "; e.g. "
+		if i > 0 {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%sline %d: %s", sep, s.Line, s.Reason)
+	}
+	return b.String()
+}

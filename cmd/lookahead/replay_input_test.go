@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lookahead/internal/cli"
+)
+
+// writeTrace writes an SWF trace of n good records, with the lines of
+// bad put after the first one (after the header when n is 0), into dir.
+func writeTrace(t *testing.T, dir, name string, n int, bad ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("; UnixStartTime: 1000000000\n")
+	if n == 0 {
+		b.WriteString(strings.Join(bad, "\n") + "\n")
+	}
+	for i := range n {
+		b.WriteString(strings.Join([]string{strconv.Itoa(i + 1), strconv.Itoa(60 * i), "5", "600", "2", "-1", "-1", "2", "900", "-1", "1", "1", "1", "1", "1", "1", "-1", "-1"}, " ") + "\n")
+		if i == 0 {
+			for _, l := range bad {
+				b.WriteString(l + "\n")
+			}
+		}
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReplayScenarioErrorsNameFileKeyAndWant: every bad scenario is one
+// usage error naming the file, the key's path and what it wants.
+func TestReplayScenarioErrorsNameFileKeyAndWant(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	if err := os.WriteFile(filepath.Join(dir, "notgz.swf.gz"), []byte("plain text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, dir, "header.swf", 0)
+	writeTrace(t, dir, "allbad.swf", 0, "1 2 3", "x y z")
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const base = "sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf}\npolicies: [lookahead]\n"
+	for _, c := range []struct{ name, body, want string }{
+		{"empty file", "", "empty: no scenario"},
+		{"two documents", base + "---\nname: x\n", "more than one YAML document"},
+		{"unknown top key", base + "colour: red\n", "line 4: colour: unknown key (known here: broker,"},
+		{"unknown nested key", base + "grid: {redraw: {min: 1, max: 2, mux: 3}}\n", "grid.redraw.mux: unknown key (known here: max, min, share)"},
+		{"unknown key in a list", strings.Replace(base, "nodes: 8", "nodes: 8, cpus: 2", 1), "sites[0].cpus: unknown key"},
+		{"unknown key in a sweep", base + "sweep: {mix: [[{name: x, min: 1, max: 2, share: 1, foo: 2}]]}\n", "sweep.mix[0][0].foo: unknown key"},
+		{"text for an integer", strings.Replace(base, "nodes: 8", "nodes: many", 1), `sites[0].nodes: line 1: got the text "many", want an integer`},
+		{"mapping for a list", strings.Replace(base, "sites: [{name: a, nodes: 8}]", "sites: {name: a}", 1), "sites: line 1: got a mapping (key: value), want a list"},
+		{"number for a list", base + "sweep: {multi_site_factor: 1.3}\n", `sweep.multi_site_factor: line 4: got the number "1.3", want a list (each a number)`},
+		{"duration in words", base + "forecast: {horizon: 2 days}\n", `forecast.horizon: duration "2 days": want seconds`},
+		{"missing trace", strings.Replace(base, "good.swf", "nowhere.swf", 1), `local.trace "nowhere.swf": open `},
+		{"trace is a directory", strings.Replace(base, "good.swf", "adir", 1), `local.trace "adir": ` + filepath.Join(dir, "adir") + " is a directory"},
+		{"trace not gzip", strings.Replace(base, "good.swf", "notgz.swf.gz", 1), "named .gz but not gzip data"},
+		{"trace header only", strings.Replace(base, "good.swf", "header.swf", 1), `local.trace "header.swf": no job record`},
+		{"trace all bad", strings.Replace(base, "good.swf", "allbad.swf", 1), `local.trace "allbad.swf": no usable job record: all 2 records left out; e.g. line 2: 3 fields, want 18`},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := &replayOptions{seeds: 1, parallel: 1, progress: cli.ProgressNever}
+		_, _, err := prepareScenario(&bytes.Buffer{}, o, p)
+		if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "scenario "+p+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v (exit %d), want a usage error naming %s and %q", c.name, err, cli.ExitCode(err), p, c.want)
+		}
+	}
+}
+
+// TestReplayTraceWithBadLinesCarriesOn: a trace with malformed lines is
+// replayed on its good records, and stderr says how many lines were left
+// out and why.
+func TestReplayTraceWithBadLinesCarriesOn(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "some-bad.swf", 20, "1001 1 2 3", "1002 x 5 600 2 -1 -1 2 900 -1 1 1 1 1 1 1 -1 -1")
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}]\nlocal: {trace: some-bad.swf}\npolicies: [lookahead]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errs bytes.Buffer
+	_, in, err := prepareScenario(&errs, &replayOptions{seeds: 1, parallel: 1}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(in.Traces["some-bad.swf"]); n != 20 {
+		t.Errorf("%d jobs read, want the 20 good ones", n)
+	}
+	for _, want := range []string{"scenario " + p, "local.trace", "left out 2 of 22 records (2 malformed lines", "line 3: 4 fields, want 18", `line 4: field 2: "x" is not a number`} {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("stderr %q: want %q", errs.String(), want)
+		}
+	}
+	// the same, gzipped under a name without .gz, is read as gzip
+	b, err := os.ReadFile(filepath.Join(dir, "some-bad.swf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(b)
+	w.Close()
+	if err := os.WriteFile(filepath.Join(dir, "some-bad.swf"), gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, in, err = prepareScenario(&bytes.Buffer{}, &replayOptions{seeds: 1, parallel: 1}, p); err != nil || len(in.Traces["some-bad.swf"]) != 20 {
+		t.Errorf("gzipped trace: %v, want its 20 good jobs", err)
+	}
+}
