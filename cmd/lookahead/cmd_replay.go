@@ -121,7 +121,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		return err
 	}
 	scs, seeds := underSeeds(sc, o.seeds)
-	warnRefused(stderr, o.scenario, scs, in)
+	if err := checkWorkload(stderr, o.scenario, scs, in); err != nil {
+		return err
+	}
 	opts, done, err := studyOptions(ctx, stderr, o)
 	if err != nil {
 		return err
@@ -211,18 +213,24 @@ func studyOptions(ctx context.Context, stderr io.Writer, o *replayOptions) (repl
 	return opts, func() { fmt.Fprintln(stderr) }, nil
 }
 
-// warnRefused says on stderr how many grid jobs every site's horizon is
-// too short for, over the scenario's seeds and points: the broker refuses
-// them at submit, and so does the replay.
-func warnRefused(stderr io.Writer, path string, scs []replay.Scenario, in replay.Inputs) {
-	n, longest := 0, int64(0)
+// checkWorkload builds each seed's and point's workload before the runs:
+// a workload with no job at all, or whose every grid job no set of sites
+// can hold within the forecast horizon, is an error naming the key to
+// change; grid jobs some of which never fit are a warning on stderr (the
+// broker refuses them at submit, and so does the replay).
+func checkWorkload(stderr io.Writer, path string, scs []replay.Scenario, in replay.Inputs) error {
+	n, grid, longest := 0, 0, int64(0)
 	for _, sc := range scs {
 		for _, p := range sc.Points() {
 			at := sc.At(p)
 			w, err := replay.BuildWorkload(at, in)
 			if err != nil {
-				return // the run reports it
+				return cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
 			}
+			if err := someJob(at, w); err != nil {
+				return cli.UsageError{Err: fmt.Errorf("scenario %s: %w", path, err)}
+			}
+			grid += len(w.Grid)
 			for _, j := range w.Grid {
 				if replay.NeverFits(at, j) {
 					n, longest = n+1, max(longest, j.Req.Walltime)
@@ -230,10 +238,32 @@ func warnRefused(stderr io.Writer, path string, scs []replay.Scenario, in replay
 			}
 		}
 	}
-	if n > 0 {
-		fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask more processors for their walltime than any set of sites can hold within the forecast horizon (%s; the longest walltime %s): refused at submit, as the broker refuses them\n",
-			path, n, len(scs), len(scs[0].Points()), durfmt.Seconds(scs[0].Forecast.Horizon.Seconds()), durfmt.Seconds(longest))
+	if n == 0 {
+		return nil
 	}
+	horizon := durfmt.Seconds(scs[0].Forecast.Horizon.Seconds())
+	if n == grid {
+		return cli.Usagef("scenario %s: forecast.horizon %s: not one of the %d grid jobs (over %d seed(s) × %d point(s)) fits: each asks more processors for its walltime than any set of sites can hold within the horizon; raise forecast.horizon (the longest walltime is %s) or add sites",
+			path, horizon, grid, len(scs), len(scs[0].Points()), durfmt.Seconds(longest))
+	}
+	fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask more processors for their walltime than any set of sites can hold within the forecast horizon (%s; the longest walltime %s): refused at submit, as the broker refuses them\n",
+		path, n, len(scs), len(scs[0].Points()), horizon, durfmt.Seconds(longest))
+	return nil
+}
+
+// someJob refuses a workload without a single job: its slices of the
+// traces (skip, jobs) select nothing.
+func someJob(sc replay.Scenario, w replay.Workload) error {
+	if len(w.Grid) > 0 {
+		return nil
+	}
+	for _, l := range w.Local {
+		if len(l) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("no job to replay: local.skip %d, grid.skip %d and the traces' usable records select none (%d left out by the width rules)",
+		sc.Local.Skip, sc.Grid.Skip, w.Dropped)
 }
 
 // writeReplayOutput prints one study's table (or report), or with several

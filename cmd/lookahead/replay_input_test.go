@@ -118,3 +118,28 @@ func TestReplayTraceWithBadLinesCarriesOn(t *testing.T) {
 		t.Errorf("gzipped trace: %v, want its 20 good jobs", err)
 	}
 }
+
+// TestReplayRefusesWorkloadsWithNothingToRun: a slice past the trace's
+// end, or a horizon no grid job fits in, is an error naming the key,
+// before any run.
+func TestReplayRefusesWorkloadsWithNothingToRun(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	const base = "sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf, skip: 0}\ngrid: {share: 0.5}\npolicies: [lookahead]\n"
+	for _, c := range []struct{ name, body, want string }{
+		{"skip past the end", strings.Replace(base, "skip: 0", "skip: 25", 1), "no job to replay: local.skip 25"},
+		// every job asks 900 s on 2 processors, a site holds 8
+		{"horizon under every walltime", base + "forecast: {horizon: 10m}\n", "forecast.horizon 10m: not one of the"},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := &replayOptions{scenario: p, output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever}
+		var out bytes.Buffer
+		err := runReplay(t.Context(), &out, &bytes.Buffer{}, o)
+		if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "scenario "+p+": "+c.want) || out.Len() > 0 {
+			t.Errorf("%s: got %v (exit %d), output %q; want a usage error with %q and no output", c.name, err, cli.ExitCode(err), out.String(), c.want)
+		}
+	}
+}

@@ -40,7 +40,9 @@ func runStudy(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) e
 			all.Traces[p], all.Origins[p] = jobs, in.Origins[p]
 		}
 		more, s := underSeeds(sc, n)
-		warnRefused(stderr, path, more, in)
+		if err := checkWorkload(stderr, path, more, in); err != nil {
+			return err
+		}
 		scs, seeds = append(scs, more...), append(seeds, s)
 	}
 	opts, done, err := studyOptions(ctx, stderr, o)
