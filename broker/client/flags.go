@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -85,12 +86,15 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 		cfg.InboxPrefix = "_INBOX_" + as
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadConnection, err)
+		return nil, badConnection(err)
 	}
 	nc, err := natsconn.Connect(ctx, cfg)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || natsconn.IsConfigError(err) {
-			return nil, err // interrupted; a --nats-url that is not one is bad input
+		if natsconn.IsConfigError(err) {
+			return nil, badConnection(err) // a --nats-creds file that is not there is bad input
+		}
+		if errors.Is(err, context.Canceled) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
@@ -101,3 +105,19 @@ func (c *Conn) Dial(ctx context.Context) (*Client, error) {
 
 // Close closes the client's connection.
 func (c *Client) Close() { c.nc.Close() }
+
+// flagOfKey names the flag and variable that set a NATS config key here.
+var flagOfKey = map[string]string{"nats.url": "--nats-url", "nats.creds": "--nats-creds", "nats.nkey_seed": "--nats-nkey-seed",
+	"nats.tls_ca": "--nats-tls-ca", "nats.js_domain": "--nats-js-domain", "nats.inbox_prefix": "--nats-inbox-prefix"}
+
+// badConnection is a connection setting that cannot work (ErrBadConnection,
+// bad input), named by its flag and variable, as the user set it, rather
+// than by the daemons' config key.
+func badConnection(err error) error {
+	key, detail := natsconn.Key(err)
+	if flag, ok := flagOfKey[key]; ok {
+		env := "LOOKAHEAD_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
+		err = fmt.Errorf("%s (or %s): %w", flag, env, detail)
+	}
+	return fmt.Errorf("%w: %w", ErrBadConnection, err)
+}

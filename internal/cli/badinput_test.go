@@ -132,7 +132,7 @@ var badInputs = []badInput{
 	{2, "did you mean planning.cycle?", "lookahead-broker config --config {c}", files("c", "planning: {cylce: 30s}\n")},
 	{2, "{c}:1: nats.js_domain:", "lookahead-agent config --site a --config {c}", files("c", "nats: {js_domain: a.b}\n")},
 	{2, "{c}:1: nats.js_domain:", "lookahead-broker check --config {c}", files("c", "nats: {js_domain: a.b}\n")},
-	{2, `nats.js_domain: "g*": a domain is one subject token`, "lookahead status --nats-js-domain g* --nats-url " + dead, nil},
+	{2, `--nats-js-domain (or LOOKAHEAD_NATS_JS_DOMAIN): "g*": a domain is one subject token`, "lookahead status --nats-js-domain g* --nats-url " + dead, nil},
 	{2, "{c}:3: budgets.accounts.p1: -3", "lookahead-broker check --config {c}", files("c", "log_level: info\nbudgets:\n  accounts: {p1: -3}\n")},
 	{2, "{c}:2: intervals.refresh: 60 has no unit", "lookahead-agent config --config {c}", files("c", "site: a\nintervals: {refresh: 60}\n")},
 	// forecasts
@@ -225,6 +225,16 @@ var badInputs = []badInput{
 	{2, "forecast.horizon: must lie in [1, 4294967296] seconds, got 7200000000", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: 2}\ngrid: {synthetic: {jobs: 3, run_min: 10, run_max: 30, classes: [{name: s, min: 1, max: 2, share: 1}]}}\npolicies: [lookahead]\nforecast: {horizon: 2000000h}\n")},
 	{2, "grid.synthetic: need 0 < run_min ≤ run_max ≤ 4294967296, got [10, 99999999999]", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: 2}\ngrid: {synthetic: {jobs: 3, run_min: 10, run_max: 99999999999, classes: [{name: s, min: 1, max: 2, share: 1}]}}\npolicies: [lookahead]\n")},
 	{2, "plot: from and length must not be negative, got 0 and -5", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: 2}\ngrid: {synthetic: {jobs: 3, run_min: 10, run_max: 30, classes: [{name: s, min: 1, max: 2, share: 1}]}}\npolicies: [lookahead]\nplot: {length: -5}\n")},
+	// a new user's and an admin's black-box pass: the flag or key named, not a server blamed
+	{2, "--nats-creds (or LOOKAHEAD_NATS_CREDS): open /nonexistent/u.creds: no such file", "lookahead status --nats-creds /nonexistent/u.creds --nats-url " + dead, nil},
+	{2, "--nats-tls-ca (or LOOKAHEAD_NATS_TLS_CA): /: is a directory (want a file)", "lookahead submit --procs 1 --walltime 1h --nats-tls-ca / --nats-url " + dead, nil},
+	{2, "--nats-nkey-seed (or LOOKAHEAD_NATS_NKEY_SEED): open /nonexistent/u.nk", "lookahead sites --nats-nkey-seed /nonexistent/u.nk --nats-url " + dead, nil},
+	{2, `--nats-url (or LOOKAHEAD_NATS_URL): "::::"`, "lookahead status --nats-url ::::", nil},
+	{2, "nats.creds: open /nonexistent/a.creds: no such file", "lookahead-agent status --site a --nats-url " + dead + " --config {c}", files("c", "nats: {creds: /nonexistent/a.creds}\n")},
+	{1, "fix nats.tls_ca in the configuration", "lookahead-broker check --nats-url " + dead + " --config {c}", files("c", "nats: {tls_ca: /}\n")},
+	{2, "{c}:2: a second YAML document", brokerConfig, files("c", "planning: {cycle: 30s}\n---\nplanning: {cycle: 5s}\n")},
+	{2, "{c}:2: a second YAML document", agentConfig, files("c", "site: a\n---\nsite: b\n")},
+	{2, "site: required; set site: in {c},", agentConfig, files("c", "log_level: info\n")},
 }
 
 var (

@@ -86,6 +86,10 @@ func oneLine(s string) string {
 // passed (the caller closes it), nil otherwise.
 func CheckNATS(ctx context.Context, cfg natsconn.Config) (Check, *nats.Conn) {
 	nc, err := natsconn.Connect(ctx, cfg)
+	if natsconn.IsConfigError(err) {
+		key, _ := natsconn.Key(err)
+		return Check{Name: "nats", Detail: err.Error(), Fix: "fix " + keyOrNATS(key) + " in the configuration (no server was tried)"}, nil
+	}
 	if err != nil {
 		return Check{Name: "nats", Detail: err.Error(), Fix: "check nats.url, the credentials and that the server is reachable",
 			Unreachable: true}, nil // as run, which exits 3 when it cannot connect
@@ -96,4 +100,11 @@ func CheckNATS(ctx context.Context, cfg natsconn.Config) (Check, *nats.Conn) {
 		return Check{Name: "nats", Detail: "connected, but " + v.Detail, Fix: v.Fix, Unreachable: v.Unreachable}, nil
 	}
 	return Check{Name: "nats", OK: true, Detail: "connected to " + nc.ConnectedUrlRedacted() + ", " + v.Detail}, nc
+}
+
+func keyOrNATS(key string) string {
+	if key == "" {
+		return "the nats: section"
+	}
+	return key
 }

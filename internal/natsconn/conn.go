@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -67,6 +69,60 @@ func IsConfigError(err error) bool {
 	return errors.As(err, &c)
 }
 
+// keyError is a problem with the value of one key ("nats.url").
+type keyError struct {
+	key string
+	err error
+}
+
+func (e keyError) Error() string { return e.key + ": " + e.err.Error() }
+func (e keyError) Unwrap() error { return e.err }
+
+// Key is the config key (e.g. "nats.creds") that an error of Validate,
+// Options or Connect is about, and the problem without the key; "" when
+// the error names no one key. A CLI names its flag instead.
+func Key(err error) (string, error) {
+	var k keyError
+	if errors.As(err, &k) {
+		return k.key, k.err
+	}
+	return "", err
+}
+
+// checkFiles opens every file the config names, so that a missing or
+// unreadable credentials, seed or certificate file is bad input naming
+// its key, before any server is tried (nats.go reports it as a failed
+// connection, without the key).
+func (c Config) checkFiles() error {
+	for _, f := range []struct{ key, path string }{{"nats.creds", c.Creds}, {"nats.nkey_seed", c.NKeySeed},
+		{"nats.tls_ca", c.TLSCA}, {"nats.tls_cert", c.TLSCert}, {"nats.tls_key", c.TLSKey}} {
+		if f.path == "" {
+			continue
+		}
+		if err := readable(f.path); err != nil {
+			return configError{keyError{f.key, err}}
+		}
+	}
+	return nil
+}
+
+// readable reports why path is not a file this process can read.
+func readable(path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: %w (want a file)", path, syscall.EISDIR)
+	}
+	return nil
+}
+
 func (c Config) validate() error {
 	n := 0
 	for _, set := range []bool{c.Creds != "", c.NKeySeed != "", c.User != "", c.Token != ""} {
@@ -81,7 +137,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("nats: tls_cert and tls_key go together")
 	}
 	if err := CheckDomain(c.JSDomain); err != nil {
-		return fmt.Errorf("nats.js_domain: %w", err)
+		return keyError{"nats.js_domain", err}
 	}
 	_, err := c.Servers()
 	return err
@@ -99,6 +155,9 @@ func (c Config) Authenticated() bool {
 // Options turns the config into nats.go options.
 func (c Config) Options() ([]nats.Option, error) {
 	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkFiles(); err != nil {
 		return nil, err
 	}
 	timeout := c.ConnectTimeout

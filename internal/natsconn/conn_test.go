@@ -2,7 +2,9 @@ package natsconn_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +162,31 @@ func TestCheckDomain(t *testing.T) {
 		if err := (natsconn.Config{JSDomain: d}).Validate(); (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "nats.js_domain")) {
 			t.Errorf("config with domain %q: %v", d, err)
 		}
+	}
+}
+
+// TestFilesThatCannotBeReadAreBadInputNamingTheKey: a credentials, seed
+// or certificate file that is missing or a directory is the user's to
+// fix (IsConfigError, Key names it), found before any server is tried.
+func TestFilesThatCannotBeReadAreBadInputNamingTheKey(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		key string
+		cfg natsconn.Config
+	}{
+		{"nats.creds", natsconn.Config{Creds: missing}},
+		{"nats.nkey_seed", natsconn.Config{NKeySeed: dir}},
+		{"nats.tls_ca", natsconn.Config{TLSCA: missing}},
+		{"nats.tls_cert", natsconn.Config{TLSCert: dir, TLSKey: dir}},
+	} {
+		tc.cfg.URL = "nats://127.0.0.1:1"
+		_, err := tc.cfg.Options()
+		if key, _ := natsconn.Key(err); !natsconn.IsConfigError(err) || key != tc.key {
+			t.Errorf("%s: %v (key %q), want a config error naming %s", tc.key, err, key, tc.key)
+		}
+	}
+	if _, err := (natsconn.Config{URL: "nats://127.0.0.1:1", Creds: missing}).Options(); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing creds: %v, want fs.ErrNotExist in the chain", err)
 	}
 }

@@ -28,10 +28,10 @@ func (c Config) Servers() ([]string, error) {
 	for _, s := range list {
 		s = strings.TrimSpace(s)
 		if err := checkServer(s); err != nil {
-			return nil, fmt.Errorf("%s: %q: %w", key, s, err)
+			return nil, keyError{key, fmt.Errorf("%q: %w", s, err)}
 		}
 		if seen[s] {
-			return nil, fmt.Errorf("%s: %q is listed twice", key, s)
+			return nil, keyError{key, fmt.Errorf("%q is listed twice", s)}
 		}
 		seen[s] = true
 		out = append(out, s)
