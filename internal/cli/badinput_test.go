@@ -165,7 +165,7 @@ var badInputs = []badInput{
 	{2, "the trace has no MaxProcs header", simulate, files("t", swf()[len("; MaxProcs: 8\n"):])},
 	{2, "line 2 field 8 (requested processors): 100000000", simulate, files("t", swf("8", "100000000"))},
 	// scenarios
-	{2, "field bogus not found", replay, files("s", "name: x\nseed: 1\nbogus: 1\n")},
+	{2, "line 3: bogus: unknown key", replay, files("s", "name: x\nseed: 1\nbogus: 1\n")},
 	{2, "sites[0].nodes: must be positive, got -3", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: -3}\n")},
 	// issue 38: what slipped through
 	{2, "{c}:3: torque.speeds.n001: -1, must lie in [0.001, 1000]", agentConfig, files("c", "site: a\ntorque:\n  speeds: {n001: -1}\n")},
