@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -31,7 +32,7 @@ type replayOptions struct {
 	// simple one, for each scenario named (replay_study.go)
 	study     bool
 	scenarios []string
-	records   string // --study: a directory for every run's job records (CSV)
+	records   string // a directory for every run's job records (CSV)
 }
 
 func newReplayCommand() *cobra.Command {
@@ -95,7 +96,7 @@ found there is looked up by file name in --trace-dir. See docs/replay.md.`,
 	f.IntVar(&o.seeds, "seeds", 1, "run the study under this many seeds (the scenario's seed, +1, ...) and print mean [min–max] per point and strategy")
 	f.StringVar(&o.start, "start", "", "the replay's start on the wall clock (Unix seconds or RFC 3339; default: the scenario's start, else the first replayed job's time on its trace's clock, from the SWF header's UnixStartTime)")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many replays at once (the results do not depend on it; each takes a core)")
-	f.StringVar(&o.records, "records", "", "with --study: write every run's job records as CSV files into this directory (per-job evidence)")
+	f.StringVar(&o.records, "records", "", "write every run's job records into this directory (created if missing; checked before the runs), one CSV file per scenario, seed, point and strategy: id,grid,procs,submit,start,end,sites,credits (times in Unix seconds; per-job evidence)")
 	f.BoolVar(&o.study, "study", false, "report every scenario named (arguments) over --seeds seeds (default 3): every broker against the best simple one, by job class")
 	cli.AddProgressFlag(cmd, &o.progress)
 	cli.AddOutputFlag(cmd, &o.output)
@@ -124,12 +125,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err := checkWorkload(stderr, o.scenario, scs, in); err != nil {
 		return err
 	}
-	opts, done, err := studyOptions(ctx, stderr, o)
-	if err != nil {
-		return err
-	}
-	reps, err := replay.Studies(scs, in, opts)
-	done()
+	reps, err := runStudies(ctx, stderr, o, scs, in)
 	if err != nil {
 		return err
 	}
@@ -138,6 +134,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 		if err := writePlot(o.plot, sc, rep); err != nil {
 			return err
 		}
+	}
+	if err := writeRecords(ctx, stderr, o.records, scs, reps); err != nil {
+		return err
 	}
 	if err := writeReplayOutput(stdout, o, seeds, reps); err != nil {
 		return err
@@ -172,6 +171,9 @@ func prepareScenario(stderr io.Writer, o *replayOptions, path string) (replay.Sc
 	if len(o.policies) > 0 {
 		sc.Policies = o.policies
 		sc.Plot.Policy = ""
+	}
+	if sc.Name == "" { // the name reports and --records files go by
+		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	sc = sc.WithDefaults()
 	if err := sc.Validate(); err != nil {

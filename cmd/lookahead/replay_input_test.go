@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -141,5 +143,48 @@ func TestReplayRefusesWorkloadsWithNothingToRun(t *testing.T) {
 		if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "scenario "+p+": "+c.want) || out.Len() > 0 {
 			t.Errorf("%s: got %v (exit %d), output %q; want a usage error with %q and no output", c.name, err, cli.ExitCode(err), out.String(), c.want)
 		}
+	}
+}
+
+// TestReplayRecords: --records works without --study, is checked before
+// the runs (a file where the directory goes is a usage error and nothing
+// runs), and a run stopped by a signal says so and writes no records.
+func TestReplayRecords(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ctx context.Context, records string) (string, string, error) {
+		var out, errs bytes.Buffer
+		o := &replayOptions{scenario: p, output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever, records: records}
+		err := runReplay(ctx, &out, &errs, o)
+		return out.String(), errs.String(), err
+	}
+	recs := filepath.Join(dir, "recs")
+	if _, _, err := run(t.Context(), recs); err != nil {
+		t.Fatal(err)
+	}
+	csvs, _ := filepath.Glob(filepath.Join(recs, "*.csv"))
+	if len(csvs) != 1 || filepath.Base(csvs[0]) != "s-seed0--lookahead.csv" {
+		t.Fatalf("records %v: want one file, the one run's, named by the scenario file (no name: in it)", csvs)
+	}
+	if b, err := os.ReadFile(csvs[0]); err != nil || !strings.HasPrefix(string(b), "id,grid,procs,submit,start,end,sites,credits\n") || strings.Count(string(b), "\n") != 21 {
+		t.Errorf("records file: %v, %q: want the header and 20 jobs", err, b)
+	}
+	out, _, err := run(t.Context(), p) // a file
+	if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--records "+p+": ") || out != "" {
+		t.Errorf("records to a file: %v (exit %d), output %q; want a usage error naming --records and no run", err, cli.ExitCode(err), out)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	stopped := filepath.Join(dir, "stopped")
+	out, errs, err := run(ctx, stopped)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(errs, "interrupted") || out != "" {
+		t.Errorf("stopped run: %v, stderr %q, output %q; want context.Canceled said on stderr, nothing printed", err, errs, out)
+	}
+	if csvs, _ := filepath.Glob(filepath.Join(stopped, "*")); len(csvs) != 0 {
+		t.Errorf("stopped run wrote %v", csvs)
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -45,19 +42,12 @@ func runStudy(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) e
 		}
 		scs, seeds = append(scs, more...), append(seeds, s)
 	}
-	opts, done, err := studyOptions(ctx, stderr, o)
+	reps, err := runStudies(ctx, stderr, o, scs, all)
 	if err != nil {
 		return err
 	}
-	reps, err := replay.Studies(scs, all, opts)
-	done()
-	if err != nil {
+	if err := writeRecords(ctx, stderr, o.records, scs, reps); err != nil {
 		return err
-	}
-	if o.records != "" {
-		if err := writeRecords(o.records, scs, reps); err != nil {
-			return err
-		}
 	}
 	var points []replay.StudyPoint
 	var pointSeeds [][]int
@@ -159,37 +149,4 @@ func orNone(s string) string {
 		return "none (neither single-site-earliest nor greedy-multisite ran)"
 	}
 	return s
-}
-
-// writeRecords writes every run's job records as CSV, one file per run
-// (scenario, seed, point, policy), for per-job evidence: id, grid (1/0),
-// processors, submit, start, end (Unix s), sites (scenario indexes
-// joined by +), credits paid.
-func writeRecords(dir string, scs []replay.Scenario, reps []replay.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("records: %w", err)
-	}
-	clean := strings.NewReplacer("/", "_", " ", "_", "[", "_", "]", "", ",", "_", "=", "-")
-	for k, rep := range reps {
-		for _, r := range rep.Results {
-			name := fmt.Sprintf("%s-seed%d-%s-%s.csv", rep.Scenario, scs[k].Seed, r.Label, r.Policy)
-			var b strings.Builder
-			b.WriteString("id,grid,procs,submit,start,end,sites,credits\n")
-			for _, j := range r.Records {
-				var sites []string
-				for _, p := range j.Parts {
-					sites = append(sites, strconv.Itoa(p.Site))
-				}
-				grid := 0
-				if j.Grid {
-					grid = 1
-				}
-				fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%s,%.6g\n", j.ID, grid, j.Procs(), j.Submit, j.Start, j.End, strings.Join(sites, "+"), j.Credits)
-			}
-			if err := os.WriteFile(filepath.Join(dir, clean.Replace(name)), []byte(b.String()), 0o644); err != nil {
-				return fmt.Errorf("records: %w", err)
-			}
-		}
-	}
-	return nil
 }
