@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
@@ -169,14 +168,14 @@ func readPricing(path string) (forecast.Pricing, error) {
 		return forecast.Pricing{}, fmt.Errorf("pricing file: %w", err)
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		err = forecast.DecodeStrictJSON(strings.NewReader(string(b)), &f)
+		if err = forecast.DecodeStrictJSON(strings.NewReader(string(b)), &f); err != nil {
+			err = cli.UsageError{Err: fmt.Errorf("pricing file %s: %w", path, err)}
+		}
 	} else {
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		err = dec.Decode(&f)
+		err = decodeYAMLFile("pricing file", path, b, &f, "see examples/snapshot/pricing.yaml and `lookahead forecast --help`")
 	}
 	if err != nil {
-		return forecast.Pricing{}, cli.UsageError{Err: fmt.Errorf("pricing file %s: %w", path, err)}
+		return forecast.Pricing{}, err
 	}
 	p := f.pricing()
 	if err := p.Validate(); err != nil {

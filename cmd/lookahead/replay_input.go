@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,44 +25,12 @@ import (
 // value of its key's type. An error names the file, the key's path
 // (grid.redraw.min) and what the key wants.
 func loadScenario(path string) (replay.Scenario, error) {
+	var sc replay.Scenario
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return replay.Scenario{}, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
+		return sc, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
 	}
-	bad := func(format string, args ...any) error {
-		return cli.UsageError{Err: fmt.Errorf("scenario %s: "+format, append([]any{path}, args...)...)}
-	}
-	var sc replay.Scenario
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&sc); errors.Is(err, io.EOF) {
-		return sc, bad("empty: no scenario in it (see examples/replay/ and docs/replay.md)")
-	} else if err != nil {
-		return sc, scenarioYAMLError(path, b, err)
-	}
-	var more yaml.Node
-	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return sc, bad("more than one YAML document (---): a scenario file holds one scenario")
-	}
-	return sc, nil
-}
-
-// scenarioYAMLError says which key of the scenario failed to decode and
-// why, in the scenario's words rather than Go's types.
-func scenarioYAMLError(path string, b []byte, err error) error {
-	var doc yaml.Node
-	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
-		return cli.UsageError{Err: fmt.Errorf("scenario %s: not YAML: %w", path, err)}
-	}
-	t := reflect.TypeOf(replay.Scenario{})
-	if key, line, known := unknownYAMLKey(doc.Content[0], t, ""); key != "" {
-		return cli.Usagef("scenario %s: line %d: %s: unknown key (known here: %s)", path, line, key, strings.Join(known, ", "))
-	}
-	key := yamlKeyOf(&doc, t)
-	if key == "" {
-		key = "(the whole file)"
-	}
-	return cli.Usagef("scenario %s: %s: %s", path, key, yamlTypeWords(err))
+	return sc, decodeYAMLFile("scenario", path, b, &sc, "see examples/replay/ and docs/replay.md")
 }
 
 // unknownYAMLKey finds the first key of n that type t has no field for:
@@ -98,7 +65,10 @@ func unknownYAMLKey(n *yaml.Node, t reflect.Type, path string) (string, int, []s
 func yamlKeys(t reflect.Type) []string {
 	var keys []string
 	for i := range t.NumField() {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+		tag, opts, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if opts == "inline" && t.Field(i).Type.Kind() == reflect.Struct {
+			keys = append(keys, yamlKeys(t.Field(i).Type)...)
+		} else if tag != "" && tag != "-" {
 			keys = append(keys, tag)
 		}
 	}

@@ -53,7 +53,7 @@ func TestReplayScenarioErrorsNameFileKeyAndWant(t *testing.T) {
 	}
 	const base = "sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf}\npolicies: [lookahead]\n"
 	for _, c := range []struct{ name, body, want string }{
-		{"empty file", "", "empty: no scenario"},
+		{"empty file", "", "empty: nothing in it (see examples/replay/"},
 		{"two documents", base + "---\nname: x\n", "more than one YAML document"},
 		{"unknown top key", base + "colour: red\n", "line 4: colour: unknown key (known here: broker,"},
 		{"unknown nested key", base + "grid: {redraw: {min: 1, max: 2, mux: 3}}\n", "grid.redraw.mux: unknown key (known here: max, min, share)"},

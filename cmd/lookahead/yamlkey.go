@@ -66,7 +66,13 @@ func failingValue(n *yaml.Node, t reflect.Type, path string) string {
 func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			if inner, ok := yamlField(f.Type, name); ok {
+				return inner, true // an inlined struct's keys are the outer one's
+			}
+			continue
+		}
 		if tag == name || tag == "" && strings.EqualFold(f.Name, name) {
 			return f, true
 		}

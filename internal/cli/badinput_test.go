@@ -150,7 +150,7 @@ var badInputs = []badInput{
 	{2, "job g1: procs 2000000000", plan, with("q", queue(`"procs": 48`, `"procs": 2000000000`))},
 	// pricing
 	{2, "pricing default: invalid input: multiplier 0.5", forecast + " --pricing {p}", with("p", "default: {multiplier: 0.5}\n")},
-	{2, "field bogus not found", forecast + " --pricing {p}", with("p", "base: 1\nbogus: 2\n")},
+	{2, "pricing file {p}: line 2: bogus: unknown key (known here: base, default, rules)", forecast + " --pricing {p}", with("p", "base: 1\nbogus: 2\n")},
 	{2, "max 1e+300", forecast + " --pricing {p}", with("p", "default: {multiplier: 2, max: 1e300}\n")},
 	// snapshots
 	{2, "snapshot nodes[1].name: duplicate node \"n01\"", forecast, with("s", snapshot(`"name": "n02"`, `"name": "n01"`))},
@@ -235,6 +235,10 @@ var badInputs = []badInput{
 	{2, "{c}:2: a second YAML document", brokerConfig, files("c", "planning: {cycle: 30s}\n---\nplanning: {cycle: 5s}\n")},
 	{2, "{c}:2: a second YAML document", agentConfig, files("c", "site: a\n---\nsite: b\n")},
 	{2, "site: required; set site: in {c},", agentConfig, files("c", "log_level: info\n")},
+	{2, "pricing file {p}: empty: nothing in it", forecast + " --pricing {p}", with("p", "")},
+	{2, "pricing file {p}: more than one YAML document (---)", forecast + " --pricing {p}", with("p", "base: 1\n---\nbase: 5\n")},
+	{2, "pricing file {p}: line 3: rules[0].multiplyer: unknown key (known here: account, max,", forecast + " --pricing {p}", with("p", "base: 1\nrules:\n  - {queue: a, multiplyer: 2}\n")},
+	{2, `pricing file {p}: base: line 1: got the text "cheap", want a number`, forecast + " --pricing {p}", with("p", "base: cheap\n")},
 }
 
 var (
