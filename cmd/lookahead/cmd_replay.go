@@ -141,6 +141,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) 
 	if err := writeReplayOutput(stdout, o, seeds, reps); err != nil {
 		return err
 	}
+	if o.output != cli.FormatJSON {
+		writeTableKey(stdout, scs[:1])
+	}
 	for _, r := range reps {
 		if err := checkViolations(r); err != nil {
 			return err
@@ -157,8 +160,28 @@ func checkRunFlags(o *replayOptions) error {
 	if o.parallel < 1 || o.parallel > maxParallel {
 		return cli.Usagef("replay: --parallel %d: must lie in [1, %d]", o.parallel, maxParallel)
 	}
-	_, err := cli.Progress(o.progress, io.Discard, "")
-	return err
+	if _, err := cli.Progress(o.progress, io.Discard, ""); err != nil {
+		return err
+	}
+	return checkPlotPath(o)
+}
+
+// checkPlotPath checks before the runs that --plot can be written: one
+// scenario's picture, a file in a directory that exists.
+func checkPlotPath(o *replayOptions) error {
+	if o.plot == "" {
+		return nil
+	}
+	if o.study {
+		return cli.Usagef("--plot %s: draws one scenario's runs: use it with --scenario, not --study", o.plot)
+	}
+	if st, err := os.Stat(o.plot); err == nil && st.IsDir() {
+		return cli.Usagef("--plot %s: is a directory, want the SVG file's path", o.plot)
+	}
+	if st, err := os.Stat(filepath.Dir(o.plot)); err != nil || !st.IsDir() {
+		return cli.Usagef("--plot %s: directory %s does not exist", o.plot, filepath.Dir(o.plot))
+	}
+	return nil
 }
 
 // prepareScenario loads, checks and completes one scenario file and its
@@ -282,6 +305,19 @@ func writeReplayOutput(stdout io.Writer, o *replayOptions, seeds []int, reps []r
 	return writeSeedTable(stdout, seeds, aggregateSeeds(reps))
 }
 
+// writeTableKey says under a table whose sites "earned by site" lists, in
+// its order, and where the columns are defined.
+func writeTableKey(w io.Writer, scs []replay.Scenario) {
+	for _, sc := range scs {
+		names := make([]string, len(sc.Sites))
+		for i, s := range sc.Sites {
+			names[i] = s.Name
+		}
+		fmt.Fprintf(w, "earned by site (%s): %s\n", sc.Name, strings.Join(names, "/"))
+	}
+	fmt.Fprintln(w, "AWRT, AWWT: average weighted response and wait time (weights: processors × run time); BSLD: bounded slowdown; local +wait: local jobs' mean extra wait against the same replay without grid jobs; see docs/replay.md, Metrics")
+}
+
 // checkViolations fails the command when a replay broke a conservation law.
 func checkViolations(rep replay.Report) error {
 	for _, r := range rep.Results {
@@ -305,8 +341,8 @@ func writePlot(path string, sc replay.Scenario, rep replay.Report) error {
 	if err := plot.Write(&buf, "lookahead replay: "+sc.Name, replay.Charts(rep), g); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("plot: %w", err)
+	if err := writeFileWhole(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil
 }

@@ -173,18 +173,67 @@ func TestReplayRecords(t *testing.T) {
 	if b, err := os.ReadFile(csvs[0]); err != nil || !strings.HasPrefix(string(b), "id,grid,procs,submit,start,end,sites,credits\n") || strings.Count(string(b), "\n") != 21 {
 		t.Errorf("records file: %v, %q: want the header and 20 jobs", err, b)
 	}
-	out, _, err := run(t.Context(), p) // a file
+	stop, cancel := context.WithCancel(t.Context())
+	cancel()
+	out, _, err := run(stop, p) // a file; checked before the runs, which the stopped context would fail
 	if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--records "+p+": ") || out != "" {
 		t.Errorf("records to a file: %v (exit %d), output %q; want a usage error naming --records and no run", err, cli.ExitCode(err), out)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
 	stopped := filepath.Join(dir, "stopped")
-	out, errs, err := run(ctx, stopped)
+	out, errs, err := run(stop, stopped)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(errs, "interrupted") || out != "" {
 		t.Errorf("stopped run: %v, stderr %q, output %q; want context.Canceled said on stderr, nothing printed", err, errs, out)
 	}
 	if csvs, _ := filepath.Glob(filepath.Join(stopped, "*")); len(csvs) != 0 {
 		t.Errorf("stopped run wrote %v", csvs)
+	}
+}
+
+// TestReplayPlotCheckedBeforeTheRuns: a --plot that cannot be written
+// (a directory, a missing directory, with --study that draws nothing) is
+// a usage error before any run; the table says whose earnings it lists
+// and where its columns are defined.
+func TestReplayPlotCheckedBeforeTheRuns(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}, {name: b, nodes: 4}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		plot  string
+		study bool
+		want  string
+	}{
+		{dir, false, "is a directory"},
+		{filepath.Join(dir, "nowhere", "p.svg"), false, "does not exist"},
+		{filepath.Join(dir, "p.svg"), true, "not --study"},
+	} {
+		var out bytes.Buffer
+		o := &replayOptions{scenario: p, output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever, plot: c.plot, study: c.study}
+		// under a stopped context: checked before the runs, else the runs
+		// would fail first
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		var err error
+		if c.study {
+			o.scenarios = []string{p}
+			err = runStudy(ctx, &out, &bytes.Buffer{}, o)
+		} else {
+			err = runReplay(ctx, &out, &bytes.Buffer{}, o)
+		}
+		if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "--plot "+c.plot+": ") || !strings.Contains(err.Error(), c.want) || out.Len() > 0 {
+			t.Errorf("--plot %s (study %v): %v (exit %d), output %q; want a usage error with %q before any run", c.plot, c.study, err, cli.ExitCode(err), out.String(), c.want)
+		}
+	}
+	var out bytes.Buffer
+	o := &replayOptions{scenario: p, output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever}
+	if err := runReplay(t.Context(), &out, &bytes.Buffer{}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"earned by site (s): a/b\n", "see docs/replay.md"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table %q: want %q", out.String(), want)
+		}
 	}
 }

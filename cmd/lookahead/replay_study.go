@@ -62,6 +62,9 @@ func runStudy(ctx context.Context, stdout, stderr io.Writer, o *replayOptions) e
 		}
 	} else if err := writeStudy(stdout, pointSeeds, points); err != nil {
 		return err
+	} else {
+		fmt.Fprintln(stdout)
+		writeTableKey(stdout, firstOfEach(scs, n))
 	}
 	for _, r := range reps {
 		if err := checkViolations(r); err != nil {
@@ -149,4 +152,13 @@ func orNone(s string) string {
 		return "none (neither single-site-earliest nor greedy-multisite ran)"
 	}
 	return s
+}
+
+// firstOfEach is the first of every n scenarios: one per scenario file.
+func firstOfEach(scs []replay.Scenario, n int) []replay.Scenario {
+	var out []replay.Scenario
+	for k := 0; k < len(scs); k += n {
+		out = append(out, scs[k])
+	}
+	return out
 }
