@@ -230,35 +230,43 @@ func validateSlot(i int, s Slot, nodes map[string]Node) error {
 	return nil
 }
 
+// label names the job in messages: "job g12", or "job" before it has an id.
+func (j *JobRequest) label() string {
+	if j.ID == "" {
+		return "job"
+	}
+	return "job " + j.ID
+}
+
 // Validate checks a job request against the v1 contract.
 func (j *JobRequest) Validate() error {
 	switch {
 	case j.ID != "" && !IsPlainName(j.ID):
 		return invalid("job id %q: must be a plain name", clipName(j.ID))
 	case j.Procs <= 0 || j.Procs > MaxProcs:
-		return invalid("job %s: procs %d, must lie in [1, %d]", j.ID, j.Procs, MaxProcs)
+		return invalid("%s: procs %d, must lie in [1, %d]", j.label(), j.Procs, MaxProcs)
 	case j.Walltime <= 0 || j.Walltime > MaxDuration:
-		return invalid("job %s: walltime %d, must lie in [1, %d]", j.ID, j.Walltime, MaxDuration)
+		return invalid("%s: walltime %d, must lie in [1, %d]", j.label(), j.Walltime, MaxDuration)
 	case !goodPrice(j.MaxPrice):
-		return invalid("job %s: max_price %v, must be a number in [0, %v]", j.ID, j.MaxPrice, MaxPrice)
+		return invalid("%s: max_price %v, must be a number in [0, %v]", j.label(), j.MaxPrice, MaxPrice)
 	case badFloat(j.MinSpeed) || j.MinSpeed < 0 || j.MinSpeed > MaxSpeed:
-		return invalid("job %s: min_speed %v, must be a number in [0, %v]", j.ID, j.MinSpeed, MaxSpeed)
+		return invalid("%s: min_speed %v, must be a number in [0, %v]", j.label(), j.MinSpeed, MaxSpeed)
 	case j.MemMB < 0 || j.MemMB > MaxMemMB:
-		return invalid("job %s: mem_mb %d, must lie in [0, %d]", j.ID, j.MemMB, MaxMemMB)
+		return invalid("%s: mem_mb %d, must lie in [0, %d]", j.label(), j.MemMB, MaxMemMB)
 	case !inInstants(j.Submitted):
-		return invalid("job %s: submitted %d, must lie in [0, %d]", j.ID, j.Submitted, MaxInstant)
+		return invalid("%s: submitted %d, must lie in [0, %d]", j.label(), j.Submitted, MaxInstant)
 	case !inInstants(j.Deadline):
-		return invalid("job %s: deadline %d, must lie in [0, %d] (0: none)", j.ID, j.Deadline, MaxInstant)
+		return invalid("%s: deadline %d, must lie in [0, %d] (0: none)", j.label(), j.Deadline, MaxInstant)
 	case j.MaxSites < 0:
-		return invalid("job %s: max_sites %d, must be >= 0", j.ID, j.MaxSites)
+		return invalid("%s: max_sites %d, must be >= 0", j.label(), j.MaxSites)
 	case j.Criterion != "" && !IsCriterion(j.Criterion):
-		return invalid("job %s: criterion %q, must be one of %q", j.ID, j.Criterion, Criteria())
+		return invalid("%s: criterion %q, must be one of %q", j.label(), j.Criterion, Criteria())
 	case j.User != "" && !IsPlainName(j.User):
-		return invalid("job %s: user %q: must be a plain name", j.ID, clipName(j.User))
+		return invalid("%s: user %q: must be a plain name", j.label(), clipName(j.User))
 	case j.Account != "" && !IsPlainName(j.Account):
-		return invalid("job %s: account %q: must be a plain name", j.ID, clipName(j.Account))
+		return invalid("%s: account %q: must be a plain name", j.label(), clipName(j.Account))
 	}
-	return plainFeatures(j.Features, "job %s: features", j.ID)
+	return plainFeatures(j.Features, "%s: features", j.label())
 }
 
 // plainFeatures refuses a node or job feature that is not a plain name

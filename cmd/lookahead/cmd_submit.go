@@ -92,7 +92,7 @@ func runSubmit(ctx context.Context, cmd *cobra.Command, o *submitOptions, args [
 		return err
 	}
 	if err := job.Validate(); err != nil {
-		return err
+		return flagOfJobError(cmd, err)
 	}
 	if w := job.MaxPrice * float64(job.Procs) * float64(job.Walltime) / 3600; math.IsInf(w, 0) || math.IsNaN(w) {
 		return cli.Usagef("max_price %g × %d procs × %s is not a finite number of credits: lower --max-price", job.MaxPrice, job.Procs, fmtDur(job.Walltime))
@@ -168,10 +168,28 @@ func submitJob(cmd *cobra.Command, o *submitOptions, args []string) (forecast.Jo
 	set("deadline", func() { job.Deadline = time.Now().Add(o.deadline).Unix() })
 	set("user", func() { job.User = o.job.User })
 	set("account", func() { job.Account = o.job.Account })
-	if len(args) == 0 && (job.Procs == 0 || job.Walltime == 0) {
+	if len(args) == 0 && (!fs.Changed("procs") || !fs.Changed("walltime")) {
 		return job, cli.Usagef("give a job file, or at least --procs and --walltime")
 	}
 	return job, nil
+}
+
+// jobFieldFlags are the submit flags that set a job request's fields.
+var jobFieldFlags = []struct{ field, flag string }{{"procs", "procs"}, {"walltime", "walltime"}, {"max_price", "max-price"},
+	{"min_speed", "min-speed"}, {"mem_mb", "mem-mb"}, {"deadline", "deadline"}, {"max_sites", "max-sites"},
+	{"criterion", "criterion"}, {"user", "user"}, {"account", "account"}, {"features", "feature"}}
+
+// flagOfJobError names the flag that set the field a job request's
+// validation refused ("--max-price: job: max_price NaN, …"), as the user
+// wrote it; a field from the job file is named as the file has it.
+func flagOfJobError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	for _, f := range jobFieldFlags {
+		if cmd.Flags().Changed(f.flag) && (strings.Contains(msg, ": "+f.field+" ") || strings.Contains(msg, ": "+f.field+"[")) {
+			return cli.UsageError{Err: fmt.Errorf("--%s: %w", f.flag, err)}
+		}
+	}
+	return err
 }
 
 // unavailable maps a failure to reach the broker to exit code 3.
