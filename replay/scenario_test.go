@@ -22,6 +22,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"share above 1", func(s *Scenario) { s.Grid.Share = 1.5 }, "grid.share"},
 		{"payment upside down", func(s *Scenario) { s.Grid.Payment = PaymentSpec{Min: 3, Max: 1} }, "grid.payment"},
 		{"unknown strategy", func(s *Scenario) { s.Policies = []string{"random"} }, "policies[0]"},
+		{"settings not closed", func(s *Scenario) { s.Policies = []string{NameLookahead, "lookahead[tolerance=0.1"} }, "policies[1]: \"lookahead[tolerance=0.1\": want a strategy name, or one with settings in brackets"},
 		{"factor below 1", func(s *Scenario) { s.Broker.MultiSiteFactor = 0.5 }, "broker.multi_site_factor"},
 		{"cheap without deadline", func(s *Scenario) { s.Policies = []string{NameCheap} }, "grid.deadline"},
 		{"sweep h count", func(s *Scenario) { s.Sweep.Heterogeneity = [][]float64{{1, 2}} }, "sweep.heterogeneity[0]"},

@@ -283,6 +283,9 @@ func (s Scenario) validatePolicies() error {
 	seen := map[string]bool{}
 	for i, p := range s.Policies {
 		name, _ := splitPolicy(p)
+		if strings.ContainsAny(p, "[]") && name == p {
+			return bad(fmt.Sprintf("policies[%d]", i), "%q: want a strategy name, or one with settings in brackets: name[key=value,...]", p)
+		}
 		if _, ok := strategies[name]; !ok {
 			return bad(fmt.Sprintf("policies[%d]", i), "unknown strategy %q (known: %s; settings of its own as lookahead[order=fcfs,free_tolerance=0.5])", p, strings.Join(StrategyNames(), ", "))
 		}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,6 +138,9 @@ func loadTraces(stderr io.Writer, path string, sc replay.Scenario, dir string) (
 		if err == nil && len(jobs) == 0 {
 			err = noUsableJob(full, st)
 		}
+		if errors.Is(err, fs.ErrNotExist) && full != inScenarioDir(t.trace, path) {
+			err = fmt.Errorf("not at %s either: %w", inScenarioDir(t.trace, path), err)
+		}
 		if err != nil {
 			return replay.Inputs{}, cli.UsageError{Err: fmt.Errorf("scenario %s: %s %q: %w", path, t.key, t.trace, err)}
 		}
@@ -145,6 +150,17 @@ func loadTraces(stderr io.Writer, path string, sc replay.Scenario, dir string) (
 	return in, nil
 }
 
+// inScenarioDir is trace p's path relative to the scenario file's
+// directory (p when absolute).
+func inScenarioDir(p, scenario string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(scenario), p)
+}
+
+// resolveTrace is trace p relative to the scenario's directory base, or,
+// when not there, its file name in dir (--trace-dir).
 func resolveTrace(p, base, dir string) string {
 	full := p
 	if !filepath.IsAbs(p) {

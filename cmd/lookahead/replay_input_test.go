@@ -68,12 +68,16 @@ func TestReplayScenarioErrorsNameFileKeyAndWant(t *testing.T) {
 		{"trace not gzip", strings.Replace(base, "good.swf", "notgz.swf.gz", 1), "named .gz but not gzip data"},
 		{"trace header only", strings.Replace(base, "good.swf", "header.swf", 1), `local.trace "header.swf": no job record`},
 		{"trace all bad", strings.Replace(base, "good.swf", "allbad.swf", 1), `local.trace "allbad.swf": no usable job record: all 2 records left out; e.g. line 2: 3 fields, want 18`},
+		{"trace in neither place", strings.Replace(base, "good.swf", "nowhere.swf", 1), `local.trace "nowhere.swf": not at ` + filepath.Join(dir, "nowhere.swf") + " either: open " + filepath.Join(dir, "adir", "nowhere.swf")},
 	} {
 		p := filepath.Join(dir, "s.yaml")
 		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		o := &replayOptions{seeds: 1, parallel: 1, progress: cli.ProgressNever}
+		if c.name == "trace in neither place" {
+			o.traceDir = filepath.Join(dir, "adir")
+		}
 		_, _, err := prepareScenario(&bytes.Buffer{}, o, p)
 		if cli.ExitCode(err) != cli.ExitUsage || !strings.Contains(err.Error(), "scenario "+p+": ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want a usage error naming %s and %q", c.name, err, cli.ExitCode(err), p, c.want)
