@@ -58,7 +58,7 @@ func runRun(ctx context.Context, c Config, warnings ...string) error {
 	msrv.SetNotReady("connecting to NATS")
 	nc, err := natsconn.Connect(ctx, c.natsConfig())
 	if err != nil {
-		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+		return cli.Unreachable(err)
 	}
 	defer nc.Drain()
 	natsconn.LogEvents(nc, base.With().Str("site", c.Site).Str("component", "nats").Logger())

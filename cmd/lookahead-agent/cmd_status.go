@@ -64,7 +64,7 @@ up to ` + fmt.Sprint(agent.MaxStatusQueue) + `.`,
 func runStatus(ctx context.Context, c Config, opts *statusOptions, w io.Writer) error {
 	nc, err := natsconn.Connect(ctx, c.natsConfig())
 	if err != nil {
-		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+		return cli.Unreachable(err)
 	}
 	defer nc.Close()
 	rctx, cancel := context.WithTimeout(ctx, opts.timeout)

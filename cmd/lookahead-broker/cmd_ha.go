@@ -104,7 +104,7 @@ func haConnect(ctx context.Context, c natsconn.Config) (*nats.Conn, error) {
 	c.Name = "lookahead-broker-cli"
 	nc, err := natsconn.Connect(ctx, c)
 	if err != nil {
-		return nil, cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+		return nil, cli.Unreachable(err)
 	}
 	return nc, nil
 }

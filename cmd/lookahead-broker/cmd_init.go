@@ -59,8 +59,8 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 	if err := cli.CheckFormat(output); err != nil {
 		return err
 	}
-	if admin.Creds == "" && admin.NKeySeed == "" && admin.User == "" {
-		return cli.Usagef("init: give the NATS admin's identity (--admin-creds, --admin-nkey or --admin-user)")
+	if n := countSet(admin.Creds, admin.NKeySeed, admin.User); n != 1 {
+		return cli.Usagef("init: give the NATS admin's identity: one of --admin-creds, --admin-nkey or --admin-user (%d given)", n)
 	}
 	nc := cfg.NATS
 	nc.Creds, nc.NKeySeed, nc.User, nc.Token, nc.InboxPrefix = admin.Creds, admin.NKeySeed, admin.User, "", admin.InboxPrefix
@@ -68,7 +68,10 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 	nc.Name = "lookahead-broker-init"
 	conn, err := natsconn.Connect(ctx, nc)
 	if err != nil {
-		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+		if key, detail := natsconn.Key(err); natsconn.IsConfigError(err) && adminFlags[key] != "" {
+			return cli.UsageError{Err: fmt.Errorf("%s: %w", adminFlags[key], detail)} // the admin's file, not broker.yaml's
+		}
+		return cli.Unreachable(err)
 	}
 	defer conn.Close()
 	js, err := natsconn.JetStream(conn, cfg.NATS.JSDomain)
@@ -110,4 +113,17 @@ func runInit(ctx context.Context, cmd *cobra.Command, cfg Config, admin natsconn
 		return fmt.Errorf("init: %w", err)
 	}
 	return nil
+}
+
+// adminFlags are init's flags that replace broker.yaml's NATS identity.
+var adminFlags = map[string]string{"nats.creds": "--admin-creds", "nats.nkey_seed": "--admin-nkey"}
+
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -67,7 +67,7 @@ func runRun(ctx context.Context, cfg Config, warnings ...string) error {
 	}
 	nc, err := natsconn.Connect(ctx, cfg.NATS)
 	if err != nil {
-		return cli.CodedError{Code: cli.ExitUnavailable, Err: err}
+		return cli.Unreachable(err)
 	}
 	defer nc.Drain()
 	natsconn.LogEvents(nc, log.With().Str("component", "nats").Logger())

@@ -240,6 +240,8 @@ var badInputs = []badInput{
 	{2, "--max-price: invalid input: job: max_price NaN", "lookahead submit --procs 1 --walltime 1h --max-price NaN --nats-url " + dead, nil},
 	{2, `--feature: invalid input: job: features[0]: "a=b": must be a plain name`, "lookahead submit --procs 1 --walltime 1h --feature a=b --nats-url " + dead, nil},
 	{2, "job file {j}: invalid input: job: procs -3", "lookahead submit {j} --nats-url " + dead, files("j", `{"procs": -3, "walltime": 60}`)},
+	{2, "--admin-creds: open /nonexistent/admin.creds: no such file", "lookahead-broker init --nats-url " + dead + " --admin-creds /nonexistent/admin.creds", nil},
+	{2, "one of --admin-creds, --admin-nkey or --admin-user (2 given)", "lookahead-broker init --nats-url " + dead + " --admin-creds {x} --admin-user a", files("x", "x")},
 	{2, "pricing file {p}: empty: nothing in it", forecast + " --pricing {p}", with("p", "")},
 	{2, "pricing file {p}: more than one YAML document (---)", forecast + " --pricing {p}", with("p", "base: 1\n---\nbase: 5\n")},
 	{2, "pricing file {p}: line 3: rules[0].multiplyer: unknown key (known here: account, max,", forecast + " --pricing {p}", with("p", "base: 1\nrules:\n  - {queue: a, multiplyer: 2}\n")},

@@ -66,6 +66,21 @@ func ExitCode(err error) int {
 	}
 }
 
+// Unreachable marks err, a failure to connect to a service (NATS, the
+// broker, an agent), with ExitUnavailable — unless err is bad input
+// (settings that cannot work: a NATS URL that is not one, two identities
+// at once, a credentials file that is not there): that is the user's to
+// fix, ExitUsage, and retrying would not help.
+func Unreachable(err error) error {
+	if err == nil {
+		return nil
+	}
+	if isBadInput(err) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
+		return UsageError{Err: err}
+	}
+	return CodedError{Code: ExitUnavailable, Err: err}
+}
+
 // isBadInput reports whether an error in err's chain says it is bad
 // input (a BadInput method returning true, as forecast.ErrInvalid has):
 // packages above this one mark their input errors so without this package

@@ -38,6 +38,11 @@ func TestExitCode(t *testing.T) {
 		{CodedError{Code: ExitRefused, Err: errors.New("forbidden")}, ExitRefused},
 		{CodedError{Code: ExitUnavailable, Err: context.Canceled}, ExitInterrupted},
 		{fmt.Errorf("demo: %w", context.Canceled), ExitInterrupted},
+		{Unreachable(errors.New("connect to nats: no servers available")), ExitUnavailable},
+		{Unreachable(fmt.Errorf("nats: choose one: %w", badInput{true})), ExitUsage}, // settings that cannot work, not a server
+		{Unreachable(fmt.Errorf("nats.creds: %w", os.ErrPermission)), ExitUnavailable},
+		{Unreachable(fmt.Errorf("nats.creds: %w", notExist)), ExitUsage},
+		{Unreachable(nil), ExitOK},
 	} {
 		if got := ExitCode(tc.err); got != tc.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
