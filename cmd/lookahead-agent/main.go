@@ -29,7 +29,7 @@ func newRootCommand() *cobra.Command {
 	opts := &globalOptions{}
 	root := &cobra.Command{
 		Use:   "lookahead-agent",
-		Short: "The lookahead site agent for Torque/Maui clusters",
+		Short: "The lookahead site agent for Torque/Maui and Slurm clusters",
 		Long: `lookahead-agent runs on a cluster's scheduler host: the pbs_server/Maui
 host of a Torque site (backend: torque), or a host with the Slurm clients
 of a Slurm site (backend: slurm; docs/slurm.md). It forecasts the local
@@ -42,7 +42,9 @@ Configuration: ` + DefaultConfigFile + ` (or --config), LOOKAHEAD_* environment
 variables (LOOKAHEAD_NATS_URL for nats.url) and flags, in rising precedence.
 Unknown keys and durations without a unit (refresh: 60) are errors naming
 the key and the file line, the variable or the flag; ` + "`lookahead-agent config`" + `
-prints the effective configuration.`,
+prints the effective configuration.
+
+` + cli.ExitCodesHelp,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -27,8 +27,14 @@ forecast (JetStream KV), keeps the grid queue durably (a JetStream stream),
 plans grid jobs in cycles with the co-allocation core, reserves them on all
 involved sites or none, and appends every action to the audit stream.
 
-Configuration: flags > LOOKAHEAD_* environment > /etc/lookahead/broker.yaml >
-defaults (see the packaged broker.yaml for every key).`,
+Configuration: flags > LOOKAHEAD_* environment (LOOKAHEAD_PLANNING_CYCLE for
+planning.cycle) > /etc/lookahead/broker.yaml (or --config) > defaults (see
+the packaged broker.yaml for every key). Unknown keys and durations without
+a unit (cycle: 30) are errors naming the key and the file line, the
+variable or the flag; ` + "`lookahead-broker config`" + ` prints the effective
+configuration.
+
+` + cli.ExitCodesHelp,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

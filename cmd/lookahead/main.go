@@ -28,7 +28,14 @@ future to a grid. Agents on each cluster publish forecast time slots with
 prices; a broker co-allocates grid jobs across sites and protects the plan
 with the scheduler's reservations (Maui setres, Slurm scontrol create
 reservation). This CLI talks to the broker and also works offline on
-forecast files.`,
+forecast files.
+
+Settings: flags, then LOOKAHEAD_NATS_* environment variables (--nats-url
+from LOOKAHEAD_NATS_URL, --nats-creds from LOOKAHEAD_NATS_CREDS, ...), then
+the defaults; there is no config file. Durations take a unit (--walltime
+90m, --timeout 30s).
+
+` + cli.ExitCodesHelp,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

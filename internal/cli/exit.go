@@ -22,6 +22,15 @@ const (
 	ExitInterrupted = 130 // stopped by SIGINT/SIGTERM
 )
 
+// ExitCodesHelp is the exit codes as every binary's --help states them
+// (the README's table in short).
+const ExitCodesHelp = `Exit codes: 0 success; 1 the machinery failed (I/O, a tool, a server);
+2 bad flags, config or input (the message names the flag, key or file);
+3 a service (NATS, broker, agent) could not be reached; 4 refused
+(over budget, forbidden, not found); 130 interrupted (SIGINT/SIGTERM).
+Commands that print data take -o json (an error is then a JSON object
+on stderr).`
+
 // UsageError marks an error the user can fix by changing flags or input.
 type UsageError struct{ Err error }
 

@@ -112,3 +112,24 @@ func TestJSONModePrintsOnlyJSON(t *testing.T) {
 		t.Errorf("status -o json: a warning, or not JSON:\n%s", out)
 	}
 }
+
+// TestRootHelpSaysSettingsAndExitCodes: a new user's first --help of each
+// binary says where its settings come from and which wins, that durations
+// take a unit, what its exit codes mean and that data comes as -o json.
+func TestRootHelpSaysSettingsAndExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	texts := helpTexts(t, binaries(t))
+	for b, wants := range map[string][]string{
+		"lookahead":        {"LOOKAHEAD_NATS_URL", "there is no config file", "Durations take a unit"},
+		"lookahead-agent":  {"/etc/lookahead/agent.yaml (or --config)", "rising precedence", "durations without a unit", "`lookahead-agent config`", "Slurm"},
+		"lookahead-broker": {"/etc/lookahead/broker.yaml (or --config)", "flags > LOOKAHEAD_* environment", "durations without", "`lookahead-broker config`"},
+	} {
+		for _, want := range append(wants, cli.ExitCodesHelp, "-o json") {
+			if !strings.Contains(texts[b], want) {
+				t.Errorf("%s --help lacks %q:\n%s", b, want, texts[b])
+			}
+		}
+	}
+}
