@@ -244,6 +244,7 @@ func studyOptions(ctx context.Context, stderr io.Writer, o *replayOptions) (repl
 // change; grid jobs some of which never fit are a warning on stderr (the
 // broker refuses them at submit, and so does the replay).
 func checkWorkload(stderr io.Writer, path string, scs []replay.Scenario, in replay.Inputs) error {
+	warnShortSlices(stderr, path, scs[0], in)
 	n, grid, longest := 0, 0, int64(0)
 	for _, sc := range scs {
 		for _, p := range sc.Points() {
@@ -274,6 +275,25 @@ func checkWorkload(stderr io.Writer, path string, scs []replay.Scenario, in repl
 	fmt.Fprintf(stderr, "warning: %s: %d grid jobs (over %d seed(s) × %d point(s)) ask more processors for their walltime than any set of sites can hold within the forecast horizon (%s; the longest walltime %s): refused at submit, as the broker refuses them\n",
 		path, n, len(scs), len(scs[0].Points()), horizon, durfmt.Seconds(longest))
 	return nil
+}
+
+// warnShortSlices says when a trace has fewer usable records after its
+// skip than jobs asks for: the replay takes what there is.
+func warnShortSlices(stderr io.Writer, path string, sc replay.Scenario, in replay.Inputs) {
+	type slice struct {
+		key, trace string
+		skip, jobs int
+	}
+	slices := []slice{{"local.jobs", sc.Local.Trace, sc.Local.Skip, sc.Local.Jobs}, {"grid.jobs", sc.Grid.Trace, sc.Grid.Skip, sc.Grid.Jobs}}
+	for i, s := range sc.Sites {
+		slices = append(slices, slice{fmt.Sprintf("local.jobs (for sites[%d].trace)", i), s.Trace, sc.Local.Skip, sc.Local.Jobs})
+	}
+	for _, s := range slices {
+		if have := len(in.Traces[s.trace]) - s.skip; s.trace != "" && s.jobs > 0 && have < s.jobs {
+			fmt.Fprintf(stderr, "warning: %s: %s %d: trace %s has only %d usable records after skip %d; replaying those\n",
+				path, s.key, s.jobs, s.trace, max(have, 0), s.skip)
+		}
+	}
 }
 
 // someJob refuses a workload without a single job: its slices of the

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"lookahead/internal/cli"
+	"lookahead/replay"
 )
 
 // writeTrace writes an SWF trace of n good records, with the lines of
@@ -239,5 +240,24 @@ func TestReplayPlotCheckedBeforeTheRuns(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table %q: want %q", out.String(), want)
 		}
+	}
+}
+
+// TestReplayWarnsOfShortSlices: a slice asking more jobs than the trace
+// has after its skip is said on stderr.
+func TestReplayWarnsOfShortSlices(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf, skip: 5, jobs: 100}\npolicies: [lookahead]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errs bytes.Buffer
+	sc, in, err := prepareScenario(&errs, &replayOptions{seeds: 1, parallel: 1}, p)
+	if err == nil {
+		err = checkWorkload(&errs, p, []replay.Scenario{sc}, in)
+	}
+	if want := "local.jobs 100: trace good.swf has only 15 usable records after skip 5"; err != nil || !strings.Contains(errs.String(), want) {
+		t.Errorf("%v, stderr %q: want %q", err, errs.String(), want)
 	}
 }
