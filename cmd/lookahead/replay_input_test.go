@@ -39,6 +39,19 @@ func writeTrace(t *testing.T, dir, name string, n int, bad ...string) string {
 	return p
 }
 
+// scenarioBeside writes a scenario file beside a trace of 20 good
+// records, good.swf, in a new directory.
+func scenarioBeside(t *testing.T, body string) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeTrace(t, dir, "good.swf", 20)
+	path = filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path
+}
+
 // TestReplayScenarioErrorsNameFileKeyAndWant: every bad scenario is one
 // usage error naming the file, the key's path and what it wants.
 func TestReplayScenarioErrorsNameFileKeyAndWant(t *testing.T) {
@@ -155,12 +168,7 @@ func TestReplayRefusesWorkloadsWithNothingToRun(t *testing.T) {
 // the runs (a file where the directory goes is a usage error and nothing
 // runs), and a run stopped by a signal says so and writes no records.
 func TestReplayRecords(t *testing.T) {
-	dir := t.TempDir()
-	writeTrace(t, dir, "good.swf", 20)
-	p := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, p := scenarioBeside(t, "sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n")
 	run := func(ctx context.Context, records string) (string, string, error) {
 		var out, errs bytes.Buffer
 		o := &replayOptions{scenario: p, output: cli.FormatTable, seeds: 1, parallel: 1, progress: cli.ProgressNever, records: records}
@@ -199,12 +207,7 @@ func TestReplayRecords(t *testing.T) {
 // a usage error before any run; the table says whose earnings it lists
 // and where its columns are defined.
 func TestReplayPlotCheckedBeforeTheRuns(t *testing.T) {
-	dir := t.TempDir()
-	writeTrace(t, dir, "good.swf", 20)
-	p := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}, {name: b, nodes: 4}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, p := scenarioBeside(t, "sites: [{name: a, nodes: 8}, {name: b, nodes: 4}]\nlocal: {trace: good.swf}\ngrid: {share: 0.5}\npolicies: [lookahead]\n")
 	for _, c := range []struct {
 		plot  string
 		study bool
@@ -246,12 +249,7 @@ func TestReplayPlotCheckedBeforeTheRuns(t *testing.T) {
 // TestReplayWarnsOfShortSlices: a slice asking more jobs than the trace
 // has after its skip is said on stderr.
 func TestReplayWarnsOfShortSlices(t *testing.T) {
-	dir := t.TempDir()
-	writeTrace(t, dir, "good.swf", 20)
-	p := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(p, []byte("sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf, skip: 5, jobs: 100}\npolicies: [lookahead]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, p := scenarioBeside(t, "sites: [{name: a, nodes: 8}]\nlocal: {trace: good.swf, skip: 5, jobs: 100}\npolicies: [lookahead]\n")
 	var errs bytes.Buffer
 	sc, in, err := prepareScenario(&errs, &replayOptions{seeds: 1, parallel: 1}, p)
 	if err == nil {
