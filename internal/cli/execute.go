@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -21,16 +22,39 @@ func Execute(ctx context.Context, root *cobra.Command) error {
 // ExecuteArgs is Execute on the given arguments (tests).
 func ExecuteArgs(ctx context.Context, root *cobra.Command, args []string) error {
 	started := false
+	strictCompletion(root)
 	markStarted(root, &started)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !started {
-		err = UsageError{Err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+		err = UsageError{Err: fmt.Errorf("%w (%ssee '%s --help')", err, argsUsage(cmd, err), cmd.CommandPath())}
 	}
 	if err != nil && cmd != nil && JSONRequested(cmd, args) {
 		err = JSONError{Err: err, Command: cmd.CommandPath()}
 	}
 	return err
+}
+
+// argsUsage is "usage: <use line>; " when err is cobra's complaint about
+// the number of arguments ("accepts 1 arg(s), received 0"), which does
+// not say what the arguments are.
+func argsUsage(cmd *cobra.Command, err error) string {
+	if cmd == nil || !strings.Contains(err.Error(), " arg(s)") {
+		return ""
+	}
+	return "usage: " + cmd.UseLine() + "; "
+}
+
+// strictCompletion makes "completion" refuse a shell it does not know
+// (cobra prints its help and exits 0 for "completion bsh").
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.Run == nil && c.RunE == nil {
+			c.Args = cobra.NoArgs
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
 }
 
 // markStarted wraps the RunE of c and its subcommands to record that a

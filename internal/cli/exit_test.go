@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -73,10 +75,22 @@ func TestExecuteMarksErrorsBeforeRunAsUsage(t *testing.T) {
 		}})
 		return root
 	}
-	for _, args := range [][]string{{"--bogus"}, {"sub", "extra"}, {"nosuch"}, {"sub", "--bogus"}} {
+	for _, args := range [][]string{{"--bogus"}, {"sub", "extra"}, {"nosuch"}, {"sub", "--bogus"}, {"completion", "bsh"}} {
 		err := ExecuteArgs(context.Background(), newRoot(), args)
 		if ExitCode(err) != ExitUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
+		}
+	}
+	root := newRoot()
+	root.AddCommand(&cobra.Command{Use: "cancel ID", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }})
+	if err := ExecuteArgs(context.Background(), root, []string{"cancel"}); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "usage: x cancel ID [flags]; see 'x cancel --help'") {
+		t.Errorf("no argument: %v, want the usage line", err)
+	}
+	for _, args := range [][]string{{"completion"}, {"completion", "bash"}} {
+		root := newRoot()
+		root.SetOut(io.Discard)
+		if err := ExecuteArgs(context.Background(), root, args); err != nil {
+			t.Errorf("%v: %v", args, err)
 		}
 	}
 	if err := ExecuteArgs(context.Background(), newRoot(), []string{"sub"}); !ran || ExitCode(err) != ExitFailure {
