@@ -51,7 +51,7 @@ polls the Slurm clients every intervals.refresh (docs/slurm.md).`,
 				return err
 			}
 			if _, err := tail.ParseStart(opts.start); err != nil {
-				return cli.UsageError{Err: err}
+				return cli.UsageError{Err: fmt.Errorf("--start: %w", err)}
 			}
 			if err := cli.CheckChoices("--source", opts.sources, eventSources); err != nil {
 				return err

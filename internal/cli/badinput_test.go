@@ -242,6 +242,8 @@ var badInputs = []badInput{
 	{2, "job file {j}: invalid input: job: procs -3", "lookahead submit {j} --nats-url " + dead, files("j", `{"procs": -3, "walltime": 60}`)},
 	{2, "--admin-creds: open /nonexistent/admin.creds: no such file", "lookahead-broker init --nats-url " + dead + " --admin-creds /nonexistent/admin.creds", nil},
 	{2, "one of --admin-creds, --admin-nkey or --admin-user (2 given)", "lookahead-broker init --nats-url " + dead + " --admin-creds {x} --admin-user a", files("x", "x")},
+	{2, `--start: tail start "middle"`, "lookahead-agent events --site a --start middle", nil},
+	{2, "{c}:2: simulated.nodes: 99999999999999999999999 is out of range", agentConfig, files("c", "site: a\nsimulated: {nodes: 99999999999999999999999}\n")},
 	{2, "pricing file {p}: empty: nothing in it", forecast + " --pricing {p}", with("p", "")},
 	{2, "pricing file {p}: more than one YAML document (---)", forecast + " --pricing {p}", with("p", "base: 1\n---\nbase: 5\n")},
 	{2, "pricing file {p}: line 3: rules[0].multiplyer: unknown key (known here: account, max,", forecast + " --pricing {p}", with("p", "base: 1\nrules:\n  - {queue: a, multiplyer: 2}\n")},

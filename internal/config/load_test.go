@@ -144,6 +144,7 @@ func TestFileProblemsNameKeyAndLine(t *testing.T) {
 		{"site: a\nsite: b\n", ":2", "site", "set twice (first at line 1)"},
 		{"replicas: two\n", ":1", "replicas", "not an integer"},
 		{"replicas: 1.5\n", ":1", "replicas", "not an integer"},
+		{"replicas: 99999999999999999999\n", ":1", "replicas", "99999999999999999999 is out of range (at most 9223372036854775807)"},
 		{"pricing: {base: .inf}\n", ":1", "pricing.base", "not a finite number"},
 		{"pricing:\n  rules:\n    - {queue: a, multiplyer: 2}\n", ":3", "pricing.rules[0].multiplyer", "did you mean pricing.rules[0].multiplier?"},
 		{"identities:\n  - nats_user: a\n    user: [x]\n", ":3", "identities[0].user", "did you mean identities[0].users?"},

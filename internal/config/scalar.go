@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,11 +20,15 @@ func checkScalar(k kind, text string, number bool) error {
 			return fmt.Errorf("%q is not true or false", text)
 		}
 	case kindInt:
-		if _, err := strconv.ParseInt(text, 0, 64); err != nil {
+		if _, err := strconv.ParseInt(text, 0, 64); errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%s is out of range (at most %d)", text, int64(math.MaxInt64))
+		} else if err != nil {
 			return fmt.Errorf("%q is not an integer", text)
 		}
 	case kindUint:
-		if _, err := strconv.ParseUint(text, 0, 64); err != nil {
+		if _, err := strconv.ParseUint(text, 0, 64); errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%s is out of range (at most %d)", text, uint64(math.MaxUint64))
+		} else if err != nil {
 			return fmt.Errorf("%q is not a non-negative integer", text)
 		}
 	case kindFloat:
