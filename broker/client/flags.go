@@ -27,9 +27,10 @@ type Conn struct {
 
 // Bind adds the connection flags to fs, named as the daemons' config
 // keys: --nats-url, --nats-creds, --nats-nkey-seed, --nats-user (password
-// in LOOKAHEAD_NATS_PASSWORD), --nats-tls-ca, --nats-as, --nats-js-domain,
-// --nats-inbox-prefix, defaulting from LOOKAHEAD_NATS_URL, _CREDS,
-// _NKEY_SEED, _USER, _TLS_CA, _AS, _JS_DOMAIN and _INBOX_PREFIX (a token
+// in LOOKAHEAD_NATS_PASSWORD), --nats-tls-ca, --nats-tls-cert,
+// --nats-tls-key, --nats-as, --nats-js-domain, --nats-inbox-prefix,
+// defaulting from LOOKAHEAD_NATS_URL, _CREDS, _NKEY_SEED, _USER, _TLS_CA,
+// _TLS_CERT, _TLS_KEY, _AS, _JS_DOMAIN and _INBOX_PREFIX (a token
 // from LOOKAHEAD_NATS_TOKEN), and --timeout. The flags' former names
 // (--creds, --nkey, --user-nats, --tls-ca, --as, --js-domain,
 // --inbox-prefix) still work, hidden.
@@ -47,6 +48,8 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATS.NKeySeed, "nats-nkey-seed", env("NKEY_SEED", ""), "NATS nkey seed file (env LOOKAHEAD_NATS_NKEY_SEED)")
 	fs.StringVar(&c.NATS.User, "nats-user", env("USER", ""), "NATS user name; submissions carry it to the broker (env LOOKAHEAD_NATS_USER; password in LOOKAHEAD_NATS_PASSWORD)")
 	fs.StringVar(&c.NATS.TLSCA, "nats-tls-ca", env("TLS_CA", ""), "CA certificate to pin for TLS (env LOOKAHEAD_NATS_TLS_CA)")
+	fs.StringVar(&c.NATS.TLSCert, "nats-tls-cert", env("TLS_CERT", ""), "client certificate, for a server that verifies clients' (tls verify: true; with --nats-tls-key; env LOOKAHEAD_NATS_TLS_CERT)")
+	fs.StringVar(&c.NATS.TLSKey, "nats-tls-key", env("TLS_KEY", ""), "the client certificate's key (env LOOKAHEAD_NATS_TLS_KEY)")
 	fs.StringVar(&c.As, "nats-as", env("AS", ""), "NATS user name to act as on the broker's submit/cancel subjects, when authenticating by creds or nkey (env LOOKAHEAD_NATS_AS)")
 	fs.StringVar(&c.NATS.JSDomain, "nats-js-domain", env("JS_DOMAIN", ""), "the grid's JetStream domain, needed to read the audit trail through a leaf node (env LOOKAHEAD_NATS_JS_DOMAIN)")
 	fs.StringVar(&c.NATS.InboxPrefix, "nats-inbox-prefix", env("INBOX_PREFIX", ""), "prefix of reply subjects; default _INBOX_<user> when a NATS user (or --nats-as) is given, as the reference grid.conf allows (env LOOKAHEAD_NATS_INBOX_PREFIX)")
@@ -108,7 +111,7 @@ func (c *Client) Close() { c.nc.Close() }
 
 // flagOfKey names the flag and variable that set a NATS config key here.
 var flagOfKey = map[string]string{"nats.url": "--nats-url", "nats.creds": "--nats-creds", "nats.nkey_seed": "--nats-nkey-seed",
-	"nats.tls_ca": "--nats-tls-ca", "nats.js_domain": "--nats-js-domain", "nats.inbox_prefix": "--nats-inbox-prefix"}
+	"nats.tls_ca": "--nats-tls-ca", "nats.tls_cert": "--nats-tls-cert", "nats.tls_key": "--nats-tls-key", "nats.js_domain": "--nats-js-domain", "nats.inbox_prefix": "--nats-inbox-prefix"}
 
 // badConnection is a connection setting that cannot work (ErrBadConnection,
 // bad input), named by its flag and variable, as the user set it, rather
