@@ -85,12 +85,13 @@ Use "-" as --jobs to read the queue from stdin.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.forecasts, "forecast", nil, "a site's v1 forecast file (repeat for more sites)")
+	f.StringArrayVar(&opts.forecasts, "forecast", nil, "a site's v1 forecast `file` (repeat for more sites)")
 	f.StringVar(&opts.jobs, "jobs", "", `JSON array of v1 job requests ("-" for stdin)`)
 	f.Int64Var(&opts.notBefore, "not-before", 0, "no allocation starts before this Unix time (default: no bound)")
 	f.Float64Var(&opts.multiSiteFactor, "multi-site-factor", 0, "runtime multiplier for jobs spanning sites (0 or 1: none)")
 	f.DurationVar(&opts.stagingDelay, "staging-delay", 0, "hold time added per remote site for jobs spanning sites")
-	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, e.g. 2,1 (empty: exact, one tier per node speed)")
+	f.Float64SliceVar(&opts.tiers, "tiers", nil, "coarse speed tiers, comma-separated `speeds`, e.g. 2,1 (default: exact, one tier per node speed)")
+	f.Lookup("tiers").DefValue = "" // not "[]"
 	f.StringVar(&opts.criterion, "criterion", forecast.DefaultCriterion,
 		"criterion of jobs that omit one: "+strings.Join(forecast.Criteria(), ", "))
 	f.Float64Var(&opts.tolerance, "tolerance", coalloc.DefaultTolerance,

@@ -133,3 +133,18 @@ func TestRootHelpSaysSettingsAndExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagHelpHasNoGoTypeNames: a flag's value is named for the user
+// (--tiers speeds, --forecast file), not by pflag's Go type
+// (float64Slice, stringArray), and an empty list shows no "(default [])".
+func TestFlagHelpHasNoGoTypeNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	goType := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--[a-z0-9-]+ \w*(Slice|Array)\b.*|\(default \[\]\)`)
+	for cmd, text := range helpTexts(t, binaries(t)) {
+		for _, m := range goType.FindAllString(text, -1) {
+			t.Errorf("%s --help: %q", cmd, strings.TrimSpace(m))
+		}
+	}
+}
