@@ -16,6 +16,7 @@ import (
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
 	"lookahead/internal/cli"
+	"lookahead/internal/config"
 	"lookahead/internal/durfmt"
 )
 
@@ -163,7 +164,7 @@ func (f pricingFile) pricing() forecast.Pricing {
 // unknown keys are errors, and so is a syntax error (with its line).
 func readPricing(path string) (forecast.Pricing, error) {
 	var f pricingFile
-	b, err := os.ReadFile(path)
+	b, err := config.ReadFile(path)
 	if err != nil {
 		return forecast.Pricing{}, fmt.Errorf("pricing file: %w", err)
 	}

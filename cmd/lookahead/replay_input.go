@@ -20,6 +20,7 @@ import (
 
 	"lookahead/forecast/swf"
 	"lookahead/internal/cli"
+	"lookahead/internal/config"
 	"lookahead/replay"
 )
 
@@ -28,7 +29,7 @@ import (
 // (grid.redraw.min) and what the key wants.
 func loadScenario(path string) (replay.Scenario, error) {
 	var sc replay.Scenario
-	b, err := os.ReadFile(path)
+	b, err := config.ReadFile(path)
 	if err != nil {
 		return sc, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
 	}

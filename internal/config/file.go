@@ -5,10 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
+
+// MaxFileBytes bounds a config file (and the CLI's YAML inputs): anything
+// larger is not one, and reading a device (/dev/zero) or a FIFO by
+// mistake must not take the process's memory.
+const MaxFileBytes = 16 << 20
+
+// ReadFile reads a small input file, at most MaxFileBytes; a larger one
+// is bad input (BadInput), naming the file.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, tooLarge{path}
+	}
+	return b, nil
+}
+
+type tooLarge struct{ path string }
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("%s: more than %d MiB, too large for this input (a device or a log named by mistake?)", e.path, MaxFileBytes>>20)
+}
+func (tooLarge) BadInput() bool { return true }
 
 // fileInfo is what checking a file learnt besides its problems.
 type fileInfo struct {

@@ -94,7 +94,7 @@ func readFile(v *viper.Viper, s *Schema, spec Spec, l *Loaded, ps *problems) (fi
 	if spec.File == "" {
 		return fileInfo{}, nil
 	}
-	data, err := os.ReadFile(spec.File)
+	data, err := ReadFile(spec.File)
 	if err != nil {
 		if !spec.Explicit && errors.Is(err, os.ErrNotExist) {
 			return fileInfo{}, nil

@@ -224,6 +224,33 @@ func TestBoundsNameTheOrigin(t *testing.T) {
 	}
 }
 
+// TestHugeFileIsRefusedUnread: a file larger than any config (a device,
+// a log named by mistake) is bad input naming it, read no further than
+// the bound — /dev/zero took the process's memory.
+func TestHugeFileIsRefusedUnread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxFileBytes + 1); err != nil { // sparse: takes no disk
+		t.Fatal(err)
+	}
+	f.Close()
+	var c testConfig
+	_, err = Load(viper.New(), &c, Spec{File: path, Explicit: true})
+	var bad interface{ BadInput() bool }
+	if err == nil || !strings.Contains(err.Error(), path+": more than 16 MiB") || !errors.As(err, &bad) || !bad.BadInput() {
+		t.Fatalf("a file of 16 MiB and a byte: %v, want bad input naming it", err)
+	}
+	if err := os.Truncate(path, MaxFileBytes); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(path); err != nil || len(b) != MaxFileBytes {
+		t.Fatalf("a file of 16 MiB: %d bytes, %v", len(b), err)
+	}
+}
+
 func TestMissingFile(t *testing.T) {
 	var c testConfig
 	_, err := Load(viper.New(), &c, Spec{File: "/nonexistent/agent.yaml", Explicit: true})
