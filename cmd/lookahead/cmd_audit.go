@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lookahead/broker/client"
+	"lookahead/forecast"
 	"lookahead/internal/cli"
 	"lookahead/wire"
 )
@@ -144,7 +145,8 @@ func newAuditLogCommand() *cobra.Command {
 		Use:   "log",
 		Short: "Print the audit trail (every reserve, release, commit, rollback, charge)",
 		Long: `Print records of the append-only audit stream, oldest first: who asked what,
-when, under which ACL, the exact Maui command run, and the result.
+when, under which ACL, the exact scheduler command run (Maui setres or
+releaseres, Slurm scontrol), and the result.
 --since takes a duration back from now (2h) or an RFC 3339 time.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -160,12 +162,32 @@ when, under which ACL, the exact Maui command run, and the result.
 	return cmd
 }
 
+// checkLogFilter refuses a filter no record can match (it would print
+// nothing, as if the trail were empty) before asking the broker.
+func (o *auditOptions) checkLogFilter() error {
+	if o.limit < 0 {
+		return cli.Usagef("--limit %d: must be >= 0 (0: every matching record)", o.limit)
+	}
+	if o.job != "" {
+		if err := checkJobID(o.job); err != nil {
+			return cli.Usagef("--job: %w", err)
+		}
+	}
+	if o.site != "" && !forecast.IsPlainName(o.site) {
+		return cli.Usagef("--site %q: not a plain name (letters, digits, _ . -), as a site's name", forecast.Clip(o.site, forecast.MaxNameBytes))
+	}
+	return nil
+}
+
 func runAuditLog(ctx context.Context, w io.Writer, o *auditOptions, now time.Time) error {
 	if err := cli.CheckFormat(o.output); err != nil {
 		return err
 	}
 	since, err := parseSince(o.since, now)
 	if err != nil {
+		return err
+	}
+	if err := o.checkLogFilter(); err != nil {
 		return err
 	}
 	c, err := o.conn.Dial(ctx)
