@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"lookahead/forecast"
+	"lookahead/internal/config"
 	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 )
@@ -36,6 +38,7 @@ type Conn struct {
 // --inbox-prefix) still work, hidden.
 func (c *Conn) Bind(fs *pflag.FlagSet) {
 	env := func(k, def string) string {
+		boundEnv["LOOKAHEAD_NATS_"+k] = true
 		if v := os.Getenv("LOOKAHEAD_NATS_" + k); v != "" {
 			return v
 		}
@@ -58,6 +61,33 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 		"tls-ca": "nats-tls-ca", "as": "nats-as", "js-domain": "nats-js-domain", "inbox-prefix": "nats-inbox-prefix"} {
 		AliasFlag(fs, old, name)
 	}
+}
+
+// boundEnv is the LOOKAHEAD_NATS_* variables Bind reads.
+var boundEnv = map[string]bool{}
+
+// StrayEnv says which LOOKAHEAD_NATS_* variables are set but read by no
+// Bind (a daemon's key the CLI has no flag for, as LOOKAHEAD_NATS_URLS, or
+// a misspelt name): without a word the CLI would go to its default server.
+func StrayEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "LOOKAHEAD_NATS_") && !boundEnv[name] && !config.ReadElsewhere[name] {
+			out = append(out, fmt.Sprintf("%s is set but this command reads no such variable; ignored (it reads %s)", name, strings.Join(sortedKeys(boundEnv), ", ")))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // AliasFlag adds old, a former name of the flag name of fs, as a hidden

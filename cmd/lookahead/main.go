@@ -5,10 +5,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"lookahead/internal/version"
 
 	"github.com/spf13/cobra"
 
+	"lookahead/broker/client"
 	"lookahead/internal/cli"
 )
 
@@ -39,6 +41,11 @@ the defaults; there is no config file. Durations take a unit (--walltime
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			for _, w := range client.StrayEnv() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead: warning: %s\n", w)
+			}
+		},
 	}
 	root.AddCommand(
 		// commands are added here, one file each (cmd_<name>.go)

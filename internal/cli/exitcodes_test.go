@@ -248,3 +248,20 @@ func natsServer(t *testing.T) string {
 	t.Helper()
 	return natstest.Server(t).ClientURL()
 }
+
+// TestStrayNATSVariablesAreSaid: a LOOKAHEAD_NATS_* variable the CLI does
+// not read (a daemon's nats.urls, a misspelt name) is said on stderr, not
+// silently replaced by the default server; the ones it reads are not.
+func TestStrayNATSVariablesAreSaid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	bin := binaries(t)
+	out, code := run(t, bin, []string{"LOOKAHEAD_NATS_URLS=nats://grid1:4222", "LOOKAHEAD_NATS_URL=nats://127.0.0.1:1"}, "lookahead", "sites")
+	if code != cli.ExitUnavailable || !strings.Contains(out, "warning: LOOKAHEAD_NATS_URLS is set but this command reads no such variable") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "LOOKAHEAD_NATS_URL is set") {
+		t.Errorf("warned of a variable it reads:\n%s", out)
+	}
+}
