@@ -33,7 +33,67 @@ func loadScenario(path string) (replay.Scenario, error) {
 	if err != nil {
 		return sc, cli.UsageError{Err: fmt.Errorf("scenario: %w", err)}
 	}
-	return sc, decodeYAMLFile("scenario", path, b, &sc, "see examples/replay/ and docs/replay.md")
+	if err := decodeYAMLFile("scenario", path, b, &sc, "see examples/replay/ and docs/replay.md"); err != nil {
+		return sc, err
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) > 0 {
+		if key, line, def := explicitZero(doc.Content[0]); key != "" {
+			return sc, cli.Usagef("scenario %s: line %d: %s: 0: must be positive (leave the key out for its default, %s)", path, line, key, def)
+		}
+	}
+	return sc, nil
+}
+
+// zeroIsUnset are the keys whose 0 the scenario's defaults take for
+// unset (replay.Scenario.WithDefaults), with their defaults: written as
+// 0 they would silently become the default, so they are refused.
+var zeroIsUnset = map[string]map[string]string{
+	"sites[]":  {"ppn": "1", "speed": "1", "heterogeneity": "1", "price": "1"},
+	"local":    {"time_scale": "1"},
+	"forecast": {"period": "300 s", "horizon": "48h"},
+	"broker":   {"cycle": "60 s", "multi_site_factor": "1"},
+}
+
+// explicitZero finds the first key of zeroIsUnset written as 0 in the
+// scenario's root mapping: its path, line and default.
+func explicitZero(root *yaml.Node) (string, int, string) {
+	if root.Kind != yaml.MappingNode {
+		return "", 0, ""
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i].Value, root.Content[i+1]
+		if keys, ok := zeroIsUnset[k]; ok {
+			if key, line, def := zeroIn(v, k, keys); key != "" {
+				return key, line, def
+			}
+		}
+		if keys, ok := zeroIsUnset[k+"[]"]; ok && v.Kind == yaml.SequenceNode {
+			for j, item := range v.Content {
+				if key, line, def := zeroIn(item, k+"["+strconv.Itoa(j)+"]", keys); key != "" {
+					return key, line, def
+				}
+			}
+		}
+	}
+	return "", 0, ""
+}
+
+func zeroIn(m *yaml.Node, path string, keys map[string]string) (string, int, string) {
+	if m.Kind != yaml.MappingNode {
+		return "", 0, ""
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		def, ok := keys[k.Value]
+		if !ok || v.Kind != yaml.ScalarNode {
+			continue
+		}
+		if x, err := strconv.ParseFloat(v.Value, 64); err == nil && x == 0 {
+			return path + "." + k.Value, v.Line, def
+		}
+	}
+	return "", 0, ""
 }
 
 // unknownYAMLKey finds the first key of n that type t has no field for:
