@@ -250,6 +250,7 @@ var badInputs = []badInput{
 	{2, "--limit -1: must be >= 0", "lookahead audit log --limit -1 --nats-url " + dead, nil},
 	{2, `--site "a/b": not a plain name`, "lookahead audit log --site a/b --nats-url " + dead, nil},
 	{2, `--job: job id "a/b": not a plain name`, "lookahead audit log --job a/b --nats-url " + dead, nil},
+	{2, "--nats-tls-key (or LOOKAHEAD_NATS_TLS_KEY): missing: a client certificate and its key go together", "lookahead status --nats-tls-cert /nonexistent/c.pem --nats-url " + dead, nil},
 	{2, "pricing file {p}: empty: nothing in it", forecast + " --pricing {p}", with("p", "")},
 	{2, "pricing file {p}: more than one YAML document (---)", forecast + " --pricing {p}", with("p", "base: 1\n---\nbase: 5\n")},
 	{2, "pricing file {p}: line 3: rules[0].multiplyer: unknown key (known here: account, max,", forecast + " --pricing {p}", with("p", "base: 1\nrules:\n  - {queue: a, multiplyer: 2}\n")},

@@ -133,8 +133,11 @@ func (c Config) validate() error {
 	if n > 1 {
 		return fmt.Errorf("nats: choose one of creds, nkey_seed, user/password, token")
 	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		return fmt.Errorf("nats: tls_cert and tls_key go together")
+	if c.TLSCert != "" && c.TLSKey == "" {
+		return keyError{"nats.tls_key", errors.New("missing: a client certificate and its key go together")}
+	}
+	if c.TLSKey != "" && c.TLSCert == "" {
+		return keyError{"nats.tls_cert", errors.New("missing: a client certificate and its key go together")}
 	}
 	if err := CheckDomain(c.JSDomain); err != nil {
 		return keyError{"nats.js_domain", err}

@@ -29,8 +29,8 @@ func TestValidate(t *testing.T) {
 		{"token", natsconn.Config{Token: "t"}, ""},
 		{"two ways", natsconn.Config{Token: "t", User: "u"}, "choose one"},
 		{"creds and seed", natsconn.Config{Creds: "a", NKeySeed: "b"}, "choose one"},
-		{"cert without key", natsconn.Config{TLSCert: "c"}, "go together"},
-		{"key without cert", natsconn.Config{TLSKey: "k"}, "go together"},
+		{"cert without key", natsconn.Config{TLSCert: "c"}, "nats.tls_key: missing: a client certificate and its key go together"},
+		{"key without cert", natsconn.Config{TLSKey: "k"}, "nats.tls_cert: missing: a client certificate and its key go together"},
 	} {
 		err := tc.cfg.Validate()
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
