@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"lookahead/forecast"
-	"lookahead/internal/config"
 	"lookahead/internal/durfmt"
 	"lookahead/internal/natsconn"
 )
@@ -67,13 +66,15 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 var boundEnv = map[string]bool{}
 
 // StrayEnv says which LOOKAHEAD_NATS_* variables are set but read by no
-// Bind (a daemon's key the CLI has no flag for, as LOOKAHEAD_NATS_URLS, or
-// a misspelt name): without a word the CLI would go to its default server.
-func StrayEnv() []string {
+// Bind nor elsewhere (a daemon's key the CLI has no flag for, as
+// LOOKAHEAD_NATS_URLS, or a misspelt name): without a word the CLI would go
+// to its default server. (This package takes elsewhere as a value: the web
+// view imports it and must not carry the configuration loader.)
+func StrayEnv(elsewhere map[string]bool) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "LOOKAHEAD_NATS_") && !boundEnv[name] && !config.ReadElsewhere[name] {
+		if strings.HasPrefix(name, "LOOKAHEAD_NATS_") && !boundEnv[name] && !elsewhere[name] {
 			out = append(out, fmt.Sprintf("%s is set but this command reads no such variable; ignored (it reads %s)", name, strings.Join(sortedKeys(boundEnv), ", ")))
 		}
 	}

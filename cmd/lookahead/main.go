@@ -12,6 +12,7 @@ import (
 
 	"lookahead/broker/client"
 	"lookahead/internal/cli"
+	"lookahead/internal/config"
 )
 
 func main() {
@@ -42,7 +43,7 @@ the defaults; there is no config file. Durations take a unit (--walltime
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			for _, w := range client.StrayEnv() {
+			for _, w := range client.StrayEnv(config.ReadElsewhere) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lookahead: warning: %s\n", w)
 			}
 		},
