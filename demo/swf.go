@@ -16,7 +16,8 @@ var traces embed.FS
 // (simsite.ReadWorkload: ids prefixed, Submit relative to the first job,
 // users "u<N>", queue "batch"; missing records skipped and counted).
 func readSWF(r io.Reader, prefix string) (jobs []sim.Job, skipped int, err error) {
-	return simsite.ReadWorkload(r, prefix)
+	jobs, skips, err := simsite.ReadWorkload(r, prefix)
+	return jobs, len(skips), err
 }
 
 // loadTrace reads one bundled slice.

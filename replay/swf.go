@@ -20,17 +20,6 @@ type SWFStats struct {
 	Skips   []swf.Skip
 }
 
-// Malformed counts the skipped records that were malformed lines.
-func (s SWFStats) Malformed() int {
-	n := 0
-	for _, k := range s.Skips {
-		if k.Malformed {
-			n++
-		}
-	}
-	return n
-}
-
 // ReadSWF reads a Standard Workload Format trace with forecast/swf and
 // turns it into trace jobs: processors requested (allocated when the
 // request is unknown), walltime requested (the run time when unknown).

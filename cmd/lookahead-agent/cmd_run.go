@@ -44,6 +44,11 @@ func runRun(ctx context.Context, c Config, warnings ...string) error {
 	for _, w := range warnings {
 		log.Warn().Msg(w) // the JSON log, never a line of plain text in it
 	}
+	if c.simulated() {
+		if _, err := simulatedSite(c); err == nil && simulatedTraceLeftOut(c) != "" {
+			log.Warn().Str("trace", c.Simulated.Trace).Msg("simulated.trace: " + simulatedTraceLeftOut(c))
+		} // a site that cannot be built fails every snapshot with the reason
+	}
 	if created, err := ensureStateDir(c); err != nil {
 		return err
 	} else if created {

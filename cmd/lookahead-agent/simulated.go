@@ -11,6 +11,7 @@ import (
 	"lookahead/agent/simsite"
 	"lookahead/forecast"
 	"lookahead/forecast/sim"
+	"lookahead/forecast/swf"
 	"lookahead/internal/cli"
 )
 
@@ -48,14 +49,27 @@ func (c Config) validateBackend() []error {
 // forecasts and the reservation service see the same cluster.
 var simulatedSites = struct {
 	sync.Mutex
-	m map[string]*simsite.Site
-}{m: map[string]*simsite.Site{}}
+	m       map[string]*simsite.Site
+	leftOut map[string]string // what of its trace was left out and why (swf.LeftOut)
+}{m: map[string]*simsite.Site{}, leftOut: map[string]string{}}
+
+// simulatedTraceLeftOut says what of the simulated site's trace was left
+// out and why ("" when nothing, or the site is not built): the agent logs
+// it once at start.
+func simulatedTraceLeftOut(c Config) string {
+	simulatedSites.Lock()
+	defer simulatedSites.Unlock()
+	return simulatedSites.leftOut[simulatedKey(c)]
+}
+
+// simulatedKey names the simulated site of config c.
+func simulatedKey(c Config) string { return fmt.Sprintf("%s %+v", c.Site, c.Simulated) }
 
 // simulatedSite is the cluster of backend: simulated, built at the first
 // call: the configured nodes, the trace's jobs arriving from that moment
 // on (its first job at once), scheduled by the configured policy.
 func simulatedSite(c Config) (*simsite.Site, error) {
-	key := fmt.Sprintf("%s %+v", c.Site, c.Simulated)
+	key := simulatedKey(c)
 	simulatedSites.Lock()
 	defer simulatedSites.Unlock()
 	if s := simulatedSites.m[key]; s != nil {
@@ -69,13 +83,14 @@ func simulatedSite(c Config) (*simsite.Site, error) {
 			return nil, fmt.Errorf("simulated.trace: %w", err)
 		}
 		defer f.Close()
-		var skipped int
+		var skipped []swf.Skip
 		if jobs, skipped, err = simsite.ReadWorkload(f, c.Site); err != nil {
 			return nil, cli.UsageError{Err: fmt.Errorf("simulated.trace %s: %w", s.Trace, err)}
 		}
-		if len(jobs)+skipped == 0 {
+		if len(jobs)+len(skipped) == 0 {
 			return nil, cli.Usagef("simulated.trace %s: no job records: an empty or cut file, or not an SWF trace", s.Trace)
 		}
+		simulatedSites.leftOut[key] = swf.LeftOut(len(jobs)+len(skipped), skipped)
 	}
 	policy, _ := sim.ParsePolicy(c.Policy)
 	site, err := simsite.New(simsite.Config{Site: c.Site, Nodes: s.Nodes, PPN: s.PPN, Speed: s.Speed, MemMB: s.MemMB,

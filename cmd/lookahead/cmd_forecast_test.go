@@ -91,13 +91,31 @@ func TestSimulateSlice(t *testing.T) {
 	}
 }
 
+// A malformed line is left out and said, and the run carries on with the
+// good records; a trace with no good record is a usage error naming the
+// lines.
 func TestSimulateBadTrace(t *testing.T) {
+	good, bad := "1 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n", "2 5 5 ten 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
 	p := filepath.Join(t.TempDir(), "bad.swf")
-	os.WriteFile(p, []byte("; MaxProcs: 8\n1 0 5 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n2 5 5 ten 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"), 0o644)
-	o := simulateOptions{trace: p, policy: "easy", output: cli.FormatTable, progress: "never"}
+	os.WriteFile(p, []byte("; MaxProcs: 8\n"+good+bad), 0o644)
+	o := simulateOptions{trace: p, policy: "easy", output: cli.FormatJSON, progress: "never"}
+	var out, errOut bytes.Buffer
+	if err := runSimulate(context.Background(), o, &out, &errOut); err != nil {
+		t.Fatalf("a trace with one malformed line: %v", err)
+	}
+	for _, want := range []string{p, "left out 1 of 2 records (1 malformed lines", "line 3: "} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr %q\nwant %q", errOut.String(), want)
+		}
+	}
+	var rep struct{ Metrics struct{ Jobs int } }
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Metrics.Jobs != 1 {
+		t.Errorf("report %s (%v): want the good job simulated", out.String(), err)
+	}
+	os.WriteFile(p, []byte("; MaxProcs: 8\n"+bad), 0o644)
 	err := runSimulate(context.Background(), o, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "line 3") || cli.ExitCode(err) != cli.ExitUsage {
-		t.Fatalf("err %v, want a usage error naming line 3", err)
+	if err == nil || !strings.Contains(err.Error(), "no usable job record") || !strings.Contains(err.Error(), "line 2") || cli.ExitCode(err) != cli.ExitUsage {
+		t.Fatalf("err %v, want a usage error: no usable job record, naming line 2", err)
 	}
 }
 

@@ -130,7 +130,7 @@ func runSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	warnSkipped(stderr, o.trace, tr.Skipped)
+	warnSkipped(stderr, o.trace, len(tr.Jobs)+len(tr.Skipped), tr.Skipped)
 	cluster, desc, err := simCluster(o, tr.Header)
 	if err != nil {
 		return err
@@ -297,12 +297,15 @@ func readSWF(path string, limit int) (*swf.Trace, error) {
 		defer z.Close()
 		in = z
 	}
-	tr, err := swf.Read(in, limit)
+	tr, err := swf.ReadLenient(in, limit) // a malformed line is left out and said, not the trace
 	if err != nil {
 		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 	}
 	if err := noRecords(path, len(tr.Jobs)+len(tr.Skipped)); err != nil {
 		return nil, err
+	}
+	if err := swf.NoUsableJob(len(tr.Jobs), tr.Skipped); err != nil {
+		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 	}
 	return tr, nil
 }
@@ -320,19 +323,11 @@ func noRecords(path string, records int) error {
 	return cli.Usagef("trace %s: no job records (%s bytes): an empty or cut file, or not an SWF trace", path, size)
 }
 
-func warnSkipped(w io.Writer, path string, skipped []swf.Skip) {
-	if len(skipped) == 0 {
-		return
+// warnSkipped says how many of the trace's records were left out and why.
+func warnSkipped(w io.Writer, path string, records int, skipped []swf.Skip) {
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "warning: %s: %s\n", path, swf.LeftOut(records, skipped))
 	}
-	fmt.Fprintf(w, "warning: %s: skipped %d records whose fields the archive marks missing", path, len(skipped))
-	for i, s := range skipped[:min(3, len(skipped))] {
-		sep := ", e.g."
-		if i > 0 {
-			sep = ";"
-		}
-		fmt.Fprintf(w, "%s line %d (job %d): %s", sep, s.Line, s.ID, s.Reason)
-	}
-	fmt.Fprintln(w)
 }
 
 func writeSchedule(path string, jobs []sim.JobResult) (err error) {

@@ -267,8 +267,8 @@ func readReplayTrace(path string) ([]replay.TraceJob, replay.SWFStats, error) {
 
 // noUsableJob is the error of a trace without a job record to replay.
 func noUsableJob(path string, st replay.SWFStats) error {
-	if st.Skipped > 0 {
-		return fmt.Errorf("no usable job record: all %d records left out%s", st.Skipped, skipExamples(st.Skips))
+	if err := swf.NoUsableJob(st.Jobs, st.Skips); err != nil {
+		return err
 	}
 	size := "?"
 	if fi, err := os.Stat(path); err == nil {
@@ -283,20 +283,5 @@ func warnSkippedRecords(w io.Writer, path, key, full string, st replay.SWFStats)
 	if st.Skipped == 0 {
 		return
 	}
-	bad := st.Malformed()
-	fmt.Fprintf(w, "warning: scenario %s: %s %s: left out %d of %d records (%d malformed lines, %d whose processors or run time the archive marks missing)%s\n",
-		path, key, full, st.Skipped, st.Skipped+st.Jobs, bad, st.Skipped-bad, skipExamples(st.Skips))
-}
-
-// skipExamples are the first few records left out, with their reasons.
-func skipExamples(skips []swf.Skip) string {
-	var b strings.Builder
-	for i, s := range skips[:min(3, len(skips))] {
-		sep := "; e.g. "
-		if i > 0 {
-			sep = "; "
-		}
-		fmt.Fprintf(&b, "%sline %d: %s", sep, s.Line, s.Reason)
-	}
-	return b.String()
+	fmt.Fprintf(w, "warning: scenario %s: %s %s: %s\n", path, key, full, swf.LeftOut(st.Skipped+st.Jobs, st.Skips))
 }
