@@ -102,7 +102,7 @@ func with(kv ...string) map[string]string {
 var badInputs = []badInput{
 	// issue 23
 	{2, "jobs[0] (101.alpha).walltime: 9223372036854775807", forecast + " -o json", with("s", snapshot(`"walltime": 7200`, `"walltime": 9223372036854775807`))},
-	{2, "line 2 field 4 (run time): 9223372036854775000", simulate, files("t", swf("4", "9223372036854775000", "9", "9223372036854775000"))},
+	{2, "line 2: field 4 (run time): 9223372036854775000", simulate, files("t", swf("4", "9223372036854775000", "9", "9223372036854775000"))},
 	{0, "1 slots clipped to its window", plan, with("f", alpha(`"start": 1763808800, "end": 1763866400`, `"start": 1763808800, "end": 1763960000`))},
 	{0, "1 wholly outside it dropped", plan, with("f", alpha(`"start": 1763798000, "end": 1763866400`, `"start": 1763000000, "end": 1763010000`))},
 	{0, "NODE", forecast + " --pricing {p}", with("p", "base: 2.0\n")},
@@ -160,10 +160,10 @@ var badInputs = []badInput{
 	{2, "line 1, column 1: invalid character", forecast, with("s", "}{")},
 	// SWF traces
 	{2, "line 2: 17 fields, want 18", simulate, files("t", strings.Replace(swf(), " -1\n", "\n", 1))},
-	{2, `line 2 field 5: "four" is not a number`, simulate, files("t", swf("5", "four"))},
-	{2, "line 3: submit time 0 is before the previous record's 50", simulate, files("t", swf("2", "50")+swf("1", "2")[len("; MaxProcs: 8\n"):])},
+	{2, `no usable job record: all 1 records left out; e.g. line 2: field 5: "four" is not a number`, simulate, files("t", swf("5", "four"))},
+	{0, "left out 1 of 2 records (1 malformed lines, 0 whose processors or run time the archive marks missing); e.g. line 3: submit time 0 is before the previous record's 50", simulate, files("t", swf("2", "50")+swf("1", "2")[len("; MaxProcs: 8\n"):])},
 	{2, "the trace has no MaxProcs header", simulate, files("t", swf()[len("; MaxProcs: 8\n"):])},
-	{2, "line 2 field 8 (requested processors): 100000000", simulate, files("t", swf("8", "100000000"))},
+	{2, "line 2: field 8 (requested processors): 100000000", simulate, files("t", swf("8", "100000000"))},
 	// scenarios
 	{2, "line 3: bogus: unknown key", replay, files("s", "name: x\nseed: 1\nbogus: 1\n")},
 	{2, "sites[0].nodes: must be positive, got -3", replay, files("s", "name: x\nseed: 1\nsites:\n  - {name: a, nodes: -3}\n")},
