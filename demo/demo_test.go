@@ -243,12 +243,18 @@ func isNumber(s string) bool {
 
 func TestDemoStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	var out bytes.Buffer
+	defer cancel()
+	out := &logtest.Buffer{}
+	go func() { // cancel once the demo plans (its first "plan" line), not after a fixed time
+		for !strings.Contains(out.String(), " plan ") && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
 	began := time.Now()
 	// Ten minutes unless cancelled: stopping within two (a loaded machine's
 	// shutdown, not a timing claim) shows the cancel stopped it.
-	_, err := Run(ctx, Options{Duration: 10 * time.Minute, Out: &out})
+	_, err := Run(ctx, Options{Duration: 10 * time.Minute, Out: out})
 	if err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
