@@ -15,12 +15,11 @@ import (
 // cycle and of the last append to the job stream.
 type health struct {
 	mu         sync.Mutex
-	cycleOK    time.Time     // last cycle that succeeded (wall clock)
-	cycleLen   time.Duration // how long that cycle took
-	recent     [recentCycles]time.Duration
-	next       int   // where the next successful cycle's length goes in recent
-	cycleErr   error // the last cycle's error, nil when it succeeded
-	appendErr  error // the last append's error, nil when it succeeded
+	cycleOK    time.Time                   // last cycle that succeeded (wall clock)
+	recent     [recentCycles]time.Duration // the lengths of the last successful cycles
+	next       int                         // where the next one goes in recent
+	cycleErr   error                       // the last cycle's error, nil when it succeeded
+	appendErr  error                       // the last append's error, nil when it succeeded
 	appendedAt time.Time
 }
 
@@ -37,15 +36,14 @@ func (h *health) cycleDone(began time.Time, err error) {
 	defer h.mu.Unlock()
 	h.cycleErr = err
 	if err == nil {
-		h.cycleOK, h.cycleLen = now, now.Sub(began)
-		h.recent[h.next] = h.cycleLen
+		h.cycleOK, h.recent[h.next] = now, now.Sub(began)
 		h.next = (h.next + 1) % recentCycles
 	}
 }
 
 // longest is the longest of the recent successful cycles.
 func (h *health) longest() time.Duration {
-	return max(h.cycleLen, slices.Max(h.recent[:]))
+	return slices.Max(h.recent[:])
 }
 
 // stuck says, at now, why the broker is judged stuck ("" when it is not):

@@ -15,14 +15,14 @@ import (
 func TestLongCyclesAreNotStuck(t *testing.T) {
 	base := lateCycle(Config{CycleInterval: 10 * time.Second, Debounce: time.Second, ReserveTimeout: 5 * time.Second})
 	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
-	long := health{cycleOK: t0, cycleLen: 90 * time.Second}
+	long := health{cycleOK: t0, recent: [recentCycles]time.Duration{90 * time.Second}, next: 1}
 	if why := long.stuck(t0.Add(base+90*time.Second), base); why != "" {
 		t.Errorf("a cycle as long as the last one (90 s, base %s): %q, want ready", base, why)
 	}
 	if why := long.stuck(t0.Add(base+181*time.Second), base); !strings.Contains(why, "since 08:00:00") {
 		t.Errorf("a cycle past twice the last one: %q, want stuck since 08:00:00", why)
 	}
-	short := health{cycleOK: t0, cycleLen: 200 * time.Millisecond}
+	short := health{cycleOK: t0, recent: [recentCycles]time.Duration{200 * time.Millisecond}, next: 1}
 	if why := short.stuck(t0.Add(base), base); why != "" {
 		t.Errorf("within the base bound: %q", why)
 	}
@@ -39,13 +39,13 @@ func TestLongCyclesAreNotStuck(t *testing.T) {
 func TestCycleDoneKeepsTheLastGoodLength(t *testing.T) {
 	var h health
 	h.cycleDone(time.Now().Add(-3*time.Second), nil)
-	ok, n := h.cycleOK, h.cycleLen
+	ok, n := h.cycleOK, h.longest()
 	if n < 3*time.Second || n > time.Hour {
 		t.Fatalf("length %s, want about 3 s", n)
 	}
 	h.cycleDone(time.Now().Add(-time.Hour), errors.New("x"))
-	if h.cycleOK != ok || h.cycleLen != n || h.cycleErr == nil {
-		t.Fatalf("after a failed cycle: %v %s %v", h.cycleOK, h.cycleLen, h.cycleErr)
+	if h.cycleOK != ok || h.longest() != n || h.cycleErr == nil {
+		t.Fatalf("after a failed cycle: %v %s %v", h.cycleOK, h.longest(), h.cycleErr)
 	}
 }
 
