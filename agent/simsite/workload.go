@@ -1,9 +1,6 @@
 package simsite
 
 import (
-	"bufio"
-	"compress/gzip"
-	"fmt"
 	"io"
 
 	"lookahead/forecast/sim"
@@ -17,15 +14,9 @@ import (
 // left out and returned in skipped (swf.ReadLenient); a trace whose every
 // record is left out is an error.
 func ReadWorkload(r io.Reader, prefix string) (jobs []sim.Job, skipped []swf.Skip, err error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		z, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gzip: %w", err)
-		}
-		defer z.Close()
-		in = z
+	in, _, err := swf.Unzipped(r)
+	if err != nil {
+		return nil, nil, err
 	}
 	tr, err := swf.ReadLenient(in, 0)
 	if err != nil {

@@ -45,9 +45,11 @@ func runRun(ctx context.Context, c Config, warnings ...string) error {
 		log.Warn().Msg(w) // the JSON log, never a line of plain text in it
 	}
 	if c.simulated() {
-		if _, err := simulatedSite(c); err == nil && simulatedTraceLeftOut(c) != "" {
-			log.Warn().Str("trace", c.Simulated.Trace).Msg("simulated.trace: " + simulatedTraceLeftOut(c))
-		} // a site that cannot be built fails every snapshot with the reason
+		if _, err := simulatedSite(c); err == nil { // one that cannot be built fails every snapshot with the reason
+			if left := simulatedTraceLeftOut(c); left != "" {
+				log.Warn().Str("trace", c.Simulated.Trace).Msg("simulated.trace: " + left)
+			}
+		}
 	}
 	if created, err := ensureStateDir(c); err != nil {
 		return err

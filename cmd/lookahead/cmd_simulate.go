@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -287,15 +286,9 @@ func readSWF(path string, limit int) (*swf.Trace, error) {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	var in io.Reader = r
-	if magic, _ := r.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
-		}
-		defer z.Close()
-		in = z
+	in, _, err := swf.Unzipped(f)
+	if err != nil {
+		return nil, cli.UsageError{Err: fmt.Errorf("trace %s: %w", path, err)}
 	}
 	tr, err := swf.ReadLenient(in, limit) // a malformed line is left out and said, not the trace
 	if err != nil {

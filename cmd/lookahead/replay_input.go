@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -244,18 +241,11 @@ func readReplayTrace(path string) ([]replay.TraceJob, replay.SWFStats, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, replay.SWFStats{}, fmt.Errorf("%s is a directory: want an SWF trace file (.swf or .swf.gz)", path)
 	}
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	magic, _ := br.Peek(2)
+	r, gz, err := swf.Unzipped(f)
 	switch {
-	case bytes.Equal(magic, []byte{0x1f, 0x8b}):
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, replay.SWFStats{}, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	case strings.HasSuffix(path, ".gz"):
+	case err != nil:
+		return nil, replay.SWFStats{}, fmt.Errorf("%s: %w", path, err)
+	case !gz && strings.HasSuffix(path, ".gz"):
 		return nil, replay.SWFStats{}, fmt.Errorf("%s: named .gz but not gzip data", path)
 	}
 	jobs, st, err := replay.ReadSWF(r)
